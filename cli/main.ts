@@ -1,0 +1,100 @@
+/**
+ * `vulnintel`: the command line (DESIGN §2). Each command lives in cli/commands/; this file
+ * only declares the options and dispatches, so `--help` documents the whole surface.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { CliError, RawFormatError } from '../lib/errors.ts';
+import { defaultDataDir } from '../lib/paths.ts';
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError(`${name} must be a positive integer`);
+    return Number(value);
+  };
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+const program = new Command();
+program
+  .name('vulnintel')
+  .description('Vulnerability intelligence: fetch every public CVE source, merge and score it in DuckDB, serve it read-only.')
+  .showHelpAfterError();
+
+program
+  .command('fetch')
+  .description('download each upstream source into RAW/<source>/, incrementally where the source allows')
+  .option('--sources <list>', 'comma-separated sources (default: all)')
+  .option('--raw <dir>', 'raw data folder (default: DATA/raw)')
+  .option('--data <dir>', 'data folder', defaultDataDir())
+  .option('--config <file>', 'source URL overrides (JSON)')
+  .action(async (opts) => (await import('./commands/fetch.ts')).runFetch(opts));
+
+program
+  .command('build')
+  .description('merge and score the raw sources in DuckDB into a new snapshot, then publish it atomically')
+  .option('--raw <dir>', 'raw data folder (default: DATA/raw)')
+  .option('--data <dir>', 'data folder (snapshots/ and CURRENT)', defaultDataDir())
+  .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
+  .option('--threads <n>', 'DuckDB threads (default: all cores)', positiveInt('--threads'))
+  .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 2GB', '2GB')
+  .action(async (opts) => (await import('./commands/build.ts')).runBuild(opts));
+
+program
+  .command('update')
+  .description('the nightly job: fetch, then build and publish; exit 0 only when a snapshot was published')
+  .option('--sources <list>', 'comma-separated sources (default: all)')
+  .option('--raw <dir>', 'raw data folder (default: DATA/raw)')
+  .option('--data <dir>', 'data folder', defaultDataDir())
+  .option('--config <file>', 'source URL overrides (JSON)')
+  .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
+  .action(async (opts) => (await import('./commands/update.ts')).runUpdate(opts));
+
+program
+  .command('poll')
+  .description('live NVD poller: fetch NVD changes since the watermark, rebuild and publish, every interval')
+  .option('--interval <duration>', 'time between polls (e.g. 2h, 30m)', '2h')
+  .option('--raw <dir>', 'raw data folder (default: DATA/raw)')
+  .option('--data <dir>', 'data folder', defaultDataDir())
+  .option('--config <file>', 'source URL overrides (JSON)')
+  .option('--once', 'poll once and exit')
+  .action(async (opts) => (await import('./commands/poll.ts')).runPoll(opts));
+
+program
+  .command('serve')
+  .description('serve the read API from the current snapshot; picks up new snapshots without a restart')
+  .option('--data <dir>', 'data folder', defaultDataDir())
+  .option('--host <host>', 'listen address', '0.0.0.0')
+  .addOption(new Option('--port <port>', 'listen port').env('PORT').default(8080).argParser(positiveInt('--port')))
+  .addOption(new Option('--redis <url>', 'share per-minute rate counts across replicas through Redis').env('REDIS_URL'))
+  .option('--trust-proxy <cidr>', 'a proxy whose appended X-Forwarded-For hop is trusted (repeatable)', collect, [])
+  .option('--no-rate-limit', 'turn rate limiting off (benchmarks)')
+  .action(async (opts) => (await import('./commands/serve.ts')).runServe(opts));
+
+program
+  .command('synth')
+  .description('write a synthetic corpus in the real upstream formats, at any scale (benchmarks)')
+  .requiredOption('--cves <n>', 'number of CVEs', positiveInt('--cves'))
+  .requiredOption('--raw <dir>', 'output raw folder')
+  .option('--seed <s>', 'random seed (same seed, same corpus)', '1')
+  .action(async (opts) => (await import('./commands/synth.ts')).runSynth(opts));
+
+program
+  .command('sql')
+  .description('run SQL over the current snapshot (views: cves, advisories, affected_packages, …)')
+  .argument('<query>', 'SQL query')
+  .option('--data <dir>', 'data folder', defaultDataDir())
+  .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv', 'json']).default('table'))
+  .action(async (query, opts) => (await import('./commands/sql.ts')).runSql(query, opts));
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CliError || err instanceof RawFormatError) {
+    process.stderr.write(`vulnintel: ${err.message}\n`);
+    process.exit(err instanceof CliError ? err.exitCode : 1);
+  }
+  throw err;
+}

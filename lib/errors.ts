@@ -1,0 +1,25 @@
+/**
+ * A raw upstream file (or one record in it) that cannot be read. The build stops on it with a
+ * message naming the file and the record, and nothing already published is touched.
+ */
+export class RawFormatError extends Error {
+  readonly file: string;
+  readonly record: string | undefined;
+
+  constructor(file: string, record: string | undefined, detail: string) {
+    super(`${file}${record ? `: record ${record}` : ''}: ${detail}`);
+    this.name = 'RawFormatError';
+    this.file = file;
+    this.record = record;
+  }
+}
+
+/** A user-facing CLI error: printed without a stack, exit code 1 (or `exitCode`). */
+export class CliError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
