@@ -1,0 +1,134 @@
+/**
+ * Small normalisers shared by every parser: timestamps, ids, CVSS scores from vectors, SSVC
+ * spellings. One place each, so every feed is read the same way.
+ */
+import cvssCalculator from 'ae-cvss-calculator';
+
+const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = cvssCalculator as unknown as {
+  Cvss2: CvssCtor;
+  Cvss3P0: CvssCtor;
+  Cvss3P1: CvssCtor;
+  Cvss4P0: CvssCtor;
+};
+type CvssCtor = new (vector: string) => { calculateScores(): { base?: number } };
+
+export const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
+
+/** `cve-2024-1234` → `CVE-2024-1234`; null when it is not a CVE id. */
+export function normalizeCveId(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const id = value.trim().toUpperCase();
+  return CVE_ID.test(id) ? id : null;
+}
+
+/** `79`, `CWE-79`, `cwe-79` → `CWE-79`; NVD pseudo ids kept; anything else null. */
+export function normalizeCweId(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isInteger(value)) return `CWE-${value}`;
+  if (typeof value !== 'string') return null;
+  const v = value.trim();
+  if (v === 'NVD-CWE-noinfo' || v === 'NVD-CWE-Other') return v;
+  const m = /^(?:CWE-)?(\d+)$/i.exec(v);
+  return m ? `CWE-${Number(m[1])}` : null;
+}
+
+/**
+ * Any timestamp the feeds publish → ISO-8601 UTC with `Z`. A value without a zone (NVD,
+ * legacy CVE 5) is UTC. Accepts `+0000` offsets, 4–6 fractional digits, a space instead of
+ * `T` (Metasploit `2025-06-23 12:43:46 +0000`) and bare dates. Null when unreadable.
+ */
+export function toUtcTimestamp(value: unknown): string | null {
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  let v = value.trim().replace(' ', 'T').replace(/\s+/g, '');
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) v += 'T00:00:00Z';
+  v = v.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  if (!/(Z|[+-]\d{2}:\d{2})$/i.test(v)) v += 'Z';
+  // Date.parse accepts at most millisecond precision reliably: trim longer fractions.
+  v = v.replace(/(\.\d{3})\d+/, '$1');
+  const ms = Date.parse(v);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+/** Any timestamp or date → `YYYY-MM-DD` (UTC); null when unreadable. */
+export function toUtcDate(value: unknown): string | null {
+  const ts = toUtcTimestamp(value);
+  return ts ? ts.slice(0, 10) : null;
+}
+
+export type CvssVersion = '2.0' | '3.0' | '3.1' | '4.0';
+
+/** The CVSS version a vector declares (`CVSS:3.1/…`); a bare `AV:N/AC:L/Au:N/…` is v2. */
+export function cvssVersionOf(vector: string): CvssVersion | null {
+  const m = /^CVSS:(\d\.\d)\//.exec(vector.trim());
+  if (m) return m[1] === '2.0' || m[1] === '3.0' || m[1] === '3.1' || m[1] === '4.0' ? m[1] : null;
+  return /(^|\/)Au:[MSN]/.test(vector) ? '2.0' : null;
+}
+
+/**
+ * Base score of a vector, computed by ae-cvss-calculator (metrics read by key, so
+ * non-canonical order and temporal/threat suffixes are fine). Null when the vector is invalid.
+ */
+export function cvssBaseScore(vector: string): number | null {
+  const v = vector.trim();
+  const version = cvssVersionOf(v);
+  const Ctor = version === '2.0' ? Cvss2 : version === '3.0' ? Cvss3P0 : version === '3.1' ? Cvss3P1 : version === '4.0' ? Cvss4P0 : null;
+  if (!Ctor) return null;
+  try {
+    const base = new Ctor(v).calculateScores().base;
+    return typeof base === 'number' && Number.isFinite(base) ? base : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CVSS v3/v4 qualitative band of a score (NONE for 0). */
+export function cvssSeverity(score: number): 'NONE' | 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL' {
+  if (score >= 9) return 'CRITICAL';
+  if (score >= 7) return 'HIGH';
+  if (score >= 4) return 'MEDIUM';
+  if (score > 0) return 'LOW';
+  return 'NONE';
+}
+
+/** NVD's v2 bands: LOW 0.0–3.9, MEDIUM 4.0–6.9, HIGH 7.0–10.0; v2 has no CRITICAL. */
+export function cvssV2Severity(score: number): 'LOW' | 'MEDIUM' | 'HIGH' {
+  return score >= 7 ? 'HIGH' : score >= 4 ? 'MEDIUM' : 'LOW';
+}
+
+/** SSVC Exploitation in any spelling (`Active`, `public poc`, `PoC`) → none | poc | active. */
+export function normalizeSsvcExploitation(value: unknown): 'none' | 'poc' | 'active' | null {
+  if (typeof value !== 'string') return null;
+  const v = value.trim().toLowerCase();
+  if (v === 'none') return 'none';
+  if (v === 'poc' || v === 'public poc' || v === 'public_poc') return 'poc';
+  if (v === 'active') return 'active';
+  return null;
+}
+
+export function normalizeSsvcAutomatable(value: unknown): 'yes' | 'no' | null {
+  if (typeof value !== 'string') return null;
+  const v = value.trim().toLowerCase();
+  return v === 'yes' || v === 'no' ? v : null;
+}
+
+export function normalizeSsvcTechnicalImpact(value: unknown): 'partial' | 'total' | null {
+  if (typeof value !== 'string') return null;
+  const v = value.trim().toLowerCase();
+  return v === 'partial' || v === 'total' ? v : null;
+}
+
+/** The English text of a `[{lang, value}]` list (`en`, `en-US`, …), else the first; null if none. */
+export function englishText(list: unknown, key = 'value'): string | null {
+  if (!Array.isArray(list)) return null;
+  const items = list.filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null);
+  const en = items.find((d) => typeof d.lang === 'string' && /^en\b/i.test(d.lang)) ?? items[0];
+  const text = en?.[key];
+  return typeof text === 'string' ? text : null;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
