@@ -50,6 +50,8 @@ export interface Cve5Row {
   title: string | null;
   description: string | null;
   rejected_reason: string | null;
+  /** CISA ADP `other.type == "kev"` → `content.dateAdded` (KEV membership as CVE 5 states it). */
+  adp_kev_date_added: string | null;
   file: string;
 }
 
