@@ -10,7 +10,9 @@
  * - CVE ids are upper-case `CVE-YYYY-NNNN…`; CWE ids are `CWE-<n>` (NVD's pseudo ids
  *   `NVD-CWE-noinfo` / `NVD-CWE-Other` are kept as they are).
  * - `file` is the raw document path (`archive.zip!entry` for zip members), for error messages
- *   and provenance.
+ *   and provenance. Child rows (metrics, references, CWEs, products, OSV packages/ranges,
+ *   advisory↔CVE) carry the same `file` as their record, so SQL keeps only the children of
+ *   the version of a record that wins.
  */
 
 /** One NVD CVE API 2.0 record (`vulnerabilities[].cve`), one row per version seen. */
@@ -104,6 +106,8 @@ export interface CveCweRow {
   cwe_id: string;
   feed: string;
   provider: string | null;
+  /** The raw document the row came from: ties it to one version of its record. */
+  file: string;
 }
 
 /** A reference URL of a CVE, with its tags as the feed spells them. */
@@ -114,6 +118,8 @@ export interface ReferenceRow {
   provider: string | null;
   name: string | null;
   tags: string[];
+  /** The raw document the row came from: ties it to one version of its record. */
+  file: string;
 }
 
 /**
@@ -136,6 +142,8 @@ export interface ProductRow {
   version_start_excluding: string | null;
   version_end_including: string | null;
   version_end_excluding: string | null;
+  /** The raw document the row came from: ties it to one version of its record. */
+  file: string;
 }
 
 /** One entry of the CISA KEV catalog. */
@@ -207,6 +215,8 @@ export interface OsvPackageRow {
   last_known_affected_version_range: string | null;
   /** Number of ranges the entry carries (0 = no version range on record). */
   range_count: number;
+  /** The raw document the row came from: ties it to one version of its record. */
+  file: string;
 }
 
 /**
@@ -227,6 +237,8 @@ export interface OsvRangeRow {
   fixed: string | null;
   last_affected: string | null;
   limit: string | null;
+  /** The raw document the row came from: ties it to one version of its record. */
+  file: string;
 }
 
 /** One CSAF 2.0 document (or MSRC CVRF document): an advisory. */
@@ -281,6 +293,8 @@ export interface VendorAdvisoryCveRow {
   exploited: boolean;
   exploited_evidence: string | null;
   cwe_id: string | null;
+  /** The raw document the row came from: ties it to one version of its record. */
+  file: string;
 }
 
 /** A verified exploit record naming a CVE. */
