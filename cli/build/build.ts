@@ -1,0 +1,127 @@
+/**
+ * `vulnintel build`: raw sources → staging rows → DuckDB SQL steps → Parquet → published
+ * snapshot. Everything happens in a private work folder under the data folder; the published
+ * snapshot and `CURRENT` are touched only by the final renames, so a failed or interrupted
+ * build never damages what is being served.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { formatCount, info, progress, step } from '../../lib/log.ts';
+import { RAW_SOURCES } from '../../lib/raw-layout.ts';
+import { SNAPSHOT_SCHEMA_VERSION } from '../../lib/snapshot-layout.ts';
+import { PARSERS } from '../parse/index.ts';
+import type { StageResult } from '../parse/source.ts';
+import { STAGE_TABLES } from '../stage/tables.ts';
+import { NdjsonStageWriter } from '../stage/writer.ts';
+import { buildManifest } from './manifest.ts';
+import type { BuildOptions, BuildResult } from './options.ts';
+import { publishSnapshot, pruneSnapshots } from './publish.ts';
+import { runSqlSteps } from './sql-steps.ts';
+
+/** Build ids sort by time: `20261121T201502Z-3fa9`. */
+export function newBuildId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+/** Tables whose row counts each SQL step reports, so the log says how many records. */
+const STEP_COUNTS: Record<string, string[]> = {
+  '01_stage.sql': ['stg_nvd_cve', 'stg_cve5', 'stg_cvss', 'stg_osv_advisory', 'stg_vendor_advisory', 'stg_exploit'],
+  '02_merge.sql': ['cve_base', 'osv_latest', 'vendor_advisory_latest', 'kev_current', 'epss_current'],
+  '03_score.sql': ['scored'],
+  '04_records.sql': ['cves'],
+  '05_side_tables.sql': ['affected_packages', 'products', 'references', 'advisories', 'exploits'],
+  '06_related_keys.sql': ['related_keys'],
+  '07_search_terms.sql': ['search_docs', 'search_terms'],
+  '08_summary_trends.sql': ['trends_weekly', 'trends_monthly'],
+};
+
+export async function stageSources(rawDir: string, stageDir: string): Promise<Record<string, StageResult>> {
+  const writer = new NdjsonStageWriter(stageDir, 'main');
+  const results: Record<string, StageResult> = {};
+  try {
+    for (const parser of PARSERS) {
+      const dir = join(rawDir, RAW_SOURCES[parser.key]);
+      results[parser.key] = await step(
+        `stage ${parser.key}`,
+        async () => {
+          const bar = progress(parser.key, 0, 'records');
+          try {
+            return await parser.stage(dir, writer, bar);
+          } finally {
+            bar.stop();
+          }
+        },
+        (r) => `${formatCount(r.records)} records from ${formatCount(r.files)} files`,
+      );
+    }
+  } finally {
+    writer.close();
+  }
+  // DuckDB's reader wants at least one file per table: an empty part stands for "no rows".
+  for (const table of STAGE_TABLES) await writeFile(join(stageDir, table, 'empty.ndjson'), '', { flag: 'a' });
+  return results;
+}
+
+export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
+  const started = performance.now();
+  const buildId = newBuildId();
+  const workDir = join(opts.dataDir, `.build-${buildId}`);
+  const stageDir = join(workDir, 'stage');
+  const outDir = join(workDir, buildId);
+  await mkdir(stageDir, { recursive: true });
+  await mkdir(outDir, { recursive: true });
+  info(`build ${buildId}: raw ${opts.rawDir} → ${opts.dataDir}`);
+  try {
+    const staged = await stageSources(opts.rawDir, stageDir);
+
+    const instance = await DuckDBInstance.create(':memory:', {
+      threads: String(opts.threads ?? 2),
+      memory_limit: opts.memoryLimit ?? '2GB',
+      temp_directory: join(workDir, 'duckdb-tmp'),
+      preserve_insertion_order: 'true',
+    });
+    const connection = await instance.connect();
+    const counts: Record<string, number> = {};
+    const countOf = async (table: string): Promise<number> => {
+      const reader = await connection.runAndReadAll(`SELECT count(*) AS n FROM "${table}"`);
+      return Number(reader.getRowObjectsJson()[0]?.n ?? 0);
+    };
+    try {
+      await runSqlSteps(
+        connection,
+        {
+          stage: stageDir,
+          out: outDir,
+          related_product_threshold: opts.relatedProductThreshold,
+          mission_wellbeing: opts.missionWellbeing,
+        },
+        async (file) => {
+          const parts: string[] = [];
+          for (const table of STEP_COUNTS[file] ?? []) {
+            counts[table] = await countOf(table);
+            parts.push(`${table} ${formatCount(counts[table])}`);
+          }
+          return parts.join(', ');
+        },
+      );
+      const manifest = await buildManifest(connection, { buildId, opts, staged, startedMs: started });
+      await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+      Object.assign(counts, manifest.counts);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+
+    const snapshotDir = await step('publish', () => publishSnapshot(opts.dataDir, outDir, buildId), () => buildId);
+    const removed = await pruneSnapshots(opts.dataDir, opts.keep);
+    if (removed.length) info(`pruned ${removed.length} old snapshot(s): ${removed.join(', ')}`);
+    const seconds = (performance.now() - started) / 1000;
+    info(`build ${buildId} published in ${seconds.toFixed(1)} s: ${formatCount(counts.cves ?? 0)} CVEs`);
+    return { buildId, snapshotDir, published: true, counts, seconds };
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Publishing a finished snapshot atomically (DESIGN §4): the complete folder is fsynced and
+ * renamed into `snapshots/`, then `CURRENT` is replaced by rename. A reader sees the old
+ * snapshot or the new one, never a partial one; a crash before the last rename changes nothing.
+ */
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { currentPointer, readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function fsyncTree(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) await fsyncTree(p);
+    else fsyncPath(p);
+  }
+  fsyncPath(dir);
+}
+
+export async function publishSnapshot(dataDir: string, builtDir: string, buildId: string): Promise<string> {
+  const target = join(snapshotsDir(dataDir), buildId);
+  await mkdir(snapshotsDir(dataDir), { recursive: true });
+  await fsyncTree(builtDir);
+  await rename(builtDir, target);
+  fsyncPath(snapshotsDir(dataDir));
+  const tmpPointer = `${currentPointer(dataDir)}.${process.pid}.tmp`;
+  await writeFile(tmpPointer, `${buildId}\n`);
+  fsyncPath(tmpPointer);
+  await rename(tmpPointer, currentPointer(dataDir));
+  fsyncPath(dataDir);
+  return target;
+}
+
+/**
+ * Keeps the `keep` newest snapshots (build ids sort by time) and never the published one's
+ * neighbours only: the current snapshot is always kept, whatever its age.
+ */
+export async function pruneSnapshots(dataDir: string, keep: number): Promise<string[]> {
+  const current = await readCurrentBuildId(dataDir);
+  let names: string[];
+  try {
+    names = (await readdir(snapshotsDir(dataDir))).filter((n) => !n.startsWith('.'));
+  } catch {
+    return [];
+  }
+  const dirs: string[] = [];
+  for (const n of names) if ((await stat(join(snapshotsDir(dataDir), n))).isDirectory()) dirs.push(n);
+  dirs.sort().reverse();
+  const removed: string[] = [];
+  for (const name of dirs.slice(keep)) {
+    if (name === current) continue;
+    await rm(join(snapshotsDir(dataDir), name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}

@@ -1,0 +1,45 @@
+/**
+ * Runs the SQL steps of `sql/` in file order. Each file is one step of the pipeline and reads
+ * on its own; `{{name}}` placeholders are the only thing substituted.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { step } from '../../lib/log.ts';
+
+export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sql');
+
+export async function listSqlSteps(): Promise<string[]> {
+  return (await readdir(SQL_DIR)).filter((f) => /^\d\d_.+\.sql$/.test(f)).sort();
+}
+
+export function fillPlaceholders(sql: string, params: Record<string, string | number>): string {
+  return sql.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`SQL placeholder {{${name}}} has no value`);
+    return String(value).replaceAll("'", "''");
+  });
+}
+
+export async function runSqlSteps(
+  connection: DuckDBConnection,
+  params: Record<string, string | number>,
+  describe: (file: string) => Promise<string>,
+): Promise<void> {
+  for (const file of await listSqlSteps()) {
+    const sql = fillPlaceholders(await readFile(join(SQL_DIR, file), 'utf8'), params);
+    await step(
+      `sql/${file}`,
+      async () => {
+        try {
+          await connection.run(sql);
+        } catch (err) {
+          throw new Error(`build step sql/${file} failed: ${(err as Error).message}`);
+        }
+        return describe(file);
+      },
+      (detail) => detail,
+    );
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * `vulnintel sql "QUERY"`: analysts' SQL over the published snapshot. Every table of the
+ * snapshot is a view (`cves`, `advisories`, `affected_packages`, …), read straight from its
+ * Parquet files, read-only.
+ */
+import { resolve } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { CliError } from '../../lib/errors.ts';
+import { readCurrentBuildId, SNAPSHOT_TABLES, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
+import { join } from 'node:path';
+
+export async function openSnapshotViews(dataDir: string) {
+  const buildId = await readCurrentBuildId(dataDir);
+  if (!buildId) throw new CliError(`no published snapshot in ${dataDir} (run \`vulnintel build\` first)`);
+  const dir = join(snapshotsDir(dataDir), buildId);
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  for (const table of Object.keys(SNAPSHOT_TABLES)) {
+    await connection.run(`CREATE VIEW "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
+  }
+  return { instance, connection, buildId };
+}
+
+function csvCell(v: unknown): string {
+  const s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+export async function runSql(query: string, opts: { data: string; format: 'table' | 'csv' | 'json' }): Promise<void> {
+  const { instance, connection } = await openSnapshotViews(resolve(opts.data));
+  try {
+    let reader;
+    try {
+      reader = await connection.runAndReadAll(query);
+    } catch (err) {
+      throw new CliError(`query failed: ${(err as Error).message}`);
+    }
+    const rows = reader.getRowObjectsJson() as Record<string, unknown>[];
+    const columns = reader.columnNames();
+    if (opts.format === 'json') {
+      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    } else if (opts.format === 'csv') {
+      process.stdout.write(`${columns.map(csvCell).join(',')}\n`);
+      for (const r of rows) process.stdout.write(`${columns.map((c) => csvCell(r[c])).join(',')}\n`);
+    } else {
+      console.table(rows.map((r) => Object.fromEntries(columns.map((c) => [c, typeof r[c] === 'object' && r[c] !== null ? JSON.stringify(r[c]) : r[c]]))));
+    }
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}

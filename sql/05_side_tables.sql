@@ -1,0 +1,180 @@
+-- Step 5 — side tables: the per-CVE enrichment the API and analysts read beside `cves`:
+-- affected packages with their fix ranges, products, references, exploits, advisories, CWEs.
+
+-- Affected packages from OSV records: every branch of every range, in each record's order
+-- (contract 2.6). A package entry with no range gives `fixed_branches = []` (ranges were
+-- loaded, none is on record).
+CREATE TABLE osv_package_current AS
+SELECT p.* FROM stg_osv_package p SEMI JOIN osv_latest o ON o.advisory_id = p.advisory_id AND o.file = p.file;
+
+CREATE TABLE osv_range_current AS
+SELECT r.* FROM stg_osv_range r SEMI JOIN osv_latest o ON o.advisory_id = r.advisory_id AND o.file = r.file;
+
+CREATE TABLE osv_affected AS
+SELECT
+  oc.cve_id,
+  p.ecosystem,
+  p.package_name,
+  any_value(p.purl) AS purl,
+  list(DISTINCT p.advisory_id ORDER BY p.advisory_id) AS advisory_ids,
+  flatten(list(p.versions ORDER BY p.advisory_id, p.affected_index)) AS versions,
+  max(p.last_known_affected_version_range) AS last_known_affected_version_range
+FROM osv_cve oc
+JOIN osv_package_current p ON p.advisory_id = oc.advisory_id
+GROUP BY oc.cve_id, p.ecosystem, p.package_name;
+
+CREATE TABLE osv_branches AS
+SELECT
+  oc.cve_id,
+  p.ecosystem,
+  p.package_name,
+  list(struct_pack(introduced := r.introduced, fixed := r.fixed, last_affected := r.last_affected,
+                   source := oc.database, advisory_id := r.advisory_id)
+       ORDER BY r.advisory_id, r.affected_index, r.range_index, r.branch_index) AS fixed_branches
+FROM osv_cve oc
+JOIN osv_package_current p ON p.advisory_id = oc.advisory_id
+JOIN osv_range_current r ON r.advisory_id = p.advisory_id AND r.affected_index = p.affected_index
+GROUP BY oc.cve_id, p.ecosystem, p.package_name;
+
+-- Packages named only by a CVE 5 / NVD `affected[]` entry: their ranges were never loaded as
+-- OSV ranges, so `fixed_branches` is null (contract 2.6), never `[]`.
+CREATE TABLE record_packages AS
+SELECT DISTINCT
+  pc.cve_id,
+  CASE
+    WHEN pc.collection_url ILIKE '%pypi%' THEN 'PyPI'
+    WHEN pc.collection_url ILIKE '%npmjs%' THEN 'npm'
+    WHEN pc.collection_url ILIKE '%maven%' THEN 'Maven'
+    WHEN pc.collection_url ILIKE '%rubygems%' THEN 'RubyGems'
+    WHEN pc.collection_url ILIKE '%crates.io%' THEN 'crates.io'
+    WHEN pc.collection_url ILIKE '%nuget%' THEN 'NuGet'
+    WHEN pc.collection_url ILIKE '%packagist%' THEN 'Packagist'
+    WHEN pc.collection_url ILIKE '%go.dev%' OR pc.collection_url ILIKE '%golang%' THEN 'Go'
+    WHEN pc.purl LIKE 'pkg:%' THEN regexp_extract(pc.purl, '^pkg:([^/]+)/', 1)
+  END AS ecosystem,
+  pc.package_name,
+  pc.purl
+FROM product_current pc
+WHERE pc.package_name IS NOT NULL AND pc.package_name <> '' AND lower(pc.package_name) <> 'n/a';
+
+CREATE TABLE affected_packages AS
+SELECT
+  a.cve_id, a.ecosystem, a.package_name, a.purl, 'osv' AS source, a.advisory_ids,
+  coalesce(b.fixed_branches, []) AS fixed_branches,
+  list_filter(list_transform(coalesce(b.fixed_branches, []), x -> x.fixed), f -> f IS NOT NULL)[1] AS fixed_version,
+  a.versions, a.last_known_affected_version_range
+FROM osv_affected a
+LEFT JOIN osv_branches b USING (cve_id, ecosystem, package_name)
+UNION ALL
+SELECT
+  r.cve_id, r.ecosystem, r.package_name, r.purl, 'cve_list' AS source, [] AS advisory_ids,
+  NULL AS fixed_branches, NULL AS fixed_version, [] AS versions, NULL AS last_known_affected_version_range
+FROM record_packages r
+WHERE NOT EXISTS (SELECT 1 FROM osv_affected a WHERE a.cve_id = r.cve_id AND lower(a.package_name) = lower(r.package_name));
+
+-- Vendor/product pairs (CPE and CNA/ADP `affected[]`), with normalised keys for matching:
+-- lower case, spaces as underscores, as CPE spells names.
+CREATE TABLE products AS
+SELECT
+  cve_id,
+  regexp_replace(lower(trim(vendor)), '\s+', '_', 'g') AS vendor_key,
+  regexp_replace(lower(trim(product)), '\s+', '_', 'g') AS product_key,
+  any_value(vendor) AS vendor,
+  any_value(product) AS product,
+  list(DISTINCT feed ORDER BY feed) AS feeds,
+  list(DISTINCT cpe ORDER BY cpe) FILTER (cpe IS NOT NULL) AS cpes
+FROM product_current
+WHERE vendor IS NOT NULL AND product IS NOT NULL AND lower(vendor) NOT IN ('n/a', '*', '-', '') AND lower(product) NOT IN ('n/a', '*', '-', '')
+GROUP BY ALL;
+
+-- Vendor advisories with their CVEs; `has_cve` answers the contract's filter.
+CREATE TABLE advisory_cves AS
+SELECT v.vendor, v.advisory_id, v.cve_id, v.vendor_severity, v.vendor_severity_source, v.vendor_severity_evidence,
+       v.cvss_score, v.cvss_vector, v.cvss_version, v.exploited, v.exploited_evidence, v.cwe_id
+FROM vendor_advisory_cve_current v
+UNION ALL
+-- CVEs named by the document but not as a vulnerability entry (e.g. in notes).
+SELECT a.vendor, a.advisory_id, c.cve_id, NULL, NULL, NULL, NULL, NULL, NULL, false, NULL, NULL
+FROM (SELECT vendor, advisory_id, unnest(cve_ids) AS cve_id FROM vendor_advisory_latest) c
+JOIN vendor_advisory_latest a USING (vendor, advisory_id)
+WHERE NOT EXISTS (SELECT 1 FROM vendor_advisory_cve_current v WHERE v.vendor = c.vendor AND v.advisory_id = c.advisory_id AND v.cve_id = c.cve_id);
+
+CREATE TABLE advisories AS
+SELECT
+  a.vendor, a.advisory_id, a.title, a.description, a.publisher, a.category, a.tlp, a.status, a.version,
+  a.published, a.modified, a.aggregate_severity, a.aggregate_severity_namespace,
+  a.vendor_severity, a.vendor_severity_source, a.vendor_severity_evidence,
+  a.cvss_score, a.cvss_vector, a.products, a.remediations, a."references", a.url,
+  coalesce(c.cve_ids, []) AS cve_ids,
+  len(coalesce(c.cve_ids, [])) > 0 AS has_cve,
+  coalesce(c.exploited, false) AS exploited
+FROM vendor_advisory_latest a
+LEFT JOIN (
+  SELECT vendor, advisory_id, list(DISTINCT cve_id ORDER BY cve_id) AS cve_ids, bool_or(exploited) AS exploited
+  FROM advisory_cves GROUP BY vendor, advisory_id
+) c USING (vendor, advisory_id);
+
+-- OSV/GHSA advisories, live and withdrawn (withdrawn ones are shown as such, never linked).
+CREATE TABLE osv_advisories AS
+SELECT
+  o.advisory_id, o.database, o.summary, o.details, o.severity_band, o.cvss_v3_vector, o.cvss_v3_score,
+  o.cvss_v4_vector, o.cvss_v4_score, o.aliases, o.cve_ids, o.cwe_ids, o.github_reviewed,
+  o.published, o.modified, o.withdrawn, o.url, o."references",
+  coalesce(p.packages, []) AS packages
+FROM osv_latest o
+LEFT JOIN (
+  SELECT advisory_id, list(DISTINCT struct_pack(ecosystem := ecosystem, name := package_name)) AS packages
+  FROM osv_package_current GROUP BY advisory_id
+) p USING (advisory_id);
+
+-- References: one row per CVE and URL, tags of every feed folded to one spelling
+-- (`Vendor Advisory`, `vendor-advisory`, `x_refsource_…` → `vendor-advisory`), with the
+-- cross-walk to a known vendor advisory, GHSA record or exploit record.
+CREATE TABLE references_norm AS
+SELECT
+  r.cve_id,
+  r.url,
+  list_distinct(flatten(list(list_transform(coalesce(r.tags, []),
+    t -> regexp_replace(regexp_replace(lower(trim(t)), '^x_refsource_', ''), '[^a-z0-9]+', '-', 'g'))))) AS tags,
+  list(DISTINCT coalesce(r.provider, r.feed) ORDER BY coalesce(r.provider, r.feed)) AS sources,
+  max(r.name) AS name
+FROM reference_current r
+WHERE r.url IS NOT NULL
+GROUP BY r.cve_id, r.url;
+
+CREATE TABLE "references" AS
+SELECT
+  n.cve_id, n.url, n.name, list_sort(n.tags) AS tags, n.sources,
+  list_contains(n.tags, 'patch') AS is_patch,
+  list_contains(n.tags, 'exploit') OR x.url IS NOT NULL AS is_exploit,
+  list_contains(n.tags, 'vendor-advisory') OR va.advisory_id IS NOT NULL AS is_vendor_advisory,
+  CASE WHEN va.advisory_id IS NOT NULL THEN struct_pack(vendor := va.vendor, advisory_id := va.advisory_id) END AS advisory,
+  regexp_extract(n.url, '(GHSA(-[23456789cfghjmpqrvwx]{4}){3})', 1) AS ghsa_id,
+  x.source AS exploit_source
+FROM references_norm n
+LEFT JOIN (SELECT DISTINCT ON (url) url, vendor, advisory_id FROM vendor_advisory_latest WHERE url IS NOT NULL ORDER BY url, vendor, advisory_id) va
+  ON va.url = n.url
+LEFT JOIN (SELECT DISTINCT ON (cve_id, url) cve_id, url, source FROM exploit_current WHERE url IS NOT NULL ORDER BY cve_id, url, source) x
+  ON x.cve_id = n.cve_id AND x.url = n.url;
+
+CREATE TABLE exploits AS
+SELECT cve_id, source, exploit_id, url, title, published, verified FROM exploit_current;
+
+CREATE TABLE cve_cwes AS
+SELECT cc.cve_id, cc.cwe_id FROM cve_cwe_current cc;
+
+CREATE TABLE cwes AS
+SELECT
+  coalesce(c.cwe_id, n.cwe_id) AS cwe_id,
+  c.name, c.kind, c.abstraction, c.status, c.description,
+  coalesce(n.cve_count, 0) AS cve_count
+FROM cwe_catalog c
+FULL OUTER JOIN (
+  SELECT cc.cwe_id, count(DISTINCT cc.cve_id) AS cve_count
+  FROM cve_cwe_current cc JOIN cves v ON v.cve_id = cc.cve_id AND v.status = 'active'
+  GROUP BY cc.cwe_id
+) n ON n.cwe_id = c.cwe_id;
+
+CREATE TABLE kev AS
+SELECT k.*, v.service_score, v.service_severity, v.service_risk
+FROM kev_current k LEFT JOIN cves v USING (cve_id);

@@ -1,0 +1,33 @@
+-- Step 7 — search terms: the project's own full-text index (DuckDB's fts extension cannot be
+-- downloaded offline). Per CVE, one normalised text (id, title, description, vendors,
+-- products, packages, advisory titles): lower case, every run of non-letters/digits folded to
+-- one space, padded with spaces, so a phrase is a plain substring test (' use after free ').
+-- The term table is the inverted index, one row per (term, CVE), ordered for the default
+-- listing (newest first) so the first page of a one-word search is a prefix scan.
+
+CREATE TABLE search_docs AS
+WITH parts AS (
+  SELECT cve_id, cve_id AS t FROM cves
+  UNION ALL SELECT cve_id, title FROM cves WHERE title IS NOT NULL
+  UNION ALL SELECT cve_id, description FROM cves WHERE description IS NOT NULL
+  UNION ALL SELECT cve_id, vendor || ' ' || product FROM products
+  UNION ALL SELECT cve_id, package_name FROM affected_packages
+  UNION ALL SELECT ac.cve_id, a.title FROM advisory_cves ac JOIN advisories a USING (vendor, advisory_id) WHERE a.title IS NOT NULL
+  UNION ALL SELECT oc.cve_id, o.summary FROM osv_cve oc JOIN osv_latest o USING (advisory_id) WHERE o.summary IS NOT NULL
+)
+SELECT
+  c.cve_id, c.published, c.status,
+  ' ' || trim(regexp_replace(lower(string_agg(p.t, ' ')), '[^\p{L}\p{N}]+', ' ', 'g')) || ' ' AS text
+FROM cves c JOIN parts p USING (cve_id)
+GROUP BY c.cve_id, c.published, c.status;
+
+CREATE TABLE search_terms AS
+SELECT DISTINCT term, cve_id, published, status
+FROM (SELECT cve_id, published, status, unnest(string_split(trim(text), ' ')) AS term FROM search_docs)
+WHERE term <> ''
+ORDER BY term, published DESC, cve_id DESC;
+
+-- Document frequency per term: exact totals for one-word searches without scanning postings.
+CREATE TABLE search_term_stats AS
+SELECT term, count(*) FILTER (status = 'active') AS active_count, count(*) AS all_count
+FROM search_terms GROUP BY term;
