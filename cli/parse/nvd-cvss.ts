@@ -1,0 +1,43 @@
+/**
+ * The score of one CVSS metric object as the NVD and CVE 5 parsers stage it: the published
+ * `baseScore`, or the score computed from the vector when the record has none. Computing is
+ * the slow path (ae-cvss-calculator), so it only runs when the score is missing.
+ */
+import { RawFormatError } from '../../lib/errors.ts';
+import { cvssBaseScore, stringOrNull } from './common.ts';
+
+export interface MetricScore {
+  vector: string | null;
+  base_score: number;
+  base_severity: string | null;
+}
+
+function isScore(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 10;
+}
+
+/**
+ * Reads vector, score and severity of a CVSS data object (`cvssData` in NVD, `cvssV3_1` &c.
+ * in CVE 5). `severity` is passed separately because NVD v2 keeps it on the metric object.
+ * A metric with neither a usable score nor a usable vector is a RawFormatError.
+ */
+export function readMetricScore(
+  data: Record<string, unknown>,
+  severity: unknown,
+  file: string,
+  record: string,
+  what: string,
+): MetricScore {
+  const vector = stringOrNull(data.vectorString);
+  let score: number | null = isScore(data.baseScore) ? data.baseScore : null;
+  if (score === null && vector !== null) score = cvssBaseScore(vector);
+  if (score === null) {
+    throw new RawFormatError(
+      file,
+      record,
+      `${what}: baseScore ${JSON.stringify(data.baseScore ?? null)} is not a number and no usable vector (${JSON.stringify(vector)})`,
+    );
+  }
+  const band = stringOrNull(severity);
+  return { vector, base_score: score, base_severity: band === null ? null : band.toUpperCase() };
+}
