@@ -15,6 +15,11 @@ export interface OpenSnapshot {
   manifest: SnapshotManifest;
   instance: DuckDBInstance;
   connection: DuckDBConnection;
+  /**
+   * Side tables that could not be loaded (a damaged or missing file). They exist empty, so
+   * queries run; endpoints name them (e.g. enrichment's `failed_sections`) instead of failing.
+   */
+  unreadableTables: Set<string>;
   close(): void;
 }
 
@@ -31,10 +36,19 @@ export async function openSnapshot(dataDir: string, buildId: string, opts: OpenO
     memory_limit: opts.memoryLimit ?? '4GB',
   });
   const connection = await instance.connect();
+  const unreadableTables = new Set<string>();
   for (const table of Object.keys(SNAPSHOT_TABLES)) {
-    await connection.run(`CREATE TABLE "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
+    try {
+      await connection.run(`CREATE TABLE "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
+    } catch (err) {
+      // Without the CVE table there is nothing to serve; any other table degrades one feature.
+      if (table === 'cves') throw err;
+      unreadableTables.add(table);
+      await connection.run(`CREATE TABLE "${table}" AS SELECT * FROM (SELECT 1 AS unreadable) WHERE false`);
+    }
   }
   return {
+    unreadableTables,
     buildId,
     dir,
     manifest,
