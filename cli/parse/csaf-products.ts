@@ -1,0 +1,50 @@
+/**
+ * CSAF product tree: product_id → product name, through recursive `branches`,
+ * `full_product_names` and `relationships[].full_product_name` (CSAF 2.0 §3.1.4). Vulnerabilities
+ * only name product ids, so every name shown to users comes through here.
+ */
+import { isObject } from './common.ts';
+
+export type ProductNames = Map<string, string>;
+
+function addProduct(names: ProductNames, product: unknown): void {
+  if (!isObject(product)) return;
+  const id = product.product_id;
+  const name = product.name;
+  if (typeof id === 'string' && typeof name === 'string' && !names.has(id)) names.set(id, name);
+}
+
+/** Every product the tree declares, in document order (branches, then full names, then relationships). */
+export function productNames(tree: unknown): ProductNames {
+  const names: ProductNames = new Map();
+  if (!isObject(tree)) return names;
+  // Iterative walk: vendor trees nest a handful of levels, but a stack costs nothing and
+  // cannot overflow on a pathological document.
+  const stack: unknown[] = Array.isArray(tree.branches) ? [...tree.branches].reverse() : [];
+  while (stack.length > 0) {
+    const branch = stack.pop();
+    if (!isObject(branch)) continue;
+    addProduct(names, branch.product);
+    if (Array.isArray(branch.branches)) for (let i = branch.branches.length - 1; i >= 0; i--) stack.push(branch.branches[i]);
+  }
+  if (Array.isArray(tree.full_product_names)) for (const p of tree.full_product_names) addProduct(names, p);
+  if (Array.isArray(tree.relationships)) {
+    for (const r of tree.relationships) if (isObject(r)) addProduct(names, r.full_product_name);
+  }
+  return names;
+}
+
+/** `product_status` categories that mean "this product is (or was) affected by the CVE". */
+const AFFECTED_OR_FIXED = ['first_affected', 'known_affected', 'last_affected', 'first_fixed', 'fixed'] as const;
+
+/** Product ids a vulnerability marks affected or fixed, in document order. */
+export function affectedOrFixedIds(vulnerability: Record<string, unknown>): string[] {
+  const status = vulnerability.product_status;
+  if (!isObject(status)) return [];
+  const ids: string[] = [];
+  for (const category of AFFECTED_OR_FIXED) {
+    const list = status[category];
+    if (Array.isArray(list)) for (const id of list) if (typeof id === 'string') ids.push(id);
+  }
+  return ids;
+}

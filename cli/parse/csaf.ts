@@ -1,0 +1,264 @@
+/**
+ * CSAF 2.0 (and 2.1) vendor advisories → `vendor_advisory` (one per document) and
+ * `vendor_advisory_cve` (one per vulnerability naming a CVE).
+ *
+ * Documents live under `csaf/<vendor>/…`; the folder name is the vendor slug. Provider
+ * listings that sit beside them (provider-metadata.json, ROLIE feeds, aggregator.json) are
+ * recognised by shape and skipped.
+ */
+import { relative, sep } from 'node:path';
+import { RawFormatError } from '../../lib/errors.ts';
+import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
+import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
+import { affectedOrFixedIds, productNames } from './csaf-products.ts';
+import type { SourceParser } from './source.ts';
+import { higherSeverity, severityFromProse, severityFromWord, severityTaxonomy, type VendorSeverity } from './vendor-severity.ts';
+
+export interface VendorAdvisoryRows {
+  advisory: VendorAdvisoryRow;
+  cves: VendorAdvisoryCveRow[];
+}
+
+export interface CvssPick {
+  score: number;
+  vector: string | null;
+  version: string | null;
+}
+
+function arrayOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function objectsOf(value: unknown): Record<string, unknown>[] {
+  return arrayOf(value).filter(isObject);
+}
+
+/**
+ * What a JSON file in a CSAF folder is. `listing`: provider metadata (`metadata_version` +
+ * `canonical_url`/`distributions`), a ROLIE feed (`feed`), ROLIE service/category documents,
+ * an aggregator list (`aggregator`). `csaf`: has a `document` object that claims CSAF.
+ */
+export function csafJsonKind(json: unknown): 'csaf' | 'listing' | 'other' {
+  if (!isObject(json)) return 'other';
+  const doc = json.document;
+  if (isObject(doc) && ('csaf_version' in doc || 'tracking' in doc)) return 'csaf';
+  if ('metadata_version' in json && ('canonical_url' in json || 'distributions' in json)) return 'listing';
+  if (isObject(json.feed) || isObject(json.service) || isObject(json.categories)) return 'listing';
+  if (isObject(json.aggregator) && ('csaf_providers' in json || 'csaf_publishers' in json)) return 'listing';
+  return 'other';
+}
+
+/**
+ * The vendor slug of a document: the first folder below the source folder
+ * (`csaf/redhat/2024/x.json`, `csaf/redhat/all.zip!2024/x.json` → `redhat`). Null when the
+ * file sits directly in the source folder.
+ */
+export function csafVendorOf(file: string, sourceDir: string): string | null {
+  const rel = relative(sourceDir, file).split(sep).join('/');
+  const parts = rel.split('/');
+  const first = parts[0];
+  if (parts.length < 2 || !first || first === '..' || first.includes('!')) return null;
+  return first.toLowerCase();
+}
+
+/** One CVSS object (`cvss_v3`, `cvss_v4`, `cvss_v2`): its base score (computed if omitted). */
+function readCvss(value: unknown): CvssPick | null {
+  if (!isObject(value)) return null;
+  const vector = stringOrNull(value.vectorString);
+  const score = typeof value.baseScore === 'number' && Number.isFinite(value.baseScore) ? value.baseScore : vector ? cvssBaseScore(vector) : null;
+  if (score === null) return null;
+  const version = stringOrNull(value.version) ?? (vector ? cvssVersionOf(vector) : null);
+  return { score, vector, version };
+}
+
+function higherCvss(a: CvssPick | null, b: CvssPick | null): CvssPick | null {
+  if (!a) return b;
+  if (!b) return a;
+  return b.score > a.score ? b : a;
+}
+
+/**
+ * The highest CVSS of one vulnerability: v3/v4 from `scores[]` (2.0) or `metrics[].content`
+ * (2.1); v2 only when there is no v3/v4, since its scale is not comparable.
+ */
+export function vulnerabilityCvss(vulnerability: Record<string, unknown>): CvssPick | null {
+  let modern: CvssPick | null = null;
+  let legacy: CvssPick | null = null;
+  const holders = [...objectsOf(vulnerability.scores), ...objectsOf(vulnerability.metrics).map((m) => m.content).filter(isObject)];
+  for (const h of holders) {
+    modern = higherCvss(modern, readCvss(h.cvss_v3));
+    modern = higherCvss(modern, readCvss(h.cvss_v4));
+    legacy = higherCvss(legacy, readCvss(h.cvss_v2));
+  }
+  return modern ?? legacy;
+}
+
+/** The vendor's per-CVE rating: the highest `threats[category=impact]` that is a severity word. */
+function threatSeverity(vulnerability: Record<string, unknown>, taxonomy: string): VendorSeverity | null {
+  let best: VendorSeverity | null = null;
+  for (const t of objectsOf(vulnerability.threats)) {
+    if (t.category === 'impact') best = higherSeverity(best, severityFromWord(taxonomy, t.details));
+  }
+  return best;
+}
+
+const EXPLOITED_YES = /Exploited\s*:\s*Yes/i;
+
+/** `threats[category=exploit_status]` saying `Exploited:Yes` (Microsoft's CSAF spelling). */
+function exploitedEvidence(vulnerability: Record<string, unknown>): string | null {
+  for (const t of objectsOf(vulnerability.threats)) {
+    if (t.category === 'exploit_status' && typeof t.details === 'string' && EXPLOITED_YES.test(t.details)) return t.details;
+  }
+  return null;
+}
+
+function noteText(notes: unknown, categories: string[]): string | null {
+  const list = objectsOf(notes);
+  for (const category of categories) {
+    const hit = list.find((n) => n.category === category && typeof n.text === 'string');
+    if (hit) return hit.text as string;
+  }
+  return null;
+}
+
+/**
+ * Parses one CSAF document. `vendor` is the folder slug. Returns null for a listing file;
+ * throws RawFormatError for anything else that is not a readable CSAF document.
+ */
+export function parseCsafDocument(json: unknown, file: string, vendor: string): VendorAdvisoryRows | null {
+  const kind = csafJsonKind(json);
+  if (kind === 'listing') return null;
+  if (kind === 'other' || !isObject(json)) {
+    throw new RawFormatError(file, undefined, 'neither a CSAF document (no document.csaf_version) nor a CSAF listing (provider-metadata, ROLIE feed, aggregator)');
+  }
+  const doc = json.document as Record<string, unknown>;
+  const tracking = isObject(doc.tracking) ? doc.tracking : {};
+  const advisoryId = typeof tracking.id === 'string' ? tracking.id.trim() : '';
+  if (advisoryId === '') {
+    throw new RawFormatError(file, stringOrNull(doc.title) ?? undefined, 'CSAF document has no document.tracking.id');
+  }
+  if (json.vulnerabilities !== undefined && !Array.isArray(json.vulnerabilities)) {
+    throw new RawFormatError(file, advisoryId, '"vulnerabilities" is not an array');
+  }
+
+  const publisher = isObject(doc.publisher) ? doc.publisher : {};
+  const aggregate = isObject(doc.aggregate_severity) ? doc.aggregate_severity : {};
+  const distribution = isObject(doc.distribution) ? doc.distribution : {};
+  const tlp = isObject(distribution.tlp) ? stringOrNull(distribution.tlp.label) : null;
+  const taxonomy = severityTaxonomy({
+    vendor,
+    severityNamespace: stringOrNull(aggregate.namespace),
+    publisherNamespace: stringOrNull(publisher.namespace),
+  });
+
+  // What the document states for itself: a rating sentence in its notes, else the aggregate.
+  let stated: VendorSeverity | null = null;
+  for (const n of objectsOf(doc.notes)) if ((stated = severityFromProse(n.text))) break;
+  stated ??= severityFromWord(taxonomy, aggregate.text);
+
+  const names = productNames(json.product_tree);
+  const productIds = new Set<string>();
+  const remediations: VendorAdvisoryRow['remediations'] = [];
+  const seenRemediations = new Set<string>();
+  const cves: VendorAdvisoryCveRow[] = [];
+  let docCvss: CvssPick | null = null;
+  let highestThreat: VendorSeverity | null = null;
+
+  for (const v of objectsOf(json.vulnerabilities)) {
+    for (const id of affectedOrFixedIds(v)) productIds.add(id);
+    for (const r of objectsOf(v.remediations)) {
+      if (typeof r.category !== 'string') continue;
+      const rem = { category: r.category, details: stringOrNull(r.details), url: stringOrNull(r.url) };
+      const key = `${rem.category}\u0000${rem.details}\u0000${rem.url}`;
+      if (!seenRemediations.has(key)) {
+        seenRemediations.add(key);
+        remediations.push(rem);
+      }
+    }
+    const cvss = vulnerabilityCvss(v);
+    docCvss = higherCvss(docCvss, cvss);
+    const threat = threatSeverity(v, taxonomy);
+    highestThreat = higherSeverity(highestThreat, threat);
+    // Vendors sometimes put placeholders (`CVE-2024-XXXX`) here: no link rather than no build.
+    const cveId = normalizeCveId(v.cve);
+    if (!cveId) continue;
+    const severity = threat ?? stated;
+    const exploited = exploitedEvidence(v);
+    const cwe = isObject(v.cwe) ? v.cwe : objectsOf(v.cwes)[0];
+    cves.push({
+      vendor,
+      advisory_id: advisoryId,
+      cve_id: cveId,
+      vendor_severity: severity?.band ?? null,
+      vendor_severity_source: severity?.source ?? null,
+      vendor_severity_evidence: severity?.evidence ?? null,
+      cvss_score: cvss?.score ?? null,
+      cvss_vector: cvss?.vector ?? null,
+      cvss_version: cvss?.version ?? null,
+      exploited: exploited !== null,
+      exploited_evidence: exploited,
+      cwe_id: normalizeCweId(cwe?.id),
+      file,
+    });
+  }
+
+  // Informational documents have no vulnerabilities: then every product the tree declares.
+  let products = [...productIds].map((id) => names.get(id)).filter((n): n is string => n !== undefined);
+  if (productIds.size === 0) products = [...names.values()];
+  products = [...new Set(products)];
+
+  const references: VendorAdvisoryRow['references'] = [];
+  for (const r of objectsOf(doc.references)) {
+    if (typeof r.url === 'string') references.push({ url: r.url, summary: stringOrNull(r.summary), category: stringOrNull(r.category) });
+  }
+  const severity = stated ?? highestThreat;
+
+  const advisory: VendorAdvisoryRow = {
+    vendor,
+    advisory_id: advisoryId,
+    title: stringOrNull(doc.title),
+    description: noteText(doc.notes, ['summary', 'description']),
+    publisher: stringOrNull(publisher.name),
+    category: stringOrNull(doc.category),
+    tlp,
+    status: stringOrNull(tracking.status),
+    version: typeof tracking.version === 'number' ? String(tracking.version) : stringOrNull(tracking.version),
+    published: toUtcTimestamp(tracking.initial_release_date),
+    modified: toUtcTimestamp(tracking.current_release_date),
+    aggregate_severity: stringOrNull(aggregate.text),
+    aggregate_severity_namespace: stringOrNull(aggregate.namespace),
+    vendor_severity: severity?.band ?? null,
+    vendor_severity_source: severity?.source ?? null,
+    vendor_severity_evidence: severity?.evidence ?? null,
+    cvss_score: docCvss?.score ?? null,
+    cvss_vector: docCvss?.vector ?? null,
+    products,
+    remediations,
+    references,
+    cve_ids: [...new Set(cves.map((c) => c.cve_id))],
+    url: references.find((r) => r.category === 'self')?.url ?? null,
+    file,
+  };
+  return { advisory, cves };
+}
+
+export const csafParser: SourceParser = {
+  key: 'csaf',
+  async stage(dir, sink, progress) {
+    let files = 0;
+    let records = 0;
+    for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+      files++;
+      const vendor = csafVendorOf(doc.path, dir);
+      if (!vendor) throw new RawFormatError(doc.path, undefined, 'CSAF files must sit in a vendor folder: csaf/<vendor>/…');
+      const rows = parseCsafDocument(parseJsonDocument(doc), doc.path, vendor);
+      if (!rows) continue;
+      sink.emit('vendor_advisory', rows.advisory);
+      for (const c of rows.cves) sink.emit('vendor_advisory_cve', c);
+      records++;
+      progress.tick();
+    }
+    return { files, records };
+  },
+};

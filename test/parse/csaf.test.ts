@@ -1,0 +1,325 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { RawFormatError } from '../../lib/errors.ts';
+import { csafJsonKind, csafParser, csafVendorOf, parseCsafDocument, type VendorAdvisoryRows } from '../../cli/parse/csaf.ts';
+import { MemoryStageSink } from '../../cli/stage/writer.ts';
+
+const DIR = fileURLToPath(new URL('../fixtures/csaf/', import.meta.url));
+const noProgress = { tick() {}, setTotal() {}, stop() {} };
+
+function load(rel: string): { json: unknown; file: string } {
+  const file = join(DIR, rel);
+  return { json: JSON.parse(readFileSync(file, 'utf8')), file };
+}
+
+function parseFixture(rel: string): VendorAdvisoryRows {
+  const { json, file } = load(rel);
+  const rows = parseCsafDocument(json, file, csafVendorOf(file, DIR)!);
+  if (!rows) throw new Error(`${rel} was skipped as a listing`);
+  return rows;
+}
+
+/** Every string value anywhere in a JSON document. */
+function allStrings(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) allStrings(v, out);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) allStrings(v, out);
+  return out;
+}
+
+/** A minimal CSAF document for hand-made cases. */
+function csafDoc(document: Record<string, unknown>, vulnerabilities?: unknown[], productTree?: unknown) {
+  return {
+    document: {
+      category: 'csaf_security_advisory',
+      csaf_version: '2.0',
+      title: 'Hand-made advisory',
+      publisher: { category: 'vendor', name: 'Example PSIRT', namespace: 'https://psirt.example.com' },
+      tracking: { id: 'EX-2024-0001', status: 'final', version: '1', initial_release_date: '2024-05-01T10:00:00Z', current_release_date: '2024-05-02T10:00:00Z' },
+      ...document,
+    },
+    ...(productTree ? { product_tree: productTree } : {}),
+    ...(vulnerabilities ? { vulnerabilities } : {}),
+  };
+}
+
+describe('CSAF documents: Red Hat', () => {
+  it('reads rhsa-2024_6163: Moderate → MEDIUM from the summary sentence, exact evidence', () => {
+    const { advisory, cves } = parseFixture('redhat/2024/rhsa-2024_6163.json');
+    expect(advisory).toMatchObject({
+      vendor: 'redhat',
+      advisory_id: 'RHSA-2024:6163',
+      title: 'Red Hat Security Advisory: python3.9 security update',
+      publisher: 'Red Hat Product Security',
+      category: 'csaf_security_advisory',
+      tlp: 'WHITE',
+      status: 'final',
+      version: '3',
+      published: '2024-09-03T17:57:24.000Z',
+      modified: '2026-03-26T18:50:03.000Z',
+      aggregate_severity: 'Moderate',
+      aggregate_severity_namespace: 'https://access.redhat.com/security/updates/classification/',
+      vendor_severity: 'MEDIUM',
+      vendor_severity_source: 'redhat',
+      vendor_severity_evidence: 'Red Hat Product Security has rated this update as having a security impact of Moderate',
+      cvss_score: 5.3,
+      cvss_vector: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:N/I:N/A:H',
+      cve_ids: ['CVE-2024-8088'],
+      url: 'https://access.redhat.com/errata/RHSA-2024:6163',
+    });
+    expect(advisory.description).toMatch(/^An update for python3\.9 is now available/);
+    expect(advisory.products).toEqual([
+      'python3.9-0:3.9.18-3.el9_4.5.src as a component of Red Hat Enterprise Linux AppStream (v. 9)',
+      'python3.9-0:3.9.18-3.el9_4.5.src as a component of Red Hat Enterprise Linux BaseOS (v. 9)',
+      'python3.9-0:3.9.18-3.el9_4.5.src as a component of Red Hat Enterprise Linux CRB (v. 9)',
+    ]);
+    expect(advisory.remediations.map((r) => r.category)).toEqual(['vendor_fix', 'workaround']);
+    expect(advisory.references).toHaveLength(4);
+    expect(cves).toEqual([
+      {
+        vendor: 'redhat',
+        advisory_id: 'RHSA-2024:6163',
+        cve_id: 'CVE-2024-8088',
+        vendor_severity: 'MEDIUM',
+        vendor_severity_source: 'redhat',
+        vendor_severity_evidence: 'Moderate',
+        cvss_score: 5.3,
+        cvss_vector: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:N/I:N/A:H',
+        cvss_version: '3.1',
+        exploited: false,
+        exploited_evidence: null,
+        cwe_id: 'CWE-835',
+        file: join(DIR, 'redhat/2024/rhsa-2024_6163.json'),
+      },
+    ]);
+  });
+
+  it('reads rhsa-2021_5217: Important → HIGH without any CVSS score', () => {
+    const { advisory, cves } = parseFixture('redhat/2021/rhsa-2021_5217.json');
+    expect(advisory).toMatchObject({
+      vendor_severity: 'HIGH',
+      vendor_severity_evidence: 'Red Hat Product Security has rated this update as having a security impact of Important',
+      cvss_score: null,
+      cvss_vector: null,
+      products: ['Red Hat Single Sign-On'],
+    });
+    expect(cves).toHaveLength(1);
+    expect(cves[0]).toMatchObject({ cve_id: 'CVE-2021-4133', vendor_severity: 'HIGH', vendor_severity_evidence: 'Important', cvss_score: null, cwe_id: 'CWE-863' });
+  });
+
+  it('keeps an informational advisory with no vulnerabilities, products from the tree', () => {
+    const { advisory, cves } = parseFixture('redhat/2019/rhsa-2019_1862.json');
+    expect(advisory).toMatchObject({
+      advisory_id: 'RHSA-2019:1862',
+      category: 'csaf_informational_advisory',
+      cve_ids: [],
+      products: ['Red Hat OpenShift Enterprise'],
+      vendor_severity: 'LOW',
+      vendor_severity_evidence: 'Low',
+    });
+    expect(cves).toEqual([]);
+  });
+});
+
+describe('CSAF documents: CISA, BSI, VEX', () => {
+  it('reads CISA ICS icsa-24-081-01: CVSS 6.4 and no vendor band', () => {
+    const { advisory, cves } = parseFixture('cisa/2024/icsa-24-081-01.json');
+    expect(advisory).toMatchObject({
+      vendor: 'cisa',
+      advisory_id: 'ICSA-24-081-01',
+      publisher: 'CISA',
+      aggregate_severity: null,
+      vendor_severity: null,
+      vendor_severity_source: null,
+      vendor_severity_evidence: null,
+      cvss_score: 6.4,
+      cvss_vector: 'CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:C/C:L/I:L/A:N',
+      products: ['Advantech WebAccess/SCADA: 9.1.5U'],
+    });
+    expect(cves).toEqual([expect.objectContaining({ cve_id: 'CVE-2024-2453', cvss_score: 6.4, vendor_severity: null, cwe_id: 'CWE-89' })]);
+  });
+
+  it('reads a CISA VEX with a semver tracking version and known_affected + fixed products', () => {
+    const { advisory } = parseFixture('cisa/2024/va-24-262-01.json');
+    expect(advisory).toMatchObject({ version: '1.0.0', category: 'csaf_vex', cvss_score: 8.8 });
+    expect(advisory.products).toEqual(['Planet Fitness Planet Fitness Workouts 0 < 9.8.12', 'Planet Fitness Planet Fitness Workouts 9.8.12']);
+  });
+
+  it('reads BSI: aggregate severity without namespace in the BSI taxonomy', () => {
+    const { advisory, cves } = parseFixture('bsi/2022/bsi-2022-0001.json');
+    expect(advisory).toMatchObject({
+      vendor: 'bsi',
+      aggregate_severity: 'Moderate',
+      aggregate_severity_namespace: null,
+      vendor_severity: 'MEDIUM',
+      vendor_severity_source: 'bsi',
+      vendor_severity_evidence: 'Moderate',
+      cvss_score: 6.1,
+    });
+    expect(advisory.products).toHaveLength(6);
+    // No per-CVE threats: the CVE gets the document's rating.
+    expect(cves[0]).toMatchObject({ cve_id: 'CVE-2022-27193', vendor_severity: 'MEDIUM', vendor_severity_evidence: 'Moderate' });
+  });
+
+  it('reads a minimal VEX without distribution', () => {
+    const { advisory, cves } = parseFixture('example/2022-evd-uc-01-a-001.json');
+    expect(advisory).toMatchObject({ vendor: 'example', tlp: null, cve_ids: ['CVE-2021-44228'], products: ['Example Company DEF 1.0'] });
+    expect(cves[0]!.vendor_severity).toBeNull();
+  });
+
+  it('gives evidence that is always an exact substring of the document', () => {
+    for (const rel of ['redhat/2024/rhsa-2024_6163.json', 'redhat/2021/rhsa-2021_5217.json', 'redhat/2019/rhsa-2019_1862.json', 'bsi/2022/bsi-2022-0001.json']) {
+      const { json } = load(rel);
+      const strings = allStrings(json);
+      const { advisory, cves } = parseFixture(rel);
+      for (const evidence of [advisory.vendor_severity_evidence, ...cves.map((c) => c.vendor_severity_evidence)]) {
+        expect(evidence, rel).not.toBeNull();
+        expect(strings.some((s) => s.includes(evidence!)), `${rel}: ${evidence}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('CSAF documents: hand-made cases', () => {
+  it('reads lower-case Red Hat VEX threats per CVE', () => {
+    const doc = csafDoc({ publisher: { category: 'vendor', name: 'Red Hat Product Security', namespace: 'https://www.redhat.com' }, category: 'csaf_vex' }, [
+      { cve: 'CVE-2024-1111', threats: [{ category: 'impact', details: 'moderate' }] },
+      { cve: 'cve-2024-2222', threats: [{ category: 'impact', details: 'low' }, { category: 'impact', details: 'important' }] },
+    ]);
+    const rows = parseCsafDocument(doc, 'redhat/vex/cve-2024-1111.json', 'redhat')!;
+    expect(rows.cves.map((c) => [c.cve_id, c.vendor_severity, c.vendor_severity_evidence])).toEqual([
+      ['CVE-2024-1111', 'MEDIUM', 'moderate'],
+      ['CVE-2024-2222', 'HIGH', 'important'],
+    ]);
+    // No aggregate: the advisory is rated by its highest CVE.
+    expect(rows.advisory).toMatchObject({ vendor_severity: 'HIGH', vendor_severity_evidence: 'important' });
+  });
+
+  it('reads Cisco SIR, with Informational and unknown words giving no band', () => {
+    const ns = 'https://www.cisco.com/c/en/us/about/security-center/security-vulnerability-policy.html';
+    const high = parseCsafDocument(csafDoc({ aggregate_severity: { namespace: ns, text: 'High' } }), 'c/a.json', 'cisco')!;
+    expect(high.advisory).toMatchObject({ vendor_severity: 'HIGH', vendor_severity_source: 'cisco', vendor_severity_evidence: 'High' });
+    const info = parseCsafDocument(csafDoc({ aggregate_severity: { namespace: ns, text: 'Informational' } }), 'c/b.json', 'cisco')!;
+    expect(info.advisory.vendor_severity).toBeNull();
+    const unknown = parseCsafDocument(csafDoc({ aggregate_severity: { text: 'Severe' } }), 'x/c.json', 'acme')!;
+    expect(unknown.advisory).toMatchObject({ aggregate_severity: 'Severe', vendor_severity: null, vendor_severity_evidence: null });
+  });
+
+  it('flags exploit_status "Exploited:Yes" as exploited, with the text as evidence', () => {
+    const status = 'Publicly Disclosed:No;Exploited:Yes;Latest Software Release:Exploitation Detected';
+    const rows = parseCsafDocument(
+      csafDoc({}, [
+        { cve: 'CVE-2025-24059', threats: [{ category: 'exploit_status', details: status }, { category: 'impact', details: 'Important' }] },
+        { cve: 'CVE-2025-24060', threats: [{ category: 'exploit_status', details: 'Publicly Disclosed:No;Exploited:No' }] },
+      ]),
+      'microsoft/msrc_cve-2025-24059.json',
+      'microsoft',
+    )!;
+    expect(rows.cves.map((c) => [c.cve_id, c.exploited, c.exploited_evidence, c.vendor_severity])).toEqual([
+      ['CVE-2025-24059', true, status, 'HIGH'],
+      ['CVE-2025-24060', false, null, null],
+    ]);
+  });
+
+  it('skips placeholder CVE ids, takes the highest v3/v4 CVSS and reads CSAF 2.1 metrics', () => {
+    const rows = parseCsafDocument(
+      csafDoc({ csaf_version: '2.1' }, [
+        { cve: 'CVE-2024-XXXX', scores: [{ products: [], cvss_v3: { version: '3.1', vectorString: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', baseScore: 9.8 } }] },
+        {
+          cve: 'CVE-2024-3333',
+          cwes: [{ id: 'CWE-787', name: 'Out-of-bounds Write' }],
+          metrics: [
+            { products: [], content: { cvss_v3: { version: '3.1', vectorString: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:N/S:U/C:N/I:H/A:N', baseScore: 5.9 } } },
+            { products: [], content: { cvss_v4: { version: '4.0', vectorString: 'CVSS:4.0/AV:N/AC:H/AT:N/PR:N/UI:N/VC:N/VI:H/VA:N/SC:N/SI:N/SA:N' } } },
+          ],
+        },
+      ]),
+      'x/d.json',
+      'acme',
+    )!;
+    expect(rows.cves).toHaveLength(1);
+    expect(rows.cves[0]).toMatchObject({ cve_id: 'CVE-2024-3333', cvss_score: 8.2, cvss_version: '4.0', cwe_id: 'CWE-787' });
+    // The placeholder vulnerability still counts for the document's highest score.
+    expect(rows.advisory.cvss_score).toBe(9.8);
+    expect(rows.advisory.cve_ids).toEqual(['CVE-2024-3333']);
+  });
+
+  it('resolves product ids through nested branches, full_product_names and relationships', () => {
+    const tree = {
+      branches: [{ category: 'vendor', name: 'Acme', branches: [{ category: 'product_name', name: 'Widget', branches: [{ category: 'product_version', name: '1.0', product: { name: 'Acme Widget 1.0', product_id: 'P1' } }] }] }],
+      full_product_names: [{ name: 'Acme Gadget', product_id: 'P2' }],
+      relationships: [{ category: 'installed_on', product_reference: 'P1', relates_to_product_reference: 'P2', full_product_name: { name: 'Acme Widget 1.0 on Acme Gadget', product_id: 'P1:P2' } }],
+    };
+    const rows = parseCsafDocument(
+      csafDoc({}, [{ cve: 'CVE-2024-4444', product_status: { known_affected: ['P1:P2', 'P1'], fixed: ['P2'], known_not_affected: ['P9'] } }], tree),
+      'x/e.json',
+      'acme',
+    )!;
+    expect(rows.advisory.products).toEqual(['Acme Widget 1.0 on Acme Gadget', 'Acme Widget 1.0', 'Acme Gadget']);
+  });
+});
+
+describe('CSAF files that are not advisories', () => {
+  it('recognises provider metadata and ROLIE feeds as listings', () => {
+    expect(csafJsonKind(load('example/provider-metadata.json').json)).toBe('listing');
+    expect(csafJsonKind(load('example/feed-tlp-white.json').json)).toBe('listing');
+    expect(parseCsafDocument(load('example/feed-tlp-white.json').json, 'feed.json', 'example')).toBeNull();
+  });
+
+  it('rejects a CSAF document without tracking.id, naming the file and the document', () => {
+    const doc = csafDoc({ tracking: { status: 'final' }, title: 'No id here' });
+    expect(() => parseCsafDocument(doc, 'csaf/acme/2024/x.json', 'acme')).toThrow(RawFormatError);
+    expect(() => parseCsafDocument(doc, 'csaf/acme/2024/x.json', 'acme')).toThrow(/csaf\/acme\/2024\/x\.json: record No id here: CSAF document has no document\.tracking\.id/);
+  });
+
+  it('rejects JSON that is neither CSAF nor a listing', () => {
+    expect(() => parseCsafDocument({ hello: 'world' }, 'csaf/acme/y.json', 'acme')).toThrow(/csaf\/acme\/y\.json: neither a CSAF document/);
+  });
+
+  it('rejects a vulnerabilities member that is not an array', () => {
+    const doc = { ...csafDoc({}), vulnerabilities: { cve: 'CVE-2024-1' } };
+    expect(() => parseCsafDocument(doc, 'z.json', 'acme')).toThrow(/record EX-2024-0001: "vulnerabilities" is not an array/);
+  });
+});
+
+describe('csafVendorOf', () => {
+  it('takes the first folder below the source folder', () => {
+    expect(csafVendorOf('/raw/csaf/redhat/2024/x.json', '/raw/csaf')).toBe('redhat');
+    expect(csafVendorOf('/raw/csaf/RedHat/all.zip!2024/x.json', '/raw/csaf')).toBe('redhat');
+    expect(csafVendorOf('/raw/csaf/x.json', '/raw/csaf')).toBeNull();
+    expect(csafVendorOf('/raw/csaf/all.zip!redhat/x.json', '/raw/csaf')).toBeNull();
+  });
+});
+
+describe('csafParser.stage', () => {
+  it('stages every advisory of the fixture tree and skips the listings', async () => {
+    const sink = new MemoryStageSink();
+    const result = await csafParser.stage(DIR, sink, noProgress);
+    expect(result).toEqual({ files: 10, records: 8 });
+    expect(sink.rows.vendor_advisory.map((a) => `${a.vendor}/${a.advisory_id}`).sort()).toEqual([
+      'bsi/BSI-2022-0001',
+      'cisa/ICSA-24-060-01',
+      'cisa/ICSA-24-081-01',
+      'cisa/VA-24-262-01',
+      'example/2022-EVD-UC-01-A-001',
+      'redhat/RHSA-2019:1862',
+      'redhat/RHSA-2021:5217',
+      'redhat/RHSA-2024:6163',
+    ]);
+    expect(sink.rows.vendor_advisory_cve).toHaveLength(7);
+  });
+
+  it('rejects a document that is not inside a vendor folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'csaf-'));
+    try {
+      mkdirSync(join(dir, 'acme'));
+      writeFileSync(join(dir, 'loose.json'), JSON.stringify(csafDoc({})));
+      await expect(csafParser.stage(dir, new MemoryStageSink(), noProgress)).rejects.toThrow(/loose\.json: CSAF files must sit in a vendor folder/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
