@@ -1,0 +1,133 @@
+/**
+ * Rate-limit settings (contract §8, DESIGN §7). The defaults are the contract's numbers; every
+ * number can be overridden, by tests (2-second windows, ceilings of 20) and by operators
+ * (environment variables, see `rateLimitConfigFromEnv`).
+ */
+import { parseTrustedProxies } from './caller.ts';
+
+/** One number per path tier (see tiers.ts). */
+export interface TierLimits {
+  /** `/api/v1/public/cves` and every path under it. */
+  cves: number;
+  /** vendor-advisories, cwes, ecosystems, vendors, shadow-ai-radar, kev/recent. */
+  standard: number;
+  /** Any other `/api/v1/public` path. */
+  other: number;
+}
+
+/** Structured logger; pino's `info(obj, msg)` / `warn(obj, msg)` fit it as they are. */
+export interface RateLimitLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface RateLimitConfig {
+  /** `--redis URL`: share the per-minute count across replicas. Absent: count in memory. */
+  redisUrl?: string | undefined;
+  /** `--trust-proxy CIDR`: proxies whose appended `X-Forwarded-For` hop is believed. */
+  trustProxy: string[];
+  /** Per-minute ceilings (contract §8.1), one shared counter per caller. */
+  perMinute: TierLimits;
+  /** Sustained per-second limits (contract §8.1), per caller and tier, per replica. */
+  perSecond: TierLimits;
+  /** Burst cap (contract §8.2): requests per caller per second, all tiers, per replica. */
+  burstPerSecond: number;
+  /** Length of the per-minute window, fixed from the caller's first request. */
+  windowMs: number;
+  /** Length of the per-second window, fixed from the caller's first request in it. */
+  secondWindowMs: number;
+  /** Prefix of the Redis keys (`PREFIX:caller`), so several deployments can share one Redis. */
+  redisKeyPrefix: string;
+  /** A Redis answer slower than this counts as an outage for that request (local count). */
+  redisCommandTimeoutMs: number;
+  /** While degraded, how often a hung-but-connected Redis is probed for recovery. */
+  redisProbeMs: number;
+  /** How often expired per-caller windows are dropped from memory. */
+  sweepIntervalMs: number;
+  /** Memory bound per table; past it the oldest caller is forgotten (fails open, never closed). */
+  maxTrackedCallers: number;
+  /** Defaults to a pino logger on stderr. */
+  logger?: RateLimitLogger | undefined;
+}
+
+export function defaultRateLimitConfig(overrides: Partial<RateLimitConfig> = {}): RateLimitConfig {
+  return {
+    redisUrl: undefined,
+    trustProxy: [],
+    burstPerSecond: 500,
+    windowMs: 60_000,
+    secondWindowMs: 1_000,
+    redisKeyPrefix: 'vulnintel:rl:minute',
+    redisCommandTimeoutMs: 250,
+    redisProbeMs: 1_000,
+    sweepIntervalMs: 10_000,
+    maxTrackedCallers: 500_000,
+    ...overrides,
+    perMinute: { cves: 12_000, standard: 6_000, other: 600, ...overrides.perMinute },
+    perSecond: { cves: 200, standard: 100, other: 10, ...overrides.perSecond },
+  };
+}
+
+/** Throws on a setting that would make the limiter silently wrong. */
+export function validateRateLimitConfig(config: RateLimitConfig): void {
+  const positive = (name: string, value: number) => {
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`rate limit: ${name} must be a positive integer, got ${value}`);
+  };
+  for (const tier of ['cves', 'standard', 'other'] as const) {
+    positive(`perMinute.${tier}`, config.perMinute[tier]);
+    positive(`perSecond.${tier}`, config.perSecond[tier]);
+  }
+  positive('burstPerSecond', config.burstPerSecond);
+  positive('windowMs', config.windowMs);
+  positive('secondWindowMs', config.secondWindowMs);
+  positive('redisCommandTimeoutMs', config.redisCommandTimeoutMs);
+  positive('redisProbeMs', config.redisProbeMs);
+  positive('sweepIntervalMs', config.sweepIntervalMs);
+  positive('maxTrackedCallers', config.maxTrackedCallers);
+  // Redis keys expire in whole seconds (rate-limiter-flexible sets EX), and the headers say "60s".
+  if (config.windowMs % 1000 !== 0) throw new Error(`rate limit: windowMs must be whole seconds, got ${config.windowMs}`);
+  if (config.secondWindowMs % 1000 !== 0) {
+    throw new Error(`rate limit: secondWindowMs must be whole seconds, got ${config.secondWindowMs}`);
+  }
+  parseTrustedProxies(config.trustProxy); // throws on a malformed CIDR
+}
+
+/**
+ * Operator overrides from the environment, on top of `base` (e.g. the serve command's
+ * `--redis` / `--trust-proxy`). Tier lists read `cves=12000,standard=6000,other=600`; a missing
+ * tier keeps its value.
+ *
+ *   VULNINTEL_RATE_PER_MINUTE   VULNINTEL_RATE_PER_SECOND   VULNINTEL_RATE_BURST
+ *   VULNINTEL_RATE_WINDOW_MS    VULNINTEL_RATE_SECOND_WINDOW_MS   VULNINTEL_RATE_REDIS_PREFIX
+ */
+export function rateLimitConfigFromEnv(env: NodeJS.ProcessEnv, base: RateLimitConfig = defaultRateLimitConfig()): RateLimitConfig {
+  const config: RateLimitConfig = { ...base, perMinute: { ...base.perMinute }, perSecond: { ...base.perSecond } };
+  if (env.VULNINTEL_RATE_PER_MINUTE) Object.assign(config.perMinute, parseTierList('VULNINTEL_RATE_PER_MINUTE', env.VULNINTEL_RATE_PER_MINUTE));
+  if (env.VULNINTEL_RATE_PER_SECOND) Object.assign(config.perSecond, parseTierList('VULNINTEL_RATE_PER_SECOND', env.VULNINTEL_RATE_PER_SECOND));
+  if (env.VULNINTEL_RATE_BURST) config.burstPerSecond = parseNumber('VULNINTEL_RATE_BURST', env.VULNINTEL_RATE_BURST);
+  if (env.VULNINTEL_RATE_WINDOW_MS) config.windowMs = parseNumber('VULNINTEL_RATE_WINDOW_MS', env.VULNINTEL_RATE_WINDOW_MS);
+  if (env.VULNINTEL_RATE_SECOND_WINDOW_MS) {
+    config.secondWindowMs = parseNumber('VULNINTEL_RATE_SECOND_WINDOW_MS', env.VULNINTEL_RATE_SECOND_WINDOW_MS);
+  }
+  if (env.VULNINTEL_RATE_REDIS_PREFIX) config.redisKeyPrefix = env.VULNINTEL_RATE_REDIS_PREFIX;
+  validateRateLimitConfig(config);
+  return config;
+}
+
+function parseNumber(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name}: expected a positive integer, got "${text}"`);
+  return value;
+}
+
+function parseTierList(name: string, text: string): Partial<TierLimits> {
+  const out: Partial<TierLimits> = {};
+  for (const part of text.split(',')) {
+    const [tier, value] = part.split('=').map((s) => s.trim());
+    if (tier !== 'cves' && tier !== 'standard' && tier !== 'other') {
+      throw new Error(`${name}: unknown tier "${tier}" (expected cves, standard, other)`);
+    }
+    out[tier] = parseNumber(name, value ?? '');
+  }
+  return out;
+}

@@ -1,0 +1,40 @@
+/**
+ * Which limit tier a path falls in (contract §8.1 table). Paths outside `/api/v1/public`
+ * (openapi, docs, health, /pulse) are not limited at all (DESIGN §6 decision).
+ */
+import type { TierLimits } from './config.ts';
+
+export type Tier = keyof TierLimits;
+
+/** Tier indices, so per-caller counters can be small arrays instead of keyed objects. */
+export const TIERS: readonly Tier[] = ['cves', 'standard', 'other'];
+export const CVES = 0;
+export const STANDARD = 1;
+export const OTHER = 2;
+export type TierIndex = typeof CVES | typeof STANDARD | typeof OTHER;
+
+const PUBLIC_PREFIX = '/api/v1/public';
+
+/** The contract's 6,000-per-minute paths, each with every path under it. */
+const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent'];
+
+/** True when `path` is `prefix` itself or a path under it, starting at `offset` (no allocation). */
+function isAtOrUnder(path: string, offset: number, prefix: string): boolean {
+  if (!path.startsWith(prefix, offset)) return false;
+  const end = offset + prefix.length;
+  return path.length === end || path.charCodeAt(end) === 47; /* '/' */
+}
+
+/** The tier of a request path, or undefined when the path is not rate limited. */
+export function tierOfPath(path: string): TierIndex | undefined {
+  if (!isAtOrUnder(path, 0, PUBLIC_PREFIX)) return undefined;
+  const offset = PUBLIC_PREFIX.length;
+  if (isAtOrUnder(path, offset, '/cves')) return CVES;
+  for (const prefix of STANDARD_PATHS) if (isAtOrUnder(path, offset, prefix)) return STANDARD;
+  return OTHER;
+}
+
+/** Limits of a config as an array indexed by TierIndex. */
+export function limitsByIndex(limits: TierLimits): readonly [number, number, number] {
+  return [limits.cves, limits.standard, limits.other];
+}

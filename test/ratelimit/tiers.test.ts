@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { CVES, OTHER, STANDARD, tierOfPath } from '../../api/ratelimit/tiers.ts';
+
+describe('tierOfPath (contract §8.1 table)', () => {
+  it.each([
+    ['/api/v1/public/cves', CVES],
+    ['/api/v1/public/cves/', CVES],
+    ['/api/v1/public/cves/CVE-2024-0001/enrichment', CVES],
+    ['/api/v1/public/cves/export.ndjson', CVES],
+    ['/api/v1/public/vendor-advisories', STANDARD],
+    ['/api/v1/public/vendor-advisories/redhat/RHSA-2024:0001', STANDARD],
+    ['/api/v1/public/cwes', STANDARD],
+    ['/api/v1/public/ecosystems', STANDARD],
+    ['/api/v1/public/vendors', STANDARD],
+    ['/api/v1/public/shadow-ai-radar', STANDARD],
+    ['/api/v1/public/kev/recent', STANDARD],
+    ['/api/v1/public', OTHER],
+    ['/api/v1/public/', OTHER],
+    ['/api/v1/public/kev', OTHER],
+    ['/api/v1/public/cvesfoo', OTHER],
+    ['/api/v1/public/cwesx', OTHER],
+    ['/api/v1/public/anything/else', OTHER],
+  ] as const)('%s → tier %i', (path, tier) => {
+    expect(tierOfPath(path)).toBe(tier);
+  });
+
+  it.each(['/api/v1/openapi.json', '/api/v1/docs', '/health', '/pulse', '/api/v1/publicity', '/', '/api/v2/public/cves'])(
+    '%s is not limited',
+    (path) => {
+      expect(tierOfPath(path)).toBeUndefined();
+    },
+  );
+});
