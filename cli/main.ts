@@ -29,7 +29,8 @@ program
   .option('--sources <list>', 'comma-separated sources (default: all)')
   .option('--raw <dir>', 'raw data folder (default: DATA/raw)')
   .option('--data <dir>', 'data folder', defaultDataDir())
-  .option('--config <file>', 'source URL overrides (JSON)')
+  .option('--config <file>', 'source URL overrides (JSON, see config/sources.example.json)')
+  .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
   .action(async (opts) => (await import('./commands/fetch.ts')).runFetch(opts));
 
 program
@@ -50,6 +51,7 @@ program
   .option('--data <dir>', 'data folder', defaultDataDir())
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
+  .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
   .action(async (opts) => (await import('./commands/update.ts')).runUpdate(opts));
 
 program
@@ -59,7 +61,8 @@ program
   .option('--raw <dir>', 'raw data folder (default: DATA/raw)')
   .option('--data <dir>', 'data folder', defaultDataDir())
   .option('--config <file>', 'source URL overrides (JSON)')
-  .option('--once', 'poll once and exit')
+  .option('--once', 'poll once and exit (exit 1 if the poll failed)')
+  .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .action(async (opts) => (await import('./commands/poll.ts')).runPoll(opts));
 
 program

@@ -1,0 +1,39 @@
+/**
+ * `vulnintel update`: fetch, build, publish. Exit 0 only when a new snapshot was published; a
+ * failing source alone does not fail the job (it is reported, and stale in the manifest).
+ */
+import { CliError } from '../../lib/errors.ts';
+import { info } from '../../lib/log.ts';
+import { loadBuild } from '../fetch/build-step.ts';
+import { abortOnSignals, parseSourceList, resolveDirs } from '../fetch/cli-options.ts';
+import { loadFetchConfig } from '../fetch/config.ts';
+import { LockBusyError } from '../fetch/lock.ts';
+import { updateOnce } from '../fetch/update.ts';
+
+export interface UpdateCommandOptions {
+  sources?: string;
+  raw?: string;
+  data: string;
+  config?: string;
+  keep: number;
+  full?: boolean;
+}
+
+export async function runUpdate(opts: UpdateCommandOptions): Promise<void> {
+  const { rawDir, dataDir } = resolveDirs(opts);
+  const sources = parseSourceList(opts.sources);
+  const config = await loadFetchConfig(opts.config);
+  const build = await loadBuild();
+  const signals = abortOnSignals((sig) => info(`${sig}: stopping after the current request`));
+  try {
+    const result = await updateOnce({ rawDir, dataDir, config, sources, keep: opts.keep, build, signal: signals.signal, full: opts.full ?? false });
+    if (result.interrupted) throw new CliError('interrupted before the build; nothing was published', 130);
+    const failed = result.fetched.filter((r) => !r.ok);
+    if (!result.build?.published) throw new CliError('the build did not publish a snapshot', 2);
+    if (failed.length) info(`published with stale sources: ${failed.map((r) => `${r.source} (${r.error})`).join('; ')}`);
+  } catch (err) {
+    throw err instanceof LockBusyError ? new CliError(err.message) : err;
+  } finally {
+    signals.dispose();
+  }
+}

@@ -1,0 +1,61 @@
+/** Parsing shared by `fetch`, `update` and `poll`: source lists, durations, folders. */
+import { resolve } from 'node:path';
+import { CliError } from '../../lib/errors.ts';
+import { defaultRawDir } from '../../lib/paths.ts';
+import { RAW_SOURCES, type RawSourceKey } from '../../lib/raw-layout.ts';
+import { SOURCE_NAMES, type SourceName } from './config.ts';
+
+/** `nvd,kev` → names; accepts raw-layout keys too (`pocInGithub` = `poc-in-github`). */
+export function parseSourceList(list: string | undefined): SourceName[] {
+  if (!list || !list.trim()) return [...SOURCE_NAMES];
+  const out: SourceName[] = [];
+  for (const part of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const name = (SOURCE_NAMES as string[]).includes(part)
+      ? (part as SourceName)
+      : (RAW_SOURCES[part as RawSourceKey] as SourceName | undefined);
+    if (!name) throw new CliError(`unknown source "${part}" (sources: ${SOURCE_NAMES.join(', ')})`);
+    if (!out.includes(name)) out.push(name);
+  }
+  return out;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `2h`, `30m`, `1h30m`, `90s`, `1d` → milliseconds. */
+export function parseDuration(text: string): number {
+  const trimmed = text.trim();
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
+  let total = 0;
+  let matched = 0;
+  for (let m = re.exec(trimmed); m; m = re.exec(trimmed)) {
+    total += Number(m[1]) * UNIT_MS[m[2]!]!;
+    matched = re.lastIndex;
+  }
+  if (matched === 0 || matched !== trimmed.length || total <= 0) {
+    throw new CliError(`invalid duration "${text}" (examples: 2h, 30m, 1h30m, 90s)`);
+  }
+  return total;
+}
+
+export function resolveDirs(opts: { raw?: string; data: string }): { rawDir: string; dataDir: string } {
+  const dataDir = resolve(opts.data);
+  return { dataDir, rawDir: resolve(opts.raw ?? defaultRawDir(dataDir)) };
+}
+
+/** Aborts on the first SIGTERM/SIGINT (the current request stops, cursors stay saved). */
+export function abortOnSignals(onSignal?: (signal: NodeJS.Signals) => void): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const handler = (sig: NodeJS.Signals) => {
+    onSignal?.(sig);
+    controller.abort();
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off('SIGTERM', handler);
+      process.off('SIGINT', handler);
+    },
+  };
+}

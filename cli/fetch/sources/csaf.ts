@@ -1,0 +1,259 @@
+/**
+ * CSAF 2.0 vendor advisories, for each configured provider: `provider-metadata.json` → its
+ * ROLIE feeds (preferred, CSAF §7.3.2) or directory distributions (`changes.csv`, plus Red Hat's
+ * `deletions.csv`) → one file per document at `csaf/<vendor>/<year>/<file>.json`.
+ *
+ * No watermark file: each document's mtime is set to the `current_release_date`/`updated` the
+ * listing gave, and a document is fetched only when the listing is newer than the file. That
+ * makes unsorted listings (CISA's changes.csv has hundreds of inversions), interrupted runs and
+ * first runs all the same case. One failing document does not stop the others.
+ */
+import { stat, rm, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseCsvSync } from 'csv-parse/sync';
+import { formatCount, progress } from '../../../lib/log.ts';
+import type { CsafProvider } from '../config.ts';
+import { writeFileAtomic } from '../atomic.ts';
+import { FetchError, describeError } from '../errors.ts';
+import { HttpStatusError } from '../http.ts';
+import { runPool } from '../pool.ts';
+import type { FetchContext, SourceFetcher, SourceOutcome } from './types.ts';
+
+interface Listing {
+  kind: 'rolie' | 'directory';
+  url: string;
+}
+
+export interface CsafEntry {
+  url: string;
+  /** ISO time of the document's current release. */
+  updated: string;
+  /** `<year>/<file>.json`, relative to the vendor folder. */
+  localPath: string;
+}
+
+function asObject(v: unknown): Record<string, unknown> | null {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+/** Feeds and directories a provider lists, filtered by the provider's include/exclude. */
+export function listingsOf(meta: unknown, provider: CsafProvider): Listing[] {
+  const distributions = asObject(meta)?.distributions;
+  if (!Array.isArray(distributions)) throw new FetchError(`${provider.vendor}: provider-metadata.json from ${provider.url} has no distributions`);
+  const rolie: Listing[] = [];
+  const dirs: Listing[] = [];
+  for (const d of distributions.map(asObject)) {
+    const feeds = asObject(d?.rolie)?.feeds;
+    if (Array.isArray(feeds)) {
+      for (const f of feeds.map(asObject)) {
+        const tlp = String(f?.tlp_label ?? 'WHITE').toUpperCase();
+        if (typeof f?.url === 'string' && (tlp === 'WHITE' || tlp === 'CLEAR')) rolie.push({ kind: 'rolie', url: f.url });
+      }
+    } else if (typeof d?.directory_url === 'string') {
+      dirs.push({ kind: 'directory', url: d.directory_url });
+    }
+  }
+  const keep = (l: Listing) =>
+    (provider.include.length === 0 || provider.include.some((s) => l.url.includes(s))) && !provider.exclude.some((s) => l.url.includes(s));
+  const chosen = (rolie.some(keep) ? rolie : dirs).filter(keep);
+  if (chosen.length === 0) throw new FetchError(`${provider.vendor}: no ROLIE feed or directory left after the include/exclude filters`);
+  return chosen;
+}
+
+/**
+ * The URL of a path listed in a directory's changes.csv. Paths are relative to the directory,
+ * except CISA's, which repeat the directory's own tail (`csaf_files/OT/white/2024/x.json` under
+ * `…/csaf_files/OT/white/`): the repeated segments are dropped.
+ */
+export function resolveListedPath(directoryUrl: string, path: string): string {
+  if (/^https?:\/\//i.test(path)) return path;
+  const dir = new URL(directoryUrl.endsWith('/') ? directoryUrl : `${directoryUrl}/`);
+  const dirSegs = dir.pathname.split('/').filter(Boolean);
+  let segs = path.replace(/^\.?\//, '').split('/').filter(Boolean);
+  for (let k = Math.min(dirSegs.length, segs.length - 1); k > 0; k--) {
+    if (dirSegs.slice(-k).join('/') === segs.slice(0, k).join('/')) {
+      segs = segs.slice(k);
+      break;
+    }
+  }
+  return new URL(segs.join('/'), dir).toString();
+}
+
+/** `<year>/<file>.json` for a document URL: the year folder it sits in, else its release year. */
+export function localPathOf(url: string, updated: string): string {
+  const segs = new URL(url).pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const file = (segs.at(-1) ?? 'document.json').replace(/[^A-Za-z0-9._+-]/g, '_');
+  const folder = segs.at(-2);
+  const year = folder && /^\d{4}$/.test(folder) ? folder : updated.slice(0, 4);
+  return `${year}/${file.toLowerCase().endsWith('.json') ? file : `${file}.json`}`;
+}
+
+function isoOrNull(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+/** Rows of changes.csv / deletions.csv: `path,timestamp`, quoted or not, in any order. */
+export function parseChangesCsv(text: string, directoryUrl: string, what: string): CsafEntry[] {
+  let rows: string[][];
+  try {
+    rows = parseCsvSync(text, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true }) as string[][];
+  } catch (err) {
+    throw new FetchError(`${what}: malformed CSV (${(err as Error).message})`);
+  }
+  const out: CsafEntry[] = [];
+  for (const [path, when] of rows) {
+    const updated = isoOrNull(when);
+    if (!path || !updated || !path.toLowerCase().endsWith('.json')) continue;
+    const url = resolveListedPath(directoryUrl, path);
+    out.push({ url, updated, localPath: localPathOf(url, updated) });
+  }
+  if (out.length === 0 && rows.length > 0) throw new FetchError(`${what}: no row of "<path>.json","<timestamp>"`);
+  return out;
+}
+
+/** Entries of a ROLIE feed (`feed.entry[]`: `content.src` or the `self` link, `updated`). */
+export function parseRolieFeed(value: unknown, what: string): CsafEntry[] {
+  const entries = asObject(asObject(value)?.feed)?.entry;
+  if (!Array.isArray(entries)) throw new FetchError(`${what}: not a ROLIE feed (no feed.entry array)`);
+  const out: CsafEntry[] = [];
+  for (const e of entries.map(asObject)) {
+    const links = Array.isArray(e?.link) ? e.link.map(asObject) : [];
+    const src = asObject(e?.content)?.src ?? links.find((l) => l?.rel === 'self')?.href;
+    const updated = isoOrNull(e?.updated) ?? isoOrNull(e?.published);
+    if (typeof src !== 'string' || !updated) continue;
+    out.push({ url: src, updated, localPath: localPathOf(src, updated) });
+  }
+  return out;
+}
+
+async function readListing(ctx: FetchContext, vendor: string, listing: Listing): Promise<{ entries: CsafEntry[]; deletions: CsafEntry[] }> {
+  if (listing.kind === 'rolie') {
+    const feed = await ctx.http.getJson(listing.url, `${vendor} ROLIE feed`, { signal: ctx.signal });
+    return { entries: parseRolieFeed(feed, `${vendor} ROLIE feed ${listing.url}`), deletions: [] };
+  }
+  const dir = listing.url.endsWith('/') ? listing.url : `${listing.url}/`;
+  const changes = await ctx.http.get(`${dir}changes.csv`, { signal: ctx.signal });
+  const entries = parseChangesCsv(await changes.body.text(), dir, `${vendor} ${dir}changes.csv`);
+  let deletions: CsafEntry[] = [];
+  try {
+    const res = await ctx.http.get(`${dir}deletions.csv`, { signal: ctx.signal });
+    deletions = parseChangesCsv(await res.body.text(), dir, `${vendor} ${dir}deletions.csv`);
+  } catch (err) {
+    // Only Red Hat publishes deletions.csv; elsewhere it is simply absent.
+    if (!(err instanceof HttpStatusError && (err.status === 404 || err.status === 403))) throw err;
+  }
+  return { entries, deletions };
+}
+
+async function isCurrent(file: string, updated: string): Promise<boolean> {
+  const s = await stat(file).catch(() => null);
+  return !!s && Math.floor(s.mtimeMs / 1000) >= Math.floor(Date.parse(updated) / 1000);
+}
+
+interface ProviderResult {
+  fetched: number;
+  bytes: number;
+  deleted: number;
+  listed: number;
+  newest: string | null;
+  failures: string[];
+}
+
+async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise<ProviderResult> {
+  const vendorDir = join(ctx.dir, provider.vendor);
+  const meta = await ctx.http.getJson(provider.url, `${provider.vendor} provider-metadata.json`, { signal: ctx.signal });
+  const byPath = new Map<string, CsafEntry>();
+  const deleted = new Map<string, CsafEntry>();
+  for (const listing of listingsOf(meta, provider)) {
+    const { entries, deletions } = await readListing(ctx, provider.vendor, listing);
+    for (const e of entries) {
+      const cur = byPath.get(e.localPath);
+      if (!cur || e.updated > cur.updated) byPath.set(e.localPath, e);
+    }
+    for (const d of deletions) deleted.set(d.localPath, d);
+  }
+  // A document listed as deleted after its last change stays deleted.
+  for (const [path, d] of deleted) if ((byPath.get(path)?.updated ?? '') <= d.updated) byPath.delete(path);
+
+  const todo: CsafEntry[] = [];
+  for (const e of byPath.values()) if (!(await isCurrent(join(vendorDir, e.localPath), e.updated))) todo.push(e);
+  const result: ProviderResult = { fetched: 0, bytes: 0, deleted: 0, listed: byPath.size, newest: null, failures: [] };
+  for (const e of byPath.values()) if (!result.newest || e.updated > result.newest) result.newest = e.updated;
+
+  const bar = progress(`csaf ${provider.vendor}`, todo.length, 'documents');
+  try {
+    const failures = await runPool(
+      todo,
+      ctx.config.sources.csaf.concurrency,
+      async (e) => {
+        const res = await ctx.http.get(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal });
+        const raw = Buffer.from(await res.body.arrayBuffer());
+        let doc: unknown;
+        try {
+          doc = JSON.parse(raw.toString('utf8'));
+        } catch (err) {
+          throw new FetchError(`${e.url}: malformed JSON (${(err as Error).message})`);
+        }
+        const tracking = asObject(asObject(asObject(doc)?.document)?.tracking);
+        if (typeof tracking?.id !== 'string') throw new FetchError(`${e.url}: not a CSAF document (no document.tracking.id)`);
+        const file = join(vendorDir, e.localPath);
+        await writeFileAtomic(file, raw);
+        const when = new Date(e.updated);
+        await utimes(file, when, when);
+        result.fetched++;
+        result.bytes += raw.length;
+        bar.tick();
+      },
+      ctx.signal,
+    );
+    result.failures = failures.map((f) => describeError(f.error));
+  } finally {
+    bar.stop();
+  }
+  for (const path of deleted.keys()) {
+    if (byPath.has(path)) continue;
+    const file = join(vendorDir, path);
+    if (await stat(file).catch(() => null)) {
+      await rm(file, { force: true });
+      result.deleted++;
+    }
+  }
+  return result;
+}
+
+export const csafSource: SourceFetcher = {
+  name: 'csaf',
+  async fetch(ctx: FetchContext): Promise<SourceOutcome> {
+    const providers = ctx.config.sources.csaf.providers;
+    const errors: string[] = [];
+    const details: string[] = [];
+    const newest: string[] = [];
+    let fetched = 0;
+    let bytes = 0;
+    for (const provider of providers) {
+      ctx.signal.throwIfAborted();
+      try {
+        const r = await fetchProvider(ctx, provider);
+        fetched += r.fetched;
+        bytes += r.bytes;
+        if (r.newest) newest.push(r.newest);
+        details.push(`${provider.vendor} ${formatCount(r.fetched)}/${formatCount(r.listed)}${r.deleted ? ` −${r.deleted}` : ''}`);
+        if (r.failures.length) errors.push(`${provider.vendor}: ${r.failures.length} documents failed (first: ${r.failures[0]})`);
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        errors.push(`${provider.vendor}: ${describeError(err)}`);
+      }
+    }
+    if (errors.length) throw new FetchError(errors.join('; '));
+    return {
+      records: fetched,
+      bytes,
+      // The least fresh provider bounds how current the CSAF set is as a whole.
+      watermark: newest.length ? newest.reduce((a, b) => (a < b ? a : b)) : null,
+      unchanged: fetched === 0,
+      detail: details.join(', '),
+    };
+  },
+};

@@ -1,0 +1,150 @@
+/**
+ * GitHub Security Advisories through the OSV bulk export
+ * (`<base>/<ecosystem>/all.zip`, `modified_id.csv`, `<id>.json`). The first run, and every
+ * `fullRefreshDays`, downloads each ecosystem's `all.zip`; runs in between read
+ * `modified_id.csv` (one conditional request when nothing changed) and fetch only the records
+ * modified since the watermark into `ghsa/<ecosystem>/updates/<ID>.json`. The build keeps the
+ * latest `modified` per id, so updates simply sit beside the archive they supersede.
+ *
+ * `modified_id.csv` is read whole (it is not reliably sorted across re-processing), and the
+ * incremental fetch keeps only `idPrefixes` (GHSA-); all.zip is kept as published, so it also
+ * carries the ecosystem's other OSV records (PYSEC-, GO-, RUSTSEC-, MAL- …).
+ */
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { formatCount } from '../../../lib/log.ts';
+import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
+import { fetchFile } from '../download.ts';
+import { FetchError, describeError } from '../errors.ts';
+import { runPool } from '../pool.ts';
+import { ValidatorStore, conditionalHeaders, validatorsOf, type Validators } from '../validators.ts';
+import { verifyZip } from '../verify.ts';
+import type { FetchContext, SourceFetcher, SourceOutcome } from './types.ts';
+
+interface EcosystemState {
+  /** Records modified up to here are in the raw set (ISO). */
+  watermark: string | null;
+  /** When all.zip was last confirmed current (ISO). */
+  fullAt: string | null;
+  /** Validators of the last modified_id.csv read. */
+  csv?: Validators;
+}
+
+type GhsaState = Record<string, EcosystemState>;
+
+const STATE_FILE = '_state.json';
+
+export function ecosystemFolder(ecosystem: string): string {
+  return ecosystem.replace(/[^A-Za-z0-9.+-]/g, '_');
+}
+
+/** Rows of modified_id.csv: `<RFC3339>,<ID>` or `<RFC3339>,<ECOSYSTEM>/<ID>`; a header is skipped. */
+export function parseModifiedIds(text: string): Array<{ modified: string; id: string }> {
+  const out: Array<{ modified: string; id: string }> = [];
+  for (const line of text.split(/\r?\n/)) {
+    const comma = line.indexOf(',');
+    if (comma < 0) continue;
+    const modified = line.slice(0, comma).trim();
+    const ref = line.slice(comma + 1).trim();
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(modified) || !ref) continue;
+    out.push({ modified: new Date(modified).toISOString(), id: ref.slice(ref.lastIndexOf('/') + 1) });
+  }
+  return out;
+}
+
+export const ghsaSource: SourceFetcher = {
+  name: 'ghsa',
+  async fetch(ctx: FetchContext): Promise<SourceOutcome> {
+    const cfg = ctx.config.sources.ghsa;
+    const stateFile = join(ctx.dir, STATE_FILE);
+    const state: GhsaState = await readFile(stateFile, 'utf8').then(JSON.parse, () => ({}));
+    const store = await ValidatorStore.load(ctx.dir);
+    const totals = { records: 0, bytes: 0, archives: 0, updates: 0 };
+    const errors: string[] = [];
+
+    for (const ecosystem of cfg.ecosystems) {
+      ctx.signal.throwIfAborted();
+      const folder = join(ctx.dir, ecosystemFolder(ecosystem));
+      const zipPath = join(folder, 'all.zip');
+      const base = `${cfg.baseUrl.replace(/\/$/, '')}/${encodeURIComponent(ecosystem)}`;
+      const st: EcosystemState = state[ecosystem] ?? { watermark: null, fullAt: null };
+      const age = st.fullAt ? ctx.now().getTime() - Date.parse(st.fullAt) : Infinity;
+      let needFull = ctx.full || !existsSync(zipPath) || !st.watermark || age > cfg.fullRefreshDays * 86_400_000;
+      try {
+        if (!needFull) {
+          const res = await ctx.http.get(`${base}/modified_id.csv`, { headers: conditionalHeaders(st.csv), signal: ctx.signal });
+          if (res.status === 304) {
+            await res.body.dump();
+          } else {
+            const text = await res.body.text();
+            totals.bytes += Buffer.byteLength(text);
+            const rows = parseModifiedIds(text);
+            if (rows.length === 0 && text.trim()) throw new FetchError(`${ecosystem} modified_id.csv from ${res.url}: no rows of <modified>,<id>`);
+            const changed = rows.filter((r) => r.modified > st.watermark! && cfg.idPrefixes.some((p) => r.id.startsWith(p)));
+            if (changed.length > cfg.maxIncremental) {
+              ctx.log(`  ghsa ${ecosystem}: ${formatCount(changed.length)} changed records; downloading all.zip instead`);
+              needFull = true;
+            } else {
+              const failures = await runPool(
+                changed,
+                cfg.concurrency,
+                async (row) => {
+                  const url = `${base}/${encodeURIComponent(row.id)}.json`;
+                  const record = await ctx.http.getJson(url, `ghsa ${row.id}`, { signal: ctx.signal });
+                  if ((record as { id?: unknown })?.id !== row.id) throw new FetchError(`ghsa ${row.id} from ${url}: the record's id does not match`);
+                  const body = JSON.stringify(record, null, 2);
+                  await writeFileAtomic(join(folder, 'updates', `${row.id}.json`), body);
+                  totals.bytes += Buffer.byteLength(body);
+                  totals.updates++;
+                  totals.records++;
+                },
+                ctx.signal,
+              );
+              if (failures.length) {
+                throw new FetchError(`${failures.length} of ${changed.length} changed records failed (first: ${describeError(failures[0]!.error)})`);
+              }
+              const newest = rows.reduce((m, r) => (r.modified > m ? r.modified : m), st.watermark!);
+              state[ecosystem] = { ...st, watermark: newest, csv: validatorsOf(res) };
+            }
+          }
+        }
+        if (needFull) {
+          const got = await fetchFile(ctx.http, {
+            url: `${base}/all.zip`,
+            dest: zipPath,
+            sourceDir: ctx.dir,
+            store,
+            signal: ctx.signal,
+            verify: (tmp, what) => verifyZip(tmp, what, (n) => n.toLowerCase().endsWith('.json')),
+          });
+          const now = ctx.now().toISOString();
+          if (got.changed || !st.watermark) {
+            await rm(join(folder, 'updates'), { recursive: true, force: true });
+            const exported = got.watermark ? Date.parse(got.watermark) : ctx.now().getTime();
+            state[ecosystem] = { watermark: new Date(exported - cfg.overlapHours * 3_600_000).toISOString(), fullAt: now };
+            totals.records += got.records ?? 0;
+            totals.bytes += got.bytes;
+            totals.archives++;
+          } else {
+            state[ecosystem] = { ...st, fullAt: now };
+          }
+        }
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        errors.push(`${ecosystem}: ${describeError(err)}`);
+      }
+      await writeJsonAtomic(stateFile, state);
+    }
+
+    if (errors.length) throw new FetchError(`${errors.length} of ${cfg.ecosystems.length} ecosystems failed: ${errors.join('; ')}`);
+    const marks = cfg.ecosystems.map((e) => state[e]?.watermark).filter((w): w is string => !!w);
+    return {
+      records: totals.records,
+      bytes: totals.bytes,
+      watermark: marks.length ? marks.reduce((a, b) => (a < b ? a : b)) : null,
+      unchanged: totals.records === 0,
+      detail: `${totals.archives} all.zip, ${formatCount(totals.updates)} updated records`,
+    };
+  },
+};

@@ -1,0 +1,243 @@
+/**
+ * NVD CVE API 2.0. First run: a full pull by `startIndex` pages (2,000 per page), written into
+ * `nvd/_full-partial/` and swapped into `nvd/full/` only when complete, so an interrupted or
+ * forced re-pull never leaves the build a half set. After that: incremental windows of
+ * `lastModStartDate`/`lastModEndDate` (at most 120 days each) from the watermark, written to
+ * `nvd/delta/`. The cursor (`nvd/_state.json`) is saved after every page, so a killed run
+ * resumes at the next page of the same query (the window's end is kept, so the result set
+ * does not shift under it).
+ *
+ * The client enforces NVD's budget itself (5 requests / 30 s, 50 with `NVD_API_KEY`, sent as
+ * the `apiKey` header) and retries 403/429/503 with backoff and `Retry-After`.
+ */
+import { readFile, rename, rm, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { formatCount, progress } from '../../../lib/log.ts';
+import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
+import { FetchError } from '../errors.ts';
+import { RETRY_STATUSES } from '../http.ts';
+import { RollingWindowLimiter, realSleep, type RateLimiter } from '../rate-limit.ts';
+import { PartialProgressError, type FetchContext, type SourceFetcher, type SourceOutcome } from './types.ts';
+
+interface Cursor {
+  nextIndex: number;
+  totalResults: number | null;
+}
+
+export interface NvdState {
+  /** Every CVE last modified before this instant is in the raw set (ISO). */
+  watermark: string | null;
+  /** A full pull in progress; its start becomes the watermark once it completes. */
+  full: (Cursor & { startedAt: string }) | null;
+  /** An incremental window in progress (bounds kept so a resumed run asks the same query). */
+  window: (Cursor & { start: string; end: string }) | null;
+}
+
+const STATE_FILE = '_state.json';
+const PARTIAL_DIR = '_full-partial';
+const OLD_DIR = '_full-old';
+const DAY_MS = 86_400_000;
+
+export async function loadNvdState(dir: string): Promise<NvdState> {
+  try {
+    const s = JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as Partial<NvdState>;
+    return { watermark: s.watermark ?? null, full: s.full ?? null, window: s.window ?? null };
+  } catch {
+    return { watermark: null, full: null, window: null };
+  }
+}
+
+/** NVD's extended ISO-8601 with an explicit offset (URLSearchParams encodes the `+`). */
+export function nvdDate(d: Date): string {
+  return d.toISOString().replace('Z', '+00:00');
+}
+
+function compact(iso: string): string {
+  return iso.replace(/[-:]/g, '').replace(/\.\d+/, '').replace('+0000', 'Z');
+}
+
+function pad(n: number): string {
+  return String(n).padStart(7, '0');
+}
+
+interface Page {
+  raw: Buffer;
+  count: number;
+  totalResults: number;
+}
+
+function checkEnvelope(value: unknown, startIndex: number, what: string): { count: number; totalResults: number } {
+  if (typeof value !== 'object' || value === null) throw new FetchError(`${what}: not a JSON object`);
+  const v = value as Record<string, unknown>;
+  if (!Array.isArray(v.vulnerabilities)) throw new FetchError(`${what}: no vulnerabilities array`);
+  if (typeof v.totalResults !== 'number') throw new FetchError(`${what}: no totalResults`);
+  if (typeof v.startIndex === 'number' && v.startIndex !== startIndex) {
+    throw new FetchError(`${what}: answered startIndex ${v.startIndex} for ${startIndex}`);
+  }
+  const bad = v.vulnerabilities.findIndex((x) => typeof (x as { cve?: { id?: unknown } })?.cve?.id !== 'string');
+  if (bad >= 0) throw new FetchError(`${what}: vulnerabilities[${bad}] has no cve.id`);
+  return { count: v.vulnerabilities.length, totalResults: v.totalResults };
+}
+
+export const nvdSource: SourceFetcher = {
+  name: 'nvd',
+  async fetch(ctx: FetchContext): Promise<SourceOutcome> {
+    const cfg = ctx.config.sources.nvd;
+    const apiKey = process.env.NVD_API_KEY?.trim() || undefined;
+    const limiter = new RollingWindowLimiter(
+      cfg.requestsPerWindow ?? (apiKey ? 50 : 5),
+      cfg.rateWindowSeconds * 1000,
+      Date.now,
+      realSleep,
+    );
+    const run = new NvdRun(ctx, limiter, apiKey);
+    try {
+      await run.execute();
+    } catch (err) {
+      throw new PartialProgressError(err, run.state.watermark);
+    }
+    return run.outcome();
+  },
+};
+
+class NvdRun {
+  state: NvdState = { watermark: null, full: null, window: null };
+  private records = 0;
+  private bytes = 0;
+  private pages = 0;
+  private readonly cfg;
+
+  constructor(
+    private readonly ctx: FetchContext,
+    private readonly limiter: RateLimiter,
+    private readonly apiKey: string | undefined,
+  ) {
+    this.cfg = ctx.config.sources.nvd;
+  }
+
+  private async save(): Promise<void> {
+    await writeJsonAtomic(join(this.ctx.dir, STATE_FILE), this.state);
+  }
+
+  async execute(): Promise<void> {
+    this.state = await loadNvdState(this.ctx.dir);
+    const startNew = () => ({ startedAt: this.ctx.now().toISOString(), nextIndex: 0, totalResults: null });
+    if (!this.state.full && (this.ctx.full || !this.state.watermark)) {
+      this.state.full = startNew();
+      await rm(join(this.ctx.dir, PARTIAL_DIR), { recursive: true, force: true });
+      await this.save();
+    }
+    if (this.state.full) await this.fullPull();
+    await this.incremental();
+  }
+
+  outcome(): SourceOutcome {
+    return {
+      records: this.records,
+      bytes: this.bytes,
+      watermark: this.state.watermark,
+      unchanged: this.records === 0,
+      detail: `${this.pages} page${this.pages === 1 ? '' : 's'}, ${formatCount(this.records)} CVE records`,
+    };
+  }
+
+  private async getPage(params: Record<string, string>, startIndex: number, what: string): Promise<Page> {
+    const url = new URL(this.cfg.url);
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    url.searchParams.set('resultsPerPage', String(this.cfg.pageSize));
+    url.searchParams.set('startIndex', String(startIndex));
+    const res = await this.ctx.http.get(url.toString(), {
+      limiter: this.limiter,
+      retryOn: [...RETRY_STATUSES, 403],
+      headers: { accept: 'application/json', ...(this.apiKey ? { apiKey: this.apiKey } : {}) },
+      signal: this.ctx.signal,
+    });
+    const raw = Buffer.from(await res.body.arrayBuffer());
+    let value: unknown;
+    try {
+      value = JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      throw new FetchError(`${what}: malformed JSON from ${res.url} (${(err as Error).message})`);
+    }
+    const { count, totalResults } = checkEnvelope(value, startIndex, what);
+    if (count === 0 && startIndex < totalResults) throw new FetchError(`${what}: empty page before the end (${totalResults} results)`);
+    this.bytes += raw.length;
+    this.pages++;
+    return { raw, count, totalResults };
+  }
+
+  private async writePage(file: string, page: Page): Promise<void> {
+    // Pages are kept as NVD sent them, gzipped (a full pull is ~2 GB of JSON, ~200 MB gzipped).
+    await writeFileAtomic(file, gzipSync(page.raw));
+    this.records += page.count;
+  }
+
+  private async fullPull(): Promise<void> {
+    const partial = join(this.ctx.dir, PARTIAL_DIR);
+    const full = this.state.full!;
+    const bar = progress('nvd full pull', full.totalResults ?? 0, 'CVEs');
+    bar.tick(full.nextIndex);
+    try {
+      while (full.totalResults === null || full.nextIndex < full.totalResults) {
+        const what = `NVD page startIndex=${full.nextIndex}`;
+        const page = await this.getPage({}, full.nextIndex, what);
+        await this.writePage(join(partial, `page-${pad(full.nextIndex)}.json.gz`), page);
+        full.nextIndex += page.count;
+        full.totalResults = page.totalResults;
+        bar.setTotal(page.totalResults);
+        bar.tick(page.count);
+        await this.save();
+        if (page.count === 0) break;
+      }
+    } finally {
+      bar.stop();
+    }
+    await this.swapInFull();
+    this.state.watermark = full.startedAt;
+    this.state.full = null;
+    this.state.window = null;
+    await this.save();
+  }
+
+  /** Replaces `full/` by the completed pull and drops the deltas it supersedes. */
+  private async swapInFull(): Promise<void> {
+    const dir = this.ctx.dir;
+    const partial = join(dir, PARTIAL_DIR);
+    await mkdir(partial, { recursive: true });
+    await rm(join(dir, OLD_DIR), { recursive: true, force: true });
+    await rename(join(dir, 'full'), join(dir, OLD_DIR)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    await rename(partial, join(dir, 'full'));
+    await rm(join(dir, OLD_DIR), { recursive: true, force: true });
+    await rm(join(dir, 'delta'), { recursive: true, force: true });
+  }
+
+  private async incremental(): Promise<void> {
+    const until = this.ctx.now();
+    for (;;) {
+      if (!this.state.window) {
+        const watermark = new Date(this.state.watermark!);
+        if (watermark.getTime() >= until.getTime()) return;
+        const start = new Date(Math.max(0, watermark.getTime() - this.cfg.overlapMinutes * 60_000));
+        const end = new Date(Math.min(start.getTime() + this.cfg.windowDays * DAY_MS, until.getTime()));
+        this.state.window = { start: nvdDate(start), end: nvdDate(end), nextIndex: 0, totalResults: null };
+        await this.save();
+      }
+      const w = this.state.window;
+      while (w.totalResults === null || w.nextIndex < w.totalResults) {
+        const what = `NVD changes ${w.start}..${w.end} startIndex=${w.nextIndex}`;
+        const page = await this.getPage({ lastModStartDate: w.start, lastModEndDate: w.end }, w.nextIndex, what);
+        if (page.count > 0) await this.writePage(join(this.ctx.dir, 'delta', `${compact(w.end)}-${pad(w.nextIndex)}.json.gz`), page);
+        w.nextIndex += page.count;
+        w.totalResults = page.totalResults;
+        await this.save();
+        if (page.count === 0) break;
+      }
+      this.state.watermark = new Date(w.end).toISOString();
+      this.state.window = null;
+      await this.save();
+    }
+  }
+}

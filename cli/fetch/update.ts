@@ -1,0 +1,42 @@
+/**
+ * The nightly job: fetch every source, then build and publish. A source that fails is reported
+ * and left at its last good raw data (its status record, which the build copies into the
+ * manifest, shows how stale it is); only a failed build, or nothing published, fails the job.
+ */
+import { formatCount, info } from '../../lib/log.ts';
+import type { BuildResult } from '../build/options.ts';
+import { defaultBuildOptions, type BuildFn } from './build-step.ts';
+import { acquireFetchLock } from './lock.ts';
+import { fetchSources, type FetchRunOptions, type SourceRunResult } from './run.ts';
+
+export interface UpdateOptions extends FetchRunOptions {
+  dataDir: string;
+  keep: number;
+  build: BuildFn;
+}
+
+export interface UpdateResult {
+  fetched: SourceRunResult[];
+  build: BuildResult | null;
+  /** Stopped by a signal before the build. */
+  interrupted: boolean;
+}
+
+export async function updateOnce(opts: UpdateOptions): Promise<UpdateResult> {
+  const lock = await acquireFetchLock(opts.rawDir);
+  try {
+    const fetched = await fetchSources(opts);
+    const failed = fetched.filter((r) => !r.ok);
+    if (opts.signal?.aborted) return { fetched, build: null, interrupted: true };
+    if (failed.length) {
+      info(`! ${failed.length} source(s) failed and keep their last good data: ${failed.map((r) => r.source).join(', ')}`);
+    }
+    info('▶ build');
+    const build = await opts.build(defaultBuildOptions(opts.rawDir, opts.dataDir, opts.keep));
+    const total = build.counts.cves ?? Object.values(build.counts)[0] ?? 0;
+    info(`${build.published ? '✓' : '✗'} build ${build.buildId}: ${build.published ? 'published' : 'not published'} (${formatCount(total)} CVEs, ${build.seconds.toFixed(1)} s)`);
+    return { fetched, build, interrupted: false };
+  } finally {
+    await lock.release();
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * Checks a downloaded temporary file before it may replace the last good one: complete gzip,
+ * readable zip, parseable JSON of the expected shape, CSV with the expected header. Each check
+ * streams the file (memory stays flat on 100 MB archives) and returns the record count for the
+ * status record.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { parse as parseCsv } from 'csv-parse';
+import yauzl from 'yauzl';
+import { FetchError } from './errors.ts';
+
+export interface Verified {
+  records: number;
+  /** A source-specific freshness mark found in the file (score date, catalog release …). */
+  watermark?: string | null;
+}
+
+function lines(stream: NodeJS.ReadableStream) {
+  return createInterface({ input: stream, crlfDelay: Infinity });
+}
+
+/** Full gunzip pass: a truncated or corrupt gzip fails here, not in the build. */
+export async function verifyGzipText(
+  file: string,
+  what: string,
+  onLine: (line: string, index: number) => void,
+): Promise<void> {
+  const gunzip = createGunzip();
+  const source = createReadStream(file);
+  source.on('error', (err) => gunzip.destroy(err));
+  source.pipe(gunzip);
+  let i = 0;
+  try {
+    for await (const line of lines(gunzip)) onLine(line, i++);
+  } catch (err) {
+    if (err instanceof FetchError) throw err;
+    throw new FetchError(`${what}: not a complete gzip file (${(err as Error).message})`);
+  } finally {
+    source.destroy();
+  }
+}
+
+/** EPSS: optional `#model_version:…,score_date:…` comment, then `cve,epss,percentile`. */
+export async function verifyEpssCsvGz(file: string, what: string): Promise<Verified> {
+  let header: string | null = null;
+  let rows = 0;
+  let scoreDate: string | null = null;
+  await verifyGzipText(file, what, (line) => {
+    if (header === null) {
+      if (line.startsWith('#')) {
+        const m = /score_date:([^,\s]+)/.exec(line);
+        if (m) scoreDate = m[1]!;
+        return;
+      }
+      header = line.trim();
+      if (!/^cve,epss,percentile\b/.test(header)) throw new FetchError(`${what}: unexpected CSV header "${header.slice(0, 80)}"`);
+      return;
+    }
+    if (line.trim()) rows++;
+  });
+  if (header === null) throw new FetchError(`${what}: empty file (no CSV header)`);
+  if (rows === 0) throw new FetchError(`${what}: no score rows`);
+  return { records: rows, watermark: scoreDate };
+}
+
+/** Parses a whole JSON file; `check` returns an error text for a wrong shape, or the record count. */
+export async function verifyJsonFile(
+  file: string,
+  what: string,
+  check: (value: unknown) => string | Verified,
+): Promise<Verified> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new FetchError(`${what}: malformed JSON (${(err as Error).message})`);
+  }
+  const result = check(value);
+  if (typeof result === 'string') throw new FetchError(`${what}: ${result}`);
+  return result;
+}
+
+/** JSON Lines: every non-empty line must parse and pass `check` (nuclei `cves.json`). */
+export async function verifyJsonLines(file: string, what: string, check: (value: unknown) => boolean): Promise<Verified> {
+  let records = 0;
+  let n = 0;
+  for await (const line of lines(createReadStream(file))) {
+    n++;
+    if (!line.trim()) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      throw new FetchError(`${what}: line ${n} is not JSON (${(err as Error).message})`);
+    }
+    if (!check(value)) throw new FetchError(`${what}: line ${n} has an unexpected shape`);
+    records++;
+  }
+  if (records === 0) throw new FetchError(`${what}: no records`);
+  return { records };
+}
+
+/** CSV with a header naming at least `columns`; counts data rows with a real parser (quoted newlines). */
+export async function verifyCsvFile(file: string, what: string, columns: string[]): Promise<Verified> {
+  const parser = createReadStream(file).pipe(parseCsv({ relax_column_count: true, bom: true }));
+  let header: string[] | null = null;
+  let records = 0;
+  try {
+    for await (const row of parser as AsyncIterable<string[]>) {
+      if (header === null) {
+        header = row.map((c) => c.trim());
+        const missing = columns.filter((c) => !header!.includes(c));
+        if (missing.length) throw new FetchError(`${what}: CSV header lacks ${missing.join(', ')}`);
+        continue;
+      }
+      records++;
+    }
+  } catch (err) {
+    if (err instanceof FetchError) throw err;
+    throw new FetchError(`${what}: malformed CSV (${(err as Error).message})`);
+  }
+  if (header === null) throw new FetchError(`${what}: empty file`);
+  return { records };
+}
+
+function openZip(file: string): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, autoClose: false }, (err, zip) => (err ? reject(err) : resolve(zip))),
+  );
+}
+
+/** Names of a zip's entries, read from the central directory (a truncated download has none). */
+export async function zipEntryNames(file: string, what: string): Promise<string[]> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await openZip(file);
+  } catch (err) {
+    throw new FetchError(`${what}: not a complete zip archive (${(err as Error).message})`);
+  }
+  try {
+    return await new Promise<string[]>((resolve, reject) => {
+      const names: string[] = [];
+      zip.on('entry', (e: yauzl.Entry) => {
+        names.push(e.fileName);
+        zip.readEntry();
+      });
+      zip.on('end', () => resolve(names));
+      zip.on('error', (err: Error) => reject(new FetchError(`${what}: broken zip archive (${err.message})`)));
+      zip.readEntry();
+    });
+  } finally {
+    zip.close();
+  }
+}
+
+/** A zip with at least one entry accepted by `counts`; returns how many it accepts. */
+export async function verifyZip(file: string, what: string, counts: (name: string) => boolean): Promise<Verified> {
+  const names = await zipEntryNames(file, what);
+  const records = names.filter(counts).length;
+  if (records === 0) throw new FetchError(`${what}: the zip archive holds no expected entries (${names.length} entries)`);
+  return { records };
+}
+
+/**
+ * Streams the single member of a wrapper zip (cvelistV5's `.zip.zip`) to `dest`, without ever
+ * holding the archive in memory. Resolves with the member's name.
+ */
+export async function extractSingleMember(file: string, dest: string, what: string): Promise<string> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await openZip(file);
+  } catch (err) {
+    throw new FetchError(`${what}: not a complete zip archive (${(err as Error).message})`);
+  }
+  try {
+    const entry = await new Promise<yauzl.Entry>((resolve, reject) => {
+      const found: yauzl.Entry[] = [];
+      zip.on('entry', (e: yauzl.Entry) => {
+        if (!e.fileName.endsWith('/')) found.push(e);
+        zip.readEntry();
+      });
+      zip.on('end', () =>
+        found.length === 1 ? resolve(found[0]!) : reject(new FetchError(`${what}: expected one member in the wrapper zip, found ${found.length}`)),
+      );
+      zip.on('error', (err: Error) => reject(new FetchError(`${what}: broken zip archive (${err.message})`)));
+      zip.readEntry();
+    });
+    const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
+      zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))),
+    );
+    try {
+      await pipeline(stream, createWriteStream(dest));
+    } catch (err) {
+      throw new FetchError(`${what}: cannot extract ${entry.fileName} (${(err as Error).message})`);
+    }
+    return entry.fileName;
+  } finally {
+    zip.close();
+  }
+}

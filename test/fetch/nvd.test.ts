@@ -1,0 +1,203 @@
+import { existsSync } from 'node:fs';
+import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadNvdState } from '../../cli/fetch/sources/nvd.ts';
+import { fetchSources } from '../../cli/fetch/run.ts';
+import { readSourceStatuses } from '../../cli/fetch/status.ts';
+import { fixture, routes, startServer, tempRaw, testConfig, testHttp, type Reply, type TestServer } from './helpers.ts';
+
+const IDS = ['CVE-1999-0001', 'CVE-2023-4966', 'CVE-2024-3400', 'CVE-2025-39800', 'CVE-2026-7210'];
+const NOW = new Date('2026-10-01T12:00:00.000Z');
+
+async function records(): Promise<unknown[]> {
+  return Promise.all(IDS.map(async (id) => JSON.parse((await fixture(`nvd/${id}.json`)).toString('utf8'))));
+}
+
+/** An NVD API 2.0 response page over `all`, as the API shapes it. */
+function page(all: unknown[], startIndex: number, size: number): Reply {
+  const slice = all.slice(startIndex, startIndex + size);
+  return {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      resultsPerPage: slice.length,
+      startIndex,
+      totalResults: all.length,
+      format: 'NVD_CVE',
+      version: '2.0',
+      timestamp: '2026-10-01T11:59:00.000',
+      vulnerabilities: slice.map((cve) => ({ cve })),
+    }),
+  };
+}
+
+async function idsIn(dir: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const name of (await readdir(dir)).sort()) {
+    const doc = JSON.parse(gunzipSync(await readFile(join(dir, name))).toString('utf8'));
+    for (const v of doc.vulnerabilities) ids.push(v.cve.id);
+  }
+  return ids.sort();
+}
+
+describe('NVD fetcher', () => {
+  let raw: string;
+  let cleanup: () => Promise<void>;
+  let server: TestServer | undefined;
+  beforeEach(async () => ({ raw, cleanup } = await tempRaw()));
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await cleanup();
+    delete process.env.NVD_API_KEY;
+  });
+
+  async function run(route: Parameters<typeof startServer>[0], extra: { signal?: AbortSignal; now?: Date } = {}) {
+    server ??= await startServer(route);
+    const config = await testConfig({ sources: { nvd: { url: `${server.base}/rest/json/cves/2.0`, pageSize: 2 } } });
+    const t = testHttp();
+    const results = await fetchSources({
+      rawDir: raw,
+      config,
+      sources: ['nvd'],
+      http: t.http,
+      now: () => extra.now ?? NOW,
+      ...(extra.signal ? { signal: extra.signal } : {}),
+    });
+    return { result: results[0]!, sleeps: t.sleeps };
+  }
+
+  it('pulls every page of a full dump by startIndex and sets the watermark to the pull start', async () => {
+    const all = await records();
+    process.env.NVD_API_KEY = 'test-key-123';
+    const { result } = await run(routes({ '/rest/json/cves/2.0': (u) => page(all, Number(u.searchParams.get('startIndex')), 2) }));
+    expect(result.ok).toBe(true);
+    expect(server!.requests.map((r) => r.query.get('startIndex'))).toEqual(['0', '2', '4']);
+    expect(server!.requests.every((r) => r.query.get('resultsPerPage') === '2')).toBe(true);
+    expect(server!.requests[0]!.headers.apikey).toBe('test-key-123');
+    expect(server!.requests[0]!.headers['user-agent']).toMatch(/^vulnintel\//);
+    // The first run is a full pull; the incremental window that follows it asks from the pull start.
+    expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
+    const state = await loadNvdState(join(raw, 'nvd'));
+    expect(state.full).toBeNull();
+    expect(state.watermark).toBe(NOW.toISOString());
+    const status = (await readSourceStatuses(raw)).nvd!;
+    expect(status).toMatchObject({ ok: true, watermark: NOW.toISOString(), records: 5, error: null });
+  });
+
+  it('waits for Retry-After on a 429 and backoff on a 503, then succeeds', async () => {
+    const all = await records();
+    let calls = 0;
+    const { result, sleeps } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => {
+          calls++;
+          if (calls === 1) return { status: 429, headers: { 'retry-after': '7' }, body: 'Too Many Requests' };
+          if (calls === 3) return { status: 503, body: 'Service Unavailable' };
+          return page(all, Number(u.searchParams.get('startIndex')), 2);
+        },
+      }),
+    );
+    expect(result.ok).toBe(true);
+    expect(sleeps[0]).toBe(7000);
+    expect(sleeps.length).toBeGreaterThanOrEqual(2);
+    expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
+  });
+
+  it('retries 403 (NVD throttling) and reports a clear error once retries are spent, keeping the cursor', async () => {
+    const all = await records();
+    const { result } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) =>
+          u.searchParams.get('startIndex') === '2' ? { status: 403, body: 'Forbidden' } : page(all, Number(u.searchParams.get('startIndex')), 2),
+      }),
+    );
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/HTTP 403.*after 4 attempts/);
+    expect(server!.requests.filter((r) => r.query.get('startIndex') === '2')).toHaveLength(4);
+    const state = await loadNvdState(join(raw, 'nvd'));
+    expect(state.full?.nextIndex).toBe(2);
+    // Nothing half-done is exposed to the build: the partial pull is under a `_` name.
+    expect(existsSync(join(raw, 'nvd', 'full'))).toBe(false);
+  });
+
+  it('resumes a killed full pull from the saved cursor and ends with the complete set', async () => {
+    const all = await records();
+    const controller = new AbortController();
+    let killed = false;
+    const route = routes({
+      '/rest/json/cves/2.0': (u) => {
+        const start = Number(u.searchParams.get('startIndex'));
+        if (start === 4 && !killed) {
+          killed = true;
+          controller.abort(); // SIGTERM arrives while page 3 is in flight
+        }
+        return page(all, start, 2);
+      },
+    });
+    const first = await run(route, { signal: controller.signal });
+    expect(first.result.aborted).toBe(true);
+    expect((await loadNvdState(join(raw, 'nvd'))).full?.nextIndex).toBe(4);
+
+    server!.requests.length = 0;
+    const second = await run(route);
+    expect(second.result.ok).toBe(true);
+    expect(server!.requests[0]!.query.get('startIndex')).toBe('4');
+    expect(server!.requests.some((r) => r.query.get('startIndex') === '0' && !r.query.has('lastModStartDate'))).toBe(false);
+    expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
+  });
+
+  it('walks 120-day lastMod windows from the watermark, with overlap, into nvd/delta', async () => {
+    const all = await records();
+    const dir = join(raw, 'nvd');
+    await mkdir(dir, { recursive: true });
+    const watermark = new Date(NOW.getTime() - 200 * 86_400_000).toISOString();
+    await writeFile(join(dir, '_state.json'), JSON.stringify({ watermark, full: null, window: null }));
+    const windows: Array<[string, string]> = [];
+    const { result } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => {
+          const start = u.searchParams.get('lastModStartDate')!;
+          const end = u.searchParams.get('lastModEndDate')!;
+          if (!windows.some(([s]) => s === start)) windows.push([start, end]);
+          // Two changes in the first window, one in the second.
+          const inWindow = windows.length === 1 ? all.slice(0, 2) : all.slice(2, 3);
+          return page(inWindow, Number(u.searchParams.get('startIndex')), 2);
+        },
+      }),
+    );
+    expect(result.ok).toBe(true);
+    expect(windows).toHaveLength(2);
+    const day = 86_400_000;
+    const [w1, w2] = windows.map(([s, e]) => [Date.parse(s), Date.parse(e)] as const);
+    expect(w1![0]).toBe(Date.parse(watermark) - 15 * 60_000);
+    expect(w1![1] - w1![0]).toBe(120 * day);
+    expect(w2![0]).toBe(w1![1] - 15 * 60_000);
+    expect(w2![1]).toBe(NOW.getTime());
+    expect(windows[0]![0]).toMatch(/\+00:00$/);
+    expect(await idsIn(join(dir, 'delta'))).toEqual(IDS.slice(0, 3).sort());
+    expect((await loadNvdState(dir)).watermark).toBe(NOW.toISOString());
+  });
+
+  it('rejects malformed JSON with a clear message and leaves the previous raw pages untouched', async () => {
+    const dir = join(raw, 'nvd');
+    await mkdir(join(dir, 'full'), { recursive: true });
+    const oldPage = gzipSync(Buffer.from(JSON.stringify({ totalResults: 0, vulnerabilities: [] })));
+    await writeFile(join(dir, 'full', 'page-0000000.json.gz'), oldPage);
+    const watermark = '2026-09-30T00:00:00.000Z';
+    await writeFile(join(dir, '_state.json'), JSON.stringify({ watermark, full: null, window: null }));
+    const { result } = await run(
+      routes({ '/rest/json/cves/2.0': { headers: { 'content-type': 'application/json' }, body: '{"resultsPerPage":2,"vulnerabilities":[{"cve":' } }),
+    );
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/NVD changes .* malformed JSON/);
+    expect(await readFile(join(dir, 'full', 'page-0000000.json.gz'))).toEqual(oldPage);
+    expect(existsSync(join(dir, 'delta'))).toBe(false);
+    expect((await loadNvdState(dir)).watermark).toBe(watermark);
+    const status = (await readSourceStatuses(raw)).nvd!;
+    expect(status.ok).toBe(false);
+    expect(status.watermark).toBe(watermark);
+    expect(status.error).toMatch(/malformed JSON/);
+  });
+});
