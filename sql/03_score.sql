@@ -248,7 +248,7 @@ WITH vec AS (
 ), factors AS (
   SELECT
     v.*,
-    CASE
+    CAST(CASE
       WHEN v.ssvc_automatable = 'yes' THEN 1.0
       WHEN v.ssvc_automatable = 'no' THEN 0.0
       WHEN v.base_vector IS NULL THEN 0.0
@@ -256,12 +256,12 @@ WITH vec AS (
       -- expresses privileges as Au (authentication): Au:N stands for "no privileges".
       WHEN v.m_av = 'N' AND v.m_ac = 'L' AND (v.m_pr = 'N' OR (v.m_pr = '' AND v.m_au = 'N')) AND (v.m_ui = 'N' OR v.m_ui = '') THEN 0.5
       ELSE 0.1
-    END AS automatable_value,
-    CASE
+    END AS DOUBLE) AS automatable_value,
+    CAST(CASE
       WHEN v.exploited THEN 1.0
       ELSE greatest(coalesce(v.epss_score, 0.0),
                     CASE WHEN v.exploit_poc_available OR v.ssvc_exploitation = 'poc' THEN 0.5 ELSE 0.0 END)
-    END AS exploitation_value,
+    END AS DOUBLE) AS exploitation_value,
     CASE WHEN v.score_assessed THEN v.service_score / 10.0 ELSE 0.0 END AS severity_norm
   FROM vec v
 ), decision AS (

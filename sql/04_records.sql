@@ -131,7 +131,7 @@ SELECT
       score_date := s.epss_date,
       model_version := s.epss_model_version,
       escalation := CASE WHEN s.exploited OR s.epss_score IS NULL OR NOT s.score_assessed THEN NULL
-                         WHEN s.epss_score >= 0.50 THEN 1.0 WHEN s.epss_score >= 0.10 THEN 0.5 END
+                         WHEN s.epss_score >= 0.50 THEN 1.0::DOUBLE WHEN s.epss_score >= 0.10 THEN 0.5::DOUBLE END
     ),
     kev := struct_pack(
       listed := s.in_kev,
@@ -157,7 +157,7 @@ SELECT
       severity_norm := round(s.severity_norm, 3),
       exploitation := round(s.exploitation_value, 5),
       automatable := s.automatable_value,
-      weights := struct_pack(severity := 0.45, exploitation := 0.40, automatable := 0.15),
+      weights := struct_pack(severity := 0.45::DOUBLE, exploitation := 0.40::DOUBLE, automatable := 0.15::DOUBLE),
       about := 'service_risk is a 0-100 priority, not a severity: 45% severity (service_score / 10), 40% exploitation (1.0 when listed in KEV or otherwise known exploited, else the EPSS probability, at least 0.5 with a public exploit) and 15% automatability (SSVC Automatable, else from the CVSS vector). Higher means act sooner.',
       summary := CASE
         WHEN s.rejected THEN 'Risk 0: the record was rejected by its CNA or NVD.'
