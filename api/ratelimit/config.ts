@@ -99,6 +99,7 @@ export function validateRateLimitConfig(config: RateLimitConfig): void {
  *
  *   VULNINTEL_RATE_PER_MINUTE   VULNINTEL_RATE_PER_SECOND   VULNINTEL_RATE_BURST
  *   VULNINTEL_RATE_WINDOW_MS    VULNINTEL_RATE_SECOND_WINDOW_MS   VULNINTEL_RATE_REDIS_PREFIX
+ *   VULNINTEL_RATE_REDIS_TIMEOUT_MS   VULNINTEL_RATE_REDIS_PROBE_MS
  */
 export function rateLimitConfigFromEnv(env: NodeJS.ProcessEnv, base: RateLimitConfig = defaultRateLimitConfig()): RateLimitConfig {
   const config: RateLimitConfig = { ...base, perMinute: { ...base.perMinute }, perSecond: { ...base.perSecond } };
@@ -110,6 +111,10 @@ export function rateLimitConfigFromEnv(env: NodeJS.ProcessEnv, base: RateLimitCo
     config.secondWindowMs = parseNumber('VULNINTEL_RATE_SECOND_WINDOW_MS', env.VULNINTEL_RATE_SECOND_WINDOW_MS);
   }
   if (env.VULNINTEL_RATE_REDIS_PREFIX) config.redisKeyPrefix = env.VULNINTEL_RATE_REDIS_PREFIX;
+  if (env.VULNINTEL_RATE_REDIS_TIMEOUT_MS) {
+    config.redisCommandTimeoutMs = parseNumber('VULNINTEL_RATE_REDIS_TIMEOUT_MS', env.VULNINTEL_RATE_REDIS_TIMEOUT_MS);
+  }
+  if (env.VULNINTEL_RATE_REDIS_PROBE_MS) config.redisProbeMs = parseNumber('VULNINTEL_RATE_REDIS_PROBE_MS', env.VULNINTEL_RATE_REDIS_PROBE_MS);
   validateRateLimitConfig(config);
   return config;
 }

@@ -1,0 +1,138 @@
+/**
+ * Two replicas (two server processes) sharing the per-minute count through a real
+ * redis-server, and what happens when Redis goes away and comes back.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, destroyAgents, sleep, startFixture, startRedis, statuses, waitFor, type FixtureProcess, type RedisProcess } from './helpers.ts';
+
+const CVES = '/api/v1/public/cves';
+const CWES = '/api/v1/public/cwes';
+const OTHER = '/api/v1/public/other';
+const PREFIX = `vulnintel:test:${process.pid}`;
+
+interface Health {
+  ok: boolean;
+  perMinute: { store: string; redis?: { connection: string; lastError: string | null; outages: number } };
+}
+
+async function health(replica: FixtureProcess): Promise<Health> {
+  return (await call({ port: replica.port, path: '/health' })).json().rateLimit as Health;
+}
+
+async function storeIs(replica: FixtureProcess, store: string): Promise<boolean> {
+  return (await health(replica)).perMinute.store === store;
+}
+
+let redis: RedisProcess;
+let a: FixtureProcess;
+let b: FixtureProcess;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  const env = {
+    FIXTURE_REDIS: redis.url,
+    VULNINTEL_RATE_PER_MINUTE: 'cves=20,standard=10,other=5',
+    VULNINTEL_RATE_PER_SECOND: 'cves=1000,standard=1000,other=1000',
+    VULNINTEL_RATE_BURST: '1000',
+    VULNINTEL_RATE_WINDOW_MS: '2000',
+    VULNINTEL_RATE_REDIS_PREFIX: PREFIX,
+    VULNINTEL_RATE_REDIS_TIMEOUT_MS: '150',
+    VULNINTEL_RATE_REDIS_PROBE_MS: '200',
+  };
+  [a, b] = await Promise.all([startFixture(env), startFixture(env)]);
+  for (const replica of [a, b]) expect(await waitFor(() => storeIs(replica, 'redis'))).toBe(true);
+});
+
+afterAll(async () => {
+  destroyAgents();
+  await Promise.all([a?.stop(), b?.stop()]);
+  redis?.child.kill('SIGCONT');
+  await redis?.stop();
+});
+
+describe('per-minute count shared across replicas through Redis', () => {
+  it('two replicas refuse together once the shared count passes the ceiling', async () => {
+    const from = '127.0.0.81';
+    const replies: number[] = [];
+    for (let i = 0; i < 10; i++) replies.push((await call({ port: (i % 2 ? b : a).port, from, path: CWES })).status);
+    // Each replica saw 5; only a shared count of 10 explains the refusals that follow.
+    expect(replies).toEqual(Array(10).fill(200));
+    for (const replica of [a, b]) {
+      const refused = await call({ port: replica.port, from, path: CWES });
+      expect(refused.status).toBe(429);
+      expect(refused.headers['x-ratelimit-limit']).toBe('10');
+      expect(refused.headers['x-ratelimit-window']).toBe('2s');
+      expect(refused.json()).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', scope: 'minute' });
+    }
+    // Tier interplay across replicas: /cves answers on both until the shared count passes 20.
+    const cves: number[] = [];
+    for (let i = 0; i < 9; i++) cves.push((await call({ port: (i % 2 ? b : a).port, from, path: CVES })).status);
+    expect(cves).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
+    expect((await call({ port: b.port, from, path: CVES })).status).toBe(429);
+
+    // The count lives in Redis under the caller key: 10 + 2 refused + 9 + 1 (refusals count).
+    const client = new Redis(redis.url);
+    try {
+      expect(await client.get(`${PREFIX}:4:127.0.0.81`)).toBe('22');
+      expect(await client.pttl(`${PREFIX}:4:127.0.0.81`)).toBeLessThanOrEqual(2000);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('the shared window resets for both replicas when it ends', async () => {
+    const from = '127.0.0.82';
+    expect(await statuses(5, { port: a.port, from, path: OTHER })).toEqual(Array(5).fill(200));
+    const refused = await call({ port: b.port, from, path: OTHER });
+    expect(refused.status).toBe(429);
+    await sleep(Number(refused.headers['retry-after']) * 1000 + 100);
+    expect((await call({ port: b.port, from, path: OTHER })).status).toBe(200);
+    expect((await call({ port: a.port, from, path: OTHER })).status).toBe(200);
+  });
+});
+
+describe('Redis outage and recovery', () => {
+  it('keeps serving with local counts while Redis is down, says so, and shares again when it returns', async () => {
+    await redis.stop();
+    for (const replica of [a, b]) expect(await waitFor(() => storeIs(replica, 'memory-fallback'))).toBe(true);
+
+    // Still limiting, but per replica: each counts this caller on its own.
+    const from = '127.0.0.83';
+    expect(await statuses(6, { port: a.port, from, path: OTHER })).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(await statuses(5, { port: b.port, from, path: OTHER })).toEqual(Array(5).fill(200));
+
+    const degraded = await health(a);
+    expect(degraded.ok).toBe(false);
+    expect(degraded.perMinute.redis?.outages).toBe(1);
+    expect(degraded.perMinute.redis?.lastError).toBeTruthy();
+    expect(a.stderr()).toMatch(/Redis unreachable; counting per-minute locally/);
+
+    redis = await startRedis(redis.port);
+    for (const replica of [a, b]) expect(await waitFor(() => storeIs(replica, 'redis'))).toBe(true);
+    expect((await health(b)).ok).toBe(true);
+    expect(b.stderr()).toMatch(/Redis reachable again/);
+
+    const shared = '127.0.0.84';
+    const replies: number[] = [];
+    for (let i = 0; i < 6; i++) replies.push((await call({ port: (i % 2 ? b : a).port, from: shared, path: OTHER })).status);
+    expect(replies).toEqual([200, 200, 200, 200, 200, 429]);
+  });
+
+  it('a Redis that hangs (no answer, connection open) is an outage too, and recovery is detected', async () => {
+    redis.child.kill('SIGSTOP');
+    try {
+      const from = '127.0.0.85';
+      const started = Date.now();
+      // Answered from the local count after the command timeout (150 ms), not left waiting.
+      expect((await call({ port: a.port, from, path: OTHER })).status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(await waitFor(() => storeIs(a, 'memory-fallback'), 3000)).toBe(true);
+      expect((await health(a)).perMinute.redis?.lastError).toMatch(/timed out/i);
+    } finally {
+      redis.child.kill('SIGCONT');
+    }
+    expect(await waitFor(() => storeIs(a, 'redis'))).toBe(true);
+    expect(await waitFor(() => storeIs(b, 'redis'))).toBe(true);
+  });
+});
