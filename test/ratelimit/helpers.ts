@@ -4,6 +4,7 @@
  * picks its source address (the caller identity under test).
  */
 import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
@@ -116,7 +117,7 @@ export async function startInProcess(overrides: Partial<RateLimitConfig>, hostna
   };
 }
 
-export async function listen(fetch: (request: Request, env: never) => Response | Promise<Response>, hostname: string) {
+export async function listen(fetch: Hono['fetch'], hostname: string) {
   let server!: ServerType;
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch, hostname, port: 0 }, (info) => resolve(info.port));
