@@ -1,0 +1,125 @@
+/**
+ * The build's promises beyond scoring: a malformed input stops it with a message naming the
+ * file and the record, nothing published is damaged, old snapshots are pruned, and
+ * enrichment tables keep the contract's null-vs-[] distinction.
+ */
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildSnapshot } from '../../cli/build/build.ts';
+import { resolveBuildOptions } from '../../cli/commands/build.ts';
+import { RawFormatError } from '../../lib/errors.ts';
+import { readCurrentBuildId, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
+import { nvdPage, nvdRecord, writeCorpus, NVD } from '../helpers/raw-corpus.ts';
+
+process.env.VULNINTEL_QUIET = '1';
+
+async function build(raw: string, data: string, keep = 3) {
+  return buildSnapshot(await resolveBuildOptions({ raw, data, keep }));
+}
+
+async function query(dataDir: string, table: string, sql: string): Promise<Record<string, any>[]> {
+  const id = await readCurrentBuildId(dataDir);
+  const db = await (await DuckDBInstance.create(':memory:')).connect();
+  await db.run(`CREATE VIEW t AS SELECT * FROM ${tableReader(join(snapshotsDir(dataDir), id!), table)}`);
+  return (await db.runAndReadAll(sql)).getRowObjectsJson() as Record<string, any>[];
+}
+
+let raw: string;
+
+beforeAll(async () => {
+  raw = await writeCorpus({
+    nvd: [
+      { id: 'CVE-2025-20001', metrics: [{ version: '3.1', source: NVD, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', score: 9.8 }] },
+      { id: 'CVE-2025-20002', vulnStatus: 'Received' },
+    ],
+    ghsa: [{ id: 'GHSA-aaaa-bbbb-cccc', cve: 'CVE-2025-20001', band: 'HIGH' }],
+  });
+  // An OSV entry with explicit versions and no range: ranges loaded, none on record → [].
+  await writeFile(join(raw, 'ghsa', 'GHSA-dddd-eeee-ffff.json'), JSON.stringify({
+    schema_version: '1.4.0', id: 'GHSA-dddd-eeee-ffff', modified: '2025-01-01T00:00:00Z', published: '2025-01-01T00:00:00Z',
+    aliases: ['CVE-2025-20001'], summary: 'versions only', details: '', severity: [],
+    affected: [{ package: { ecosystem: 'PyPI', name: 'versions-only' }, versions: ['1.0', '1.1'] }],
+    references: [], database_specific: { severity: 'LOW', cwe_ids: [], github_reviewed: true },
+  }));
+  // A CVE 5 record naming a package: its ranges were never loaded → null.
+  await mkdir(join(raw, 'cvelist'), { recursive: true });
+  await writeFile(join(raw, 'cvelist', 'CVE-2025-20002.json'), JSON.stringify({
+    dataType: 'CVE_RECORD', dataVersion: '5.1',
+    cveMetadata: { cveId: 'CVE-2025-20002', assignerOrgId: 'o', assignerShortName: 'example', state: 'PUBLISHED', datePublished: '2025-02-01T00:00:00Z', dateUpdated: '2025-02-01T00:00:00Z' },
+    containers: { cna: {
+      providerMetadata: { orgId: 'o', shortName: 'example', dateUpdated: '2025-02-01T00:00:00Z' },
+      descriptions: [{ lang: 'en', value: 'A package named by the CNA only.' }],
+      affected: [{ vendor: 'example', product: 'libthing', packageName: 'libthing', collectionURL: 'https://pypi.org', versions: [{ version: '0', lessThan: '2.0', status: 'affected', versionType: 'semver' }] }],
+      references: [{ url: 'https://example.com/x' }],
+    } },
+  }));
+});
+
+describe('publishing', () => {
+  it('publishes atomically: CURRENT names a complete snapshot with its manifest', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const result = await build(raw, data);
+    expect(await readCurrentBuildId(data)).toBe(result.buildId);
+    const manifest = JSON.parse(await readFile(join(snapshotsDir(data), result.buildId, 'manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({ build_id: result.buildId, schema_version: 1 });
+    expect(manifest.counts.cves).toBe(2);
+    expect(manifest.sources.nvd.records).toBe(2);
+    // No work folder is left behind.
+    expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
+  });
+
+  it('a malformed record stops the build naming the file and the record; the published snapshot is untouched', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const good = await build(raw, data);
+    const broken = await writeCorpus({});
+    const bad = nvdRecord({ id: 'CVE-2025-20003' });
+    delete (bad as Record<string, unknown>).published;
+    await mkdir(join(broken, 'nvd'), { recursive: true });
+    await writeFile(join(broken, 'nvd', 'page-000007.json'), JSON.stringify(nvdPage([nvdRecord({ id: 'CVE-2025-20004' }), bad])));
+    const error = await build(broken, data).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RawFormatError);
+    expect((error as Error).message).toContain('page-000007.json');
+    expect((error as Error).message).toContain('CVE-2025-20003');
+    expect(await readCurrentBuildId(data)).toBe(good.buildId);
+    expect(await readdir(snapshotsDir(data))).toEqual([good.buildId]);
+    expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
+  });
+
+  it('malformed JSON names the file', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const broken = await writeCorpus({});
+    await mkdir(join(broken, 'kev'), { recursive: true });
+    await writeFile(join(broken, 'kev', 'known_exploited_vulnerabilities.json'), '{"vulnerabilities": [');
+    const error = await build(broken, data).catch((e: unknown) => e);
+    expect((error as Error).message).toContain('known_exploited_vulnerabilities.json');
+    expect(await readCurrentBuildId(data)).toBeNull();
+  });
+
+  it('keeps the newest 3 snapshots and always the published one', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await build(raw, data, 3)).buildId);
+    const left = (await readdir(snapshotsDir(data))).sort();
+    expect(left).toEqual(ids.slice(1).sort());
+    expect(await readCurrentBuildId(data)).toBe(ids[3]);
+  });
+});
+
+describe('enrichment tables', () => {
+  it('fixed_branches is a list for OSV ranges, [] for an OSV package without ranges, null when never loaded', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    await build(raw, data);
+    const rows = await query(data, 'affected_packages', `SELECT package_name, source, fixed_branches, fixed_version FROM t ORDER BY package_name`);
+    const byName = Object.fromEntries(rows.map((r) => [r.package_name, r]));
+    expect(byName['pkg-ghsa-aaaa-bbbb-cccc']).toMatchObject({ source: 'osv', fixed_version: '1.2.3' });
+    expect(byName['pkg-ghsa-aaaa-bbbb-cccc']!.fixed_branches).toEqual([
+      { introduced: '0', fixed: '1.2.3', last_affected: null, source: 'ghsa', advisory_id: 'GHSA-aaaa-bbbb-cccc' },
+    ]);
+    expect(byName['versions-only']!.fixed_branches).toEqual([]);
+    expect(byName['versions-only']!.fixed_version).toBeNull();
+    expect(byName['libthing']).toMatchObject({ source: 'cve_list', fixed_branches: null, fixed_version: null });
+  });
+});
