@@ -8,7 +8,7 @@ import { loadBuild } from '../fetch/build-step.ts';
 import { abortOnSignals, parseSourceList, resolveDirs } from '../fetch/cli-options.ts';
 import { loadFetchConfig } from '../fetch/config.ts';
 import { LockBusyError } from '../fetch/lock.ts';
-import { updateOnce } from '../fetch/update.ts';
+import { updateOnce, type UpdateResult } from '../fetch/update.ts';
 
 export interface UpdateCommandOptions {
   sources?: string;
@@ -19,6 +19,13 @@ export interface UpdateCommandOptions {
   full?: boolean;
 }
 
+/** Exit 0 only when a snapshot was published: 130 interrupted, 2 built but not published. */
+export function updateExitError(result: UpdateResult): CliError | null {
+  if (result.interrupted) return new CliError('interrupted before the build; nothing was published', 130);
+  if (!result.build?.published) return new CliError('the build did not publish a snapshot', 2);
+  return null;
+}
+
 export async function runUpdate(opts: UpdateCommandOptions): Promise<void> {
   const { rawDir, dataDir } = resolveDirs(opts);
   const sources = parseSourceList(opts.sources);
@@ -27,9 +34,9 @@ export async function runUpdate(opts: UpdateCommandOptions): Promise<void> {
   const signals = abortOnSignals((sig) => info(`${sig}: stopping after the current request`));
   try {
     const result = await updateOnce({ rawDir, dataDir, config, sources, keep: opts.keep, build, signal: signals.signal, full: opts.full ?? false });
-    if (result.interrupted) throw new CliError('interrupted before the build; nothing was published', 130);
+    const error = updateExitError(result);
+    if (error) throw error;
     const failed = result.fetched.filter((r) => !r.ok);
-    if (!result.build?.published) throw new CliError('the build did not publish a snapshot', 2);
     if (failed.length) info(`published with stale sources: ${failed.map((r) => `${r.source} (${r.error})`).join('; ')}`);
   } catch (err) {
     throw err instanceof LockBusyError ? new CliError(err.message) : err;

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { info } from '../../lib/log.ts';
+import { currentPointer } from '../../lib/snapshot-layout.ts';
 import type { BuildOptions } from '../build/options.ts';
 import { writeJsonAtomic } from './atomic.ts';
 import type { BuildFn } from './build-step.ts';
@@ -151,7 +152,7 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
       const changes = result.outcome?.records ?? 0;
       health.last_changes = changes;
       // Nothing changed upstream and a snapshot is already served: rebuilding would change nothing.
-      if (changes > 0 || !existsSync(join(opts.dataDir, 'CURRENT'))) {
+      if (changes > 0 || !existsSync(currentPointer(opts.dataDir))) {
         health.status = 'building';
         await write();
         try {

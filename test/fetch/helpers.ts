@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { loadFetchConfig, mergeConfig, type FetchConfig } from '../../cli/fetch/config.ts';
-import { HttpClient } from '../../cli/fetch/http.ts';
+import { HttpClient, type UrlRewrite } from '../../cli/fetch/http.ts';
 import type { FetchContext } from '../../cli/fetch/sources/types.ts';
 
 // Progress lines would clutter the test output.
@@ -98,13 +98,14 @@ export interface TestHttp {
 }
 
 /** Straight to 127.0.0.1 (a plain Agent: a proxy in the environment must not interfere). */
-export function testHttp(opts: { retries?: number; timeoutMs?: number } = {}): TestHttp {
+export function testHttp(opts: { retries?: number; timeoutMs?: number; rewrites?: UrlRewrite[] } = {}): TestHttp {
   const sleeps: number[] = [];
   const http = new HttpClient({
     dispatcher: new Agent({ headersTimeout: opts.timeoutMs ?? 5000, bodyTimeout: opts.timeoutMs ?? 5000 }),
     retries: opts.retries ?? 3,
     backoffMs: 5,
     timeoutMs: opts.timeoutMs ?? 5000,
+    rewrites: opts.rewrites ?? [],
     sleep: async (ms) => {
       sleeps.push(ms);
     },

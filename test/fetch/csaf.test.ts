@@ -1,0 +1,136 @@
+import { existsSync } from 'node:fs';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { UrlRewrite } from '../../cli/fetch/http.ts';
+import { resolveListedPath } from '../../cli/fetch/sources/csaf.ts';
+import { fetchSources } from '../../cli/fetch/run.ts';
+import { readSourceStatuses } from '../../cli/fetch/status.ts';
+import { fixture, startServer, tempRaw, testConfig, testHttp, type Reply, type TestServer } from './helpers.ts';
+
+describe('CSAF providers', () => {
+  let raw: string;
+  let cleanup: () => Promise<void>;
+  let server: TestServer;
+  let table: Record<string, Reply>;
+  let cisaDoc: Buffer;
+  let redhatDoc: Buffer;
+  let cisaChanges: string;
+
+  beforeEach(async () => {
+    ({ raw, cleanup } = await tempRaw());
+    cisaDoc = await fixture('csaf/cisa-icsa-24-081-01.json');
+    redhatDoc = await fixture('csaf/redhat-rhsa-2024_6163.json');
+    cisaChanges = (await fixture('csaf/cisa-ot-changes.csv.head20')).toString('utf8');
+    table = {};
+    server = await startServer((_req, url) => {
+      const path = decodeURIComponent(url.pathname);
+      if (table[path]) return table[path]!;
+      // Every CISA document listed in changes.csv answers with the real CISA advisory.
+      if (path.startsWith('/cisa/csaf_files/OT/white/2024/')) return { body: cisaDoc };
+      return { status: 404, body: 'Not Found' };
+    });
+    const b = server.base;
+    table['/cisa/provider-metadata.json'] = {
+      body: JSON.stringify({ metadata_version: '2.0', distributions: [{ directory_url: `${b}/cisa/csaf_files/OT/white/` }] }),
+    };
+    table['/cisa/csaf_files/OT/white/changes.csv'] = { body: cisaChanges };
+    table['/redhat/provider-metadata.json'] = {
+      body: JSON.stringify({
+        distributions: [{ directory_url: `${b}/redhat/advisories/` }, { directory_url: `${b}/redhat/vex/` }],
+      }),
+    };
+    table['/redhat/advisories/changes.csv'] = {
+      body: '"2024/rhsa-2024_6163.json","2024-09-03T10:00:00+00:00"\n"2024/rhsa-2024_0001.json","2024-01-02T00:00:00+00:00"\n',
+    };
+    table['/redhat/advisories/2024/rhsa-2024_6163.json'] = { body: redhatDoc };
+    table['/redhat/advisories/2024/rhsa-2024_0001.json'] = { body: redhatDoc };
+  });
+  afterEach(async () => {
+    await server.close();
+    await cleanup();
+  });
+
+  async function run(providers: unknown[], rewrites: UrlRewrite[] = []) {
+    const config = await testConfig({ sources: { csaf: { providers, concurrency: 3 } } });
+    const [result] = await fetchSources({ rawDir: raw, config, sources: ['csaf'], http: testHttp({ rewrites }).http });
+    return result!;
+  }
+  const cisa = () => ({ vendor: 'cisa', url: `${server.base}/cisa/provider-metadata.json` });
+  const redhat = () => ({ vendor: 'redhat', url: `${server.base}/redhat/provider-metadata.json`, include: ['/advisories'] });
+  const docRequests = () => server.requests.filter((r) => r.path.endsWith('.json') && !r.path.endsWith('provider-metadata.json'));
+
+  it("reads CISA's unquoted, unsorted, root-relative changes.csv and sets each file's mtime to its release", async () => {
+    const result = await run([cisa()]);
+    expect(result.ok).toBe(true);
+    const files = (await readdir(join(raw, 'csaf', 'cisa', '2024'))).sort();
+    expect(files).toHaveLength(20);
+    expect(files).toContain('icsa-24-289-02.json');
+    // The repeated `csaf_files/OT/white/` prefix is not doubled in the URL.
+    expect(docRequests().every((r) => /^\/cisa\/csaf_files\/OT\/white\/2024\/[a-z0-9-]+\.json$/.test(r.path))).toBe(true);
+    expect(await readFile(join(raw, 'csaf', 'cisa', '2024', 'icsa-24-291-05.json'))).toEqual(cisaDoc);
+    const s = await stat(join(raw, 'csaf', 'cisa', '2024', 'icsa-24-291-05.json'));
+    expect(s.mtime.toISOString()).toBe('2024-10-17T06:00:00.000Z');
+    expect((await readSourceStatuses(raw)).csaf).toMatchObject({ ok: true, records: 20, watermark: '2024-10-24T06:00:00.000Z' });
+
+    // Second run: nothing newer listed → no document requested. One row changes → one request.
+    server.requests.length = 0;
+    expect((await run([cisa()])).ok).toBe(true);
+    expect(docRequests()).toHaveLength(0);
+    table['/cisa/csaf_files/OT/white/changes.csv'] = {
+      body: cisaChanges.replace('icsma-24-163-01.json,2024-06-11T06:00:00.000000Z', 'icsma-24-163-01.json,2024-11-01T06:00:00.000000Z'),
+    };
+    expect((await run([cisa()])).ok).toBe(true);
+    expect(docRequests().map((r) => r.path)).toEqual(['/cisa/csaf_files/OT/white/2024/icsma-24-163-01.json']);
+  });
+
+  it("applies Red Hat's deletions.csv and skips excluded distributions", async () => {
+    expect((await run([redhat()])).ok).toBe(true);
+    expect((await readdir(join(raw, 'csaf', 'redhat', '2024'))).sort()).toEqual(['rhsa-2024_0001.json', 'rhsa-2024_6163.json']);
+    expect(server.requests.some((r) => r.path.startsWith('/redhat/vex/'))).toBe(false);
+
+    table['/redhat/advisories/deletions.csv'] = { body: '"2024/rhsa-2024_0001.json","2024-10-01T00:00:00+00:00"\n' };
+    expect((await run([redhat()])).ok).toBe(true);
+    expect(await readdir(join(raw, 'csaf', 'redhat', '2024'))).toEqual(['rhsa-2024_6163.json']);
+  });
+
+  it('follows ROLIE feeds, through mirror URL rewrites', async () => {
+    table['/mirror/example/.well-known/csaf/provider-metadata.json'] = { body: await fixture('csaf/oasis-examples-provider-metadata-example-01.json') };
+    table['/mirror/example/.well-known/csaf/feed-tlp-white.json'] = { body: await fixture('csaf/oasis-examples-rolie-feed-example-01.json') };
+    const bsi = await fixture('csaf/oasis-examples-bsi-2022-0001.json');
+    table['/mirror/psirt/advisories/csaf/2020/2020-ESA-001.json'] = { body: bsi };
+    const result = await run(
+      [{ vendor: 'example', url: 'https://www.example.com/.well-known/csaf/provider-metadata.json' }],
+      [
+        { from: 'https://www.example.com/', to: `${server.base}/mirror/example/` },
+        { from: 'https://psirt.domain.tld/', to: `${server.base}/mirror/psirt/` },
+      ],
+    );
+    expect(result.ok).toBe(true);
+    expect(await readFile(join(raw, 'csaf', 'example', '2020', '2020-ESA-001.json'))).toEqual(bsi);
+  });
+
+  it('one bad document fails the source with its URL but neither blocks the others nor replaces its last good copy', async () => {
+    expect((await run([redhat()])).ok).toBe(true);
+    const kept = join(raw, 'csaf', 'redhat', '2024', 'rhsa-2024_6163.json');
+    table['/redhat/advisories/changes.csv'] = {
+      body: '"2024/rhsa-2024_6163.json","2024-10-03T10:00:00+00:00"\n"2024/rhsa-2024_7777.json","2024-10-02T00:00:00+00:00"\n',
+    };
+    table['/redhat/advisories/2024/rhsa-2024_6163.json'] = { body: '{"document": {"tracking": ' };
+    table['/redhat/advisories/2024/rhsa-2024_7777.json'] = { body: redhatDoc };
+    const result = await run([redhat(), cisa()]);
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/^redhat: 1 documents failed \(first: http:\/\/127\.0\.0\.1:\d+\/redhat\/advisories\/2024\/rhsa-2024_6163\.json: malformed JSON/);
+    expect(await readFile(kept)).toEqual(redhatDoc);
+    expect(existsSync(join(raw, 'csaf', 'redhat', '2024', 'rhsa-2024_7777.json'))).toBe(true);
+    expect((await readdir(join(raw, 'csaf', 'cisa', '2024'))).length).toBe(20);
+  });
+
+  it('resolves listed paths relative to the directory, dropping a repeated tail', () => {
+    expect(resolveListedPath('https://x.org/csaf/v2/advisories/', '2024/rhsa-2024_1.json')).toBe('https://x.org/csaf/v2/advisories/2024/rhsa-2024_1.json');
+    expect(resolveListedPath('https://raw.example/cisa/CSAF/main/csaf_files/OT/white/', 'csaf_files/OT/white/2024/a.json')).toBe(
+      'https://raw.example/cisa/CSAF/main/csaf_files/OT/white/2024/a.json',
+    );
+    expect(resolveListedPath('https://x.org/d', 'https://y.org/2024/b.json')).toBe('https://y.org/2024/b.json');
+  });
+});

@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { zipSync } from 'fflate';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseModifiedIds } from '../../cli/fetch/sources/ghsa.ts';
+import { fetchSources } from '../../cli/fetch/run.ts';
+import { readSourceStatuses } from '../../cli/fetch/status.ts';
+import { fixture, startServer, tempRaw, testConfig, testHttp, type Reply, type TestServer } from './helpers.ts';
+
+const EXPORTED = 'Wed, 30 Sep 2026 06:00:00 GMT';
+
+describe('GHSA through the OSV bulk export', () => {
+  let raw: string;
+  let cleanup: () => Promise<void>;
+  let server: TestServer;
+  let table: Record<string, Reply | ((headers: Record<string, unknown>) => Reply)>;
+  beforeEach(async () => {
+    ({ raw, cleanup } = await tempRaw());
+    const npmZip = Buffer.from(zipSync({ 'GHSA-p8p7-x288-28g6.json': await fixture('ghsa/GHSA-p8p7-x288-28g6.json') }));
+    const pypiZip = Buffer.from(zipSync({ 'GHSA-235v-2948-prr3.json': await fixture('ghsa/GHSA-235v-2948-prr3.json') }));
+    table = {
+      '/npm/all.zip': { headers: { 'last-modified': EXPORTED }, body: npmZip },
+      '/PyPI/all.zip': { headers: { 'last-modified': EXPORTED }, body: pypiZip },
+    };
+    server = await startServer((req, url) => {
+      const e = table[decodeURIComponent(url.pathname)];
+      if (!e) return { status: 404, body: 'NoSuchKey' };
+      return typeof e === 'function' ? e(req.headers) : e;
+    });
+  });
+  afterEach(async () => {
+    await server.close();
+    await cleanup();
+  });
+
+  async function run(now: string) {
+    const config = await testConfig({ sources: { ghsa: { baseUrl: server.base, ecosystems: ['npm', 'PyPI'] } } });
+    const [result] = await fetchSources({ rawDir: raw, config, sources: ['ghsa'], http: testHttp().http, now: () => new Date(now) });
+    return result!;
+  }
+
+  const paths = () => server.requests.map((r) => decodeURIComponent(r.path));
+
+  it('downloads all.zip per ecosystem, then only the GHSA records modified since the watermark', async () => {
+    expect((await run('2026-09-30T12:00:00Z')).ok).toBe(true);
+    expect(paths()).toEqual(['/npm/all.zip', '/PyPI/all.zip']);
+    expect(existsSync(join(raw, 'ghsa', 'npm', 'all.zip'))).toBe(true);
+    // The watermark starts a day before the export's Last-Modified (overlapHours).
+    const state = JSON.parse(await readFile(join(raw, 'ghsa', '_state.json'), 'utf8'));
+    expect(state.npm.watermark).toBe('2026-09-29T06:00:00.000Z');
+
+    server.requests.length = 0;
+    const updated = JSON.parse((await fixture('ghsa/GHSA-p8p7-x288-28g6.json')).toString());
+    updated.modified = '2026-09-30T10:00:00Z';
+    table['/npm/modified_id.csv'] = {
+      headers: { etag: '"csv1"' },
+      body: ['2026-09-30T10:00:00Z,GHSA-p8p7-x288-28g6', '2026-09-30T09:00:00Z,MAL-2026-1234', '2026-09-01T00:00:00Z,GHSA-old0-0000-0000', ''].join('\n'),
+    };
+    table['/npm/GHSA-p8p7-x288-28g6.json'] = { body: JSON.stringify(updated) };
+    table['/PyPI/modified_id.csv'] = { body: '2026-09-02T00:00:00Z,GHSA-235v-2948-prr3\n' };
+    const second = await run('2026-10-01T12:00:00Z');
+    expect(second.ok).toBe(true);
+    expect(paths()).toEqual(['/npm/modified_id.csv', '/npm/GHSA-p8p7-x288-28g6.json', '/PyPI/modified_id.csv']);
+    const stored = JSON.parse(await readFile(join(raw, 'ghsa', 'npm', 'updates', 'GHSA-p8p7-x288-28g6.json'), 'utf8'));
+    expect(stored.modified).toBe('2026-09-30T10:00:00Z');
+    expect((await readSourceStatuses(raw)).ghsa).toMatchObject({ ok: true, records: 1 });
+
+    // Unchanged listing: one conditional request per ecosystem and nothing else.
+    server.requests.length = 0;
+    table['/npm/modified_id.csv'] = (h) => (h['if-none-match'] === '"csv1"' ? { status: 304 } : { status: 500 });
+    expect((await run('2026-10-01T13:00:00Z')).ok).toBe(true);
+    expect(paths()).toEqual(['/npm/modified_id.csv', '/PyPI/modified_id.csv']);
+  });
+
+  it('a changed record that fails keeps the watermark, so the next run fetches it again', async () => {
+    expect((await run('2026-09-30T12:00:00Z')).ok).toBe(true);
+    table['/npm/modified_id.csv'] = { body: '2026-09-30T10:00:00Z,GHSA-p8p7-x288-28g6\n' };
+    table['/npm/GHSA-p8p7-x288-28g6.json'] = { body: '{"id":"GHSA-p8p7' };
+    table['/PyPI/modified_id.csv'] = { body: '' };
+    const failed = await run('2026-10-01T12:00:00Z');
+    expect(failed.ok).toBe(false);
+    expect(failed.error).toMatch(/npm: 1 of 1 changed records failed .*malformed JSON/);
+    expect(existsSync(join(raw, 'ghsa', 'npm', 'updates'))).toBe(false);
+    const state = JSON.parse(await readFile(join(raw, 'ghsa', '_state.json'), 'utf8'));
+    expect(state.npm.watermark).toBe('2026-09-29T06:00:00.000Z');
+    expect(await readdir(join(raw, 'ghsa', 'npm'))).toEqual(['all.zip']);
+  });
+
+  it('reads both modified_id.csv row forms and skips a header', () => {
+    expect(parseModifiedIds('modified,id\n2026-01-02T03:04:05Z,npm/GHSA-aaaa-bbbb-cccc\n2026-01-01T00:00:00.123456Z,PYSEC-2026-1\n')).toEqual([
+      { modified: '2026-01-02T03:04:05.000Z', id: 'GHSA-aaaa-bbbb-cccc' },
+      { modified: '2026-01-01T00:00:00.123Z', id: 'PYSEC-2026-1' },
+    ]);
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { HttpClient, parseRetryAfter } from '../../cli/fetch/http.ts';
+import { RollingWindowLimiter } from '../../cli/fetch/rate-limit.ts';
+import { routes, startServer, testHttp } from './helpers.ts';
+
+describe('HTTP client', () => {
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-10-01T12:00:00Z');
+    expect(parseRetryAfter('30', now)).toBe(30_000);
+    expect(parseRetryAfter('Thu, 01 Oct 2026 12:00:45 GMT', now)).toBe(45_000);
+    expect(parseRetryAfter('soon', now)).toBeNull();
+    expect(parseRetryAfter(undefined, now)).toBeNull();
+  });
+
+  it('rewrites mirrored URL prefixes, first match wins', () => {
+    const http = new HttpClient({
+      rewrites: [
+        { from: 'https://github.com/', to: 'https://mirror.corp/gh/' },
+        { from: 'https://', to: 'https://never/' },
+      ],
+    });
+    expect(http.rewrite('https://github.com/CVEProject/x.zip')).toBe('https://mirror.corp/gh/CVEProject/x.zip');
+    expect(http.rewrite('http://plain/')).toBe('http://plain/');
+    void http.close();
+  });
+
+  it('does not retry a 404, and puts the plain-text error body in the message', async () => {
+    const server = await startServer(routes({}));
+    const { http, sleeps } = testHttp();
+    await expect(http.get(`${server.base}/missing`)).rejects.toThrow(/GET http:\/\/127\.0\.0\.1:\d+\/missing: HTTP 404 \(not found\)$/);
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+    await server.close();
+  });
+
+  it('caps a huge Retry-After at maxRetryWaitMs', async () => {
+    let n = 0;
+    const server = await startServer(() => (n++ === 0 ? { status: 429, headers: { 'retry-after': '86400' } } : { body: 'ok' }));
+    const sleeps: number[] = [];
+    const http = new HttpClient({ maxRetryWaitMs: 5000, sleep: async (ms) => void sleeps.push(ms) });
+    const res = await http.get(`${server.base}/x`);
+    expect(await res.body.text()).toBe('ok');
+    expect(sleeps).toEqual([5000]);
+    await server.close();
+  });
+});
+
+describe('rolling-window rate limiter', () => {
+  it('lets `limit` requests through per window and makes the next one wait for the oldest to expire', async () => {
+    let clock = 0;
+    const waits: number[] = [];
+    const limiter = new RollingWindowLimiter(5, 30_000, () => clock, async (ms) => {
+      waits.push(ms);
+      clock += ms;
+    });
+    const times: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      await limiter.acquire();
+      times.push(clock);
+      clock += 1000; // each request takes a second
+    }
+    // Never more than 5 starts inside any 30 s window.
+    for (let i = 5; i < times.length; i++) expect(times[i]! - times[i - 5]!).toBeGreaterThanOrEqual(30_000);
+    expect(times.slice(0, 6)).toEqual([0, 1000, 2000, 3000, 4000, 30_000]);
+    expect(waits[0]).toBe(25_000);
+  });
+});

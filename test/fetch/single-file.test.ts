@@ -1,0 +1,171 @@
+import { readFile, readdir, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { strToU8, zipSync } from 'fflate';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fetchSources } from '../../cli/fetch/run.ts';
+import { readSourceStatuses } from '../../cli/fetch/status.ts';
+import type { SourceName } from '../../cli/fetch/config.ts';
+import { fixture, routes, startServer, tempRaw, testConfig, testHttp, type Route, type TestServer } from './helpers.ts';
+
+describe('single-file sources', () => {
+  let raw: string;
+  let cleanup: () => Promise<void>;
+  let server: TestServer | undefined;
+  beforeEach(async () => ({ raw, cleanup } = await tempRaw()));
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await cleanup();
+  });
+
+  async function run(source: SourceName, route: Route, http = testHttp()) {
+    server ??= await startServer(route);
+    const b = server.base;
+    const config = await testConfig({
+      sources: {
+        kev: { url: `${b}/kev.json` },
+        epss: { url: `${b}/epss.csv.gz` },
+        exploitdb: { url: `${b}/files_exploits.csv` },
+        metasploit: { url: `${b}/modules_metadata_base.json` },
+        nuclei: { url: `${b}/cves.json` },
+        'poc-in-github': { url: `${b}/master.zip` },
+        cwe: { url: `${b}/cwec_latest.xml.zip` },
+      },
+    });
+    const [result] = await fetchSources({ rawDir: raw, config, sources: [source], http: http.http });
+    return result!;
+  }
+
+  /** Data files only: no temporary leftovers beside the good file. */
+  async function files(source: string): Promise<string[]> {
+    return (await readdir(join(raw, source))).filter((n) => n !== '_http.json').sort();
+  }
+
+  it('KEV: downloads, then costs one conditional round trip (304) when unchanged', async () => {
+    const kev = await fixture('kev/known_exploited_vulnerabilities.head3.json');
+    const seen: Array<Record<string, unknown>> = [];
+    const route: Route = (req) => {
+      seen.push(req.headers);
+      if (req.headers['if-none-match'] === '"v1"') return { status: 304 };
+      return { headers: { etag: '"v1"', 'last-modified': 'Mon, 25 Aug 2025 17:04:19 GMT' }, body: kev };
+    };
+    const first = await run('kev', route);
+    expect(first.ok).toBe(true);
+    expect(await readFile(join(raw, 'kev', 'known_exploited_vulnerabilities.json'))).toEqual(kev);
+    expect(seen[0]!['if-none-match']).toBeUndefined();
+    let status = (await readSourceStatuses(raw)).kev!;
+    expect(status).toMatchObject({ ok: true, records: 3, watermark: '2025-08-25T17:04:19.979Z', unchanged: false });
+
+    const second = await run('kev', route);
+    expect(second.ok).toBe(true);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]!['if-none-match']).toBe('"v1"');
+    expect(seen[1]!['if-modified-since']).toBe('Mon, 25 Aug 2025 17:04:19 GMT');
+    expect(await readFile(join(raw, 'kev', 'known_exploited_vulnerabilities.json'))).toEqual(kev);
+    status = (await readSourceStatuses(raw)).kev!;
+    expect(status).toMatchObject({ ok: true, unchanged: true, records: 3, bytes: 0 });
+  });
+
+  it('KEV: malformed JSON keeps the last good file byte for byte and records the error', async () => {
+    const dir = join(raw, 'kev');
+    await mkdir(dir, { recursive: true });
+    const good = await fixture('kev/known_exploited_vulnerabilities.head3.json');
+    await writeFile(join(dir, 'known_exploited_vulnerabilities.json'), good);
+    const result = await run('kev', routes({ '/kev.json': { body: '{"catalogVersion":"2025.08.26","vulnerabilities":[{"cveID":"CVE-' } }));
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/known_exploited_vulnerabilities\.json from http:\/\/127\.0\.0\.1:\d+\/kev\.json: malformed JSON/);
+    expect(await readFile(join(dir, 'known_exploited_vulnerabilities.json'))).toEqual(good);
+    expect(await files('kev')).toEqual(['known_exploited_vulnerabilities.json']);
+    expect((await readSourceStatuses(raw)).kev).toMatchObject({ ok: false, last_success: null });
+  });
+
+  it('KEV: a JSON body of the wrong shape (an error page) is refused', async () => {
+    const result = await run('kev', routes({ '/kev.json': { body: '{"error":"maintenance"}' } }));
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/not a KEV catalog/);
+    expect(await files('kev')).toEqual([]);
+  });
+
+  it('EPSS: stores the gzip, reads the score date; a truncated gzip leaves the previous file intact', async () => {
+    const csv = await fixture('epss/epss_scores-current.head.csv');
+    const gz = gzipSync(csv);
+    const ok = await run('epss', routes({ '/epss.csv.gz': { body: gz } }));
+    expect(ok.ok).toBe(true);
+    const file = join(raw, 'epss', 'epss_scores-current.csv.gz');
+    expect(await readFile(file)).toEqual(gz);
+    expect((await readSourceStatuses(raw)).epss).toMatchObject({ records: 59, watermark: '2026-09-29T12:00:22.000Z' });
+
+    await server!.close();
+    server = undefined;
+    const bad = await run('epss', routes({ '/epss.csv.gz': { body: gz.subarray(0, Math.floor(gz.length / 2)) } }));
+    expect(bad.ok).toBe(false);
+    expect(bad.error).toMatch(/epss_scores-current\.csv\.gz from .*: not a complete gzip file/);
+    expect(await readFile(file)).toEqual(gz);
+    expect(await files('epss')).toEqual(['epss_scores-current.csv.gz']);
+    const status = (await readSourceStatuses(raw)).epss!;
+    expect(status.ok).toBe(false);
+    expect(status.last_success).not.toBeNull();
+    expect(status.records).toBe(59);
+  });
+
+  it('a connection cut mid-body is retried by the next run, not stored', async () => {
+    const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
+    const result = await run('epss', routes({ '/epss.csv.gz': { body: gz, cutAfter: 100 } }));
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/epss\.csv\.gz: (download interrupted|body ended)/);
+    expect(await files('epss')).toEqual([]);
+  });
+
+  it('a server that never answers times out with a clear message', async () => {
+    const result = await run('kev', () => new Promise(() => {}), testHttp({ retries: 0, timeoutMs: 150 }));
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/kev\.json: .*(timeout|Timeout)/i);
+  });
+
+  it('Exploit-DB, Metasploit, nuclei: checks the shape and counts records', async () => {
+    const exploitdb = await fixture('exploits/exploitdb-files_exploits.csv.head');
+    const metasploit = await fixture('exploits/metasploit-modules_metadata_base.excerpt.json');
+    const nuclei = await fixture('exploits/nuclei-templates-cves.json.excerpt.jsonl');
+    const route = routes({
+      '/files_exploits.csv': { body: exploitdb },
+      '/modules_metadata_base.json': { body: metasploit },
+      '/cves.json': { body: nuclei },
+    });
+    expect((await run('exploitdb', route)).ok).toBe(true);
+    expect((await run('metasploit', route)).ok).toBe(true);
+    expect((await run('nuclei', route)).ok).toBe(true);
+    const statuses = await readSourceStatuses(raw);
+    expect(statuses.exploitdb!.records).toBe(25);
+    expect(statuses.metasploit!.records).toBe(2);
+    expect(statuses.nuclei!.records).toBe(9);
+    expect(await readFile(join(raw, 'exploitdb', 'files_exploits.csv'))).toEqual(exploitdb);
+    expect(await readFile(join(raw, 'nuclei', 'cves.json'))).toEqual(nuclei);
+  });
+
+  it('Exploit-DB: an HTML page served with 200 is not a CSV', async () => {
+    const result = await run('exploitdb', routes({ '/files_exploits.csv': { body: '<html><body>Sign in</body></html>\n' } }));
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/CSV header lacks id, file, description, codes/);
+  });
+
+  it('PoC-in-GitHub and CWE: zip archives checked through their central directory', async () => {
+    const poc = await fixture('exploits/poc-in-github-2002-CVE-2002-0083.json');
+    const pocZip = Buffer.from(zipSync({ 'PoC-in-GitHub-master/README.md': strToU8('# PoC'), 'PoC-in-GitHub-master/2002/CVE-2002-0083.json': poc }));
+    const cweZip = Buffer.from(zipSync({ 'cwec_v4.18.xml': strToU8('<?xml version="1.0"?><Weakness_Catalog Version="4.18"/>') }));
+    const route = routes({ '/master.zip': { body: pocZip }, '/cwec_latest.xml.zip': { body: cweZip } });
+    expect((await run('poc-in-github', route)).ok).toBe(true);
+    expect((await run('cwe', route)).ok).toBe(true);
+    const statuses = await readSourceStatuses(raw);
+    expect(statuses['poc-in-github']!.records).toBe(1);
+    expect(statuses.cwe!.watermark).toBe('v4.18');
+    expect(await readFile(join(raw, 'poc-in-github', 'PoC-in-GitHub.zip'))).toEqual(pocZip);
+
+    await server!.close();
+    server = undefined;
+    const truncated = await run('cwe', routes({ '/cwec_latest.xml.zip': { body: cweZip.subarray(0, cweZip.length - 30) } }));
+    expect(truncated.ok).toBe(false);
+    expect(truncated.error).toMatch(/not a complete zip archive/);
+    expect(await readFile(join(raw, 'cwe', 'cwec_latest.xml.zip'))).toEqual(cweZip);
+  });
+});
