@@ -11,11 +11,12 @@ import { basename } from 'node:path';
 import { RawFormatError } from '../../lib/errors.ts';
 import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { CvssRow, MetricRole, StageSink } from '../stage/tables.ts';
-import { englishText, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate, toUtcTimestamp } from './common.ts';
+import { englishText, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate } from './common.ts';
 import { emitAffectedProducts } from './cve5-affected.ts';
 import { objects, stringList, type JsonObject } from './cve5-json.ts';
 import { readSsvcOptions } from './cve5-ssvc.ts';
 import { readMetricScore } from './nvd-cvss.ts';
+import { feedTimestamp } from './nvd-timestamp.ts';
 import type { SourceParser } from './source.ts';
 
 const FEED = 'cve5';
@@ -44,7 +45,7 @@ export function isCve5IndexFile(path: string): boolean {
 /** Null when absent; a RawFormatError when present but unreadable (a format change). */
 function optionalTimestamp(value: unknown, what: string, file: string, cveId: string): string | null {
   if (value === undefined || value === null || value === '') return null;
-  const ts = toUtcTimestamp(value);
+  const ts = feedTimestamp(value);
   if (ts === null) throw new RawFormatError(file, cveId, `unreadable ${what} (${JSON.stringify(value)})`);
   return ts;
 }
@@ -54,7 +55,9 @@ interface Container {
   role: MetricRole;
   /** `providerMetadata.shortName`. */
   provider: string | null;
-  /** `providerMetadata.dateUpdated`, else the record's `dateUpdated`. */
+  /** `providerMetadata.dateUpdated`. */
+  dateUpdated: string | null;
+  /** The freshness of the container's metrics: its `dateUpdated`, else the record's. */
   modified: string | null;
   /** Where the container sits, for error messages. */
   path: string;
@@ -92,7 +95,7 @@ function stageAdpOther(c: Container, cveId: string, file: string, sink: StageSin
     const type = typeof other.type === 'string' ? other.type.toLowerCase() : '';
     if (type === 'ssvc') {
       const content = other.content;
-      sink.emit('ssvc', { cve_id: cveId, feed: 'cve5', ...readSsvcOptions(content.options), timestamp: toUtcTimestamp(content.timestamp), file });
+      sink.emit('ssvc', { cve_id: cveId, feed: 'cve5', ...readSsvcOptions(content.options), timestamp: feedTimestamp(content.timestamp), file });
     } else if (type === 'kev') {
       kevDateAdded = toUtcDate(other.content.dateAdded) ?? kevDateAdded;
     }
@@ -125,13 +128,8 @@ function stageReferences(c: Container, cveId: string, file: string, sink: StageS
 
 function containerOf(body: JsonObject, role: MetricRole, path: string, recordUpdated: string | null, file: string, cveId: string): Container {
   const meta = isObject(body.providerMetadata) ? body.providerMetadata : {};
-  return {
-    body,
-    role,
-    provider: stringOrNull(meta.shortName),
-    modified: optionalTimestamp(meta.dateUpdated, `${path}.providerMetadata.dateUpdated`, file, cveId) ?? recordUpdated,
-    path,
-  };
+  const dateUpdated = optionalTimestamp(meta.dateUpdated, `${path}.providerMetadata.dateUpdated`, file, cveId);
+  return { body, role, provider: stringOrNull(meta.shortName), dateUpdated, modified: dateUpdated ?? recordUpdated, path };
 }
 
 /** Stages one parsed CVE 5 record. */
@@ -162,7 +160,6 @@ export function stageCve5Record(json: unknown, file: string, sink: StageSink): v
     emitAffectedProducts(c.body.affected, cveId, FEED, file, sink);
   }
 
-  const cnaMeta = isObject(cna.body.providerMetadata) ? cna.body.providerMetadata : {};
   sink.emit('cve5', {
     cve_id: cveId,
     state: state.toUpperCase(),
@@ -172,7 +169,7 @@ export function stageCve5Record(json: unknown, file: string, sink: StageSink): v
     date_published: optionalTimestamp(meta.datePublished, 'cveMetadata.datePublished', file, cveId),
     date_updated: dateUpdated,
     date_rejected: optionalTimestamp(meta.dateRejected, 'cveMetadata.dateRejected', file, cveId),
-    cna_date_updated: toUtcTimestamp(cnaMeta.dateUpdated),
+    cna_date_updated: cna.dateUpdated,
     title: stringOrNull(cna.body.title),
     description: englishText(cna.body.descriptions),
     rejected_reason: englishText(cna.body.rejectedReasons),

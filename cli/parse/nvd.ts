@@ -9,12 +9,13 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { CvssRow, MetricRole, StageSink } from '../stage/tables.ts';
-import { englishText, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate, toUtcTimestamp } from './common.ts';
+import { englishText, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate } from './common.ts';
 import { emitAffectedProducts } from './cve5-affected.ts';
 import { objects, stringList, type JsonObject } from './cve5-json.ts';
 import { readSsvcOptions } from './cve5-ssvc.ts';
 import { parseCpe23 } from './nvd-cpe.ts';
 import { readMetricScore } from './nvd-cvss.ts';
+import { feedTimestamp } from './nvd-timestamp.ts';
 import type { SourceParser } from './source.ts';
 
 const FEED = 'nvd';
@@ -41,7 +42,7 @@ export function metricRole(source: string | null, sourceIdentifier: string | nul
 }
 
 function requiredTimestamp(cve: JsonObject, key: string, file: string, record: string): string {
-  const ts = toUtcTimestamp(cve[key]);
+  const ts = feedTimestamp(cve[key]);
   if (ts === null) throw new RawFormatError(file, record, `missing or unreadable ${key} (${JSON.stringify(cve[key] ?? null)})`);
   return ts;
 }
@@ -121,7 +122,7 @@ function stageSsvc(metrics: JsonObject, cveId: string, file: string, sink: Stage
   for (const entry of objects(metrics.ssvcV203)) {
     const data = isObject(entry.ssvcData) ? entry.ssvcData : null;
     if (data === null) continue;
-    sink.emit('ssvc', { cve_id: cveId, feed: 'nvd', ...readSsvcOptions(data.options), timestamp: toUtcTimestamp(data.timestamp), file });
+    sink.emit('ssvc', { cve_id: cveId, feed: 'nvd', ...readSsvcOptions(data.options), timestamp: feedTimestamp(data.timestamp), file });
   }
 }
 

@@ -6,7 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RawFormatError } from '../../lib/errors.ts';
 import type { Progress } from '../../lib/log.ts';
 import { metricRole, nvdParser, stageNvdDocument } from '../../cli/parse/nvd.ts';
+import { toUtcTimestamp } from '../../cli/parse/common.ts';
 import { parseCpe22, parseCpe23 } from '../../cli/parse/nvd-cpe.ts';
+import { feedTimestamp } from '../../cli/parse/nvd-timestamp.ts';
 import { MemoryStageSink } from '../../cli/stage/writer.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/nvd/', import.meta.url));
@@ -201,6 +203,25 @@ describe('CPE names', () => {
     expect(parseCpe23('cpe:2.3:a:vercel:next.js:*:*:*:*:*:node.js:*:*')).toEqual({ part: 'a', vendor: 'vercel', product: 'next.js', version: null });
     expect(parseCpe23('cpe:2.3:a:too:short')).toBeNull();
     expect(parseCpe22('cpe:/o:redhat:enterprise_linux:8')).toEqual({ part: 'o', vendor: 'redhat', product: 'enterprise_linux', version: '8' });
+  });
+});
+
+describe('feed timestamps', () => {
+  it('the fast path gives exactly what the shared normaliser gives', () => {
+    const values = [
+      '2023-10-10T14:15:10.977', // NVD
+      '2024-04-05T17:40:30.117Z', // CVE Services
+      '2024-04-17T04:00:13.543064Z', // CISA SSVC
+      '2000-02-04T05:00:00', // legacy CVE 5
+      '2024-10-02T21:18:17.1',
+      '2024-01-31T12:14:34.073+00:00',
+      '2023-13-01T00:00:00Z',
+      'yesterday',
+      null,
+    ];
+    for (const v of values) expect(feedTimestamp(v)).toBe(toUtcTimestamp(v));
+    expect(feedTimestamp('2000-02-04T05:00:00')).toBe('2000-02-04T05:00:00.000Z');
+    expect(feedTimestamp('2023-13-01T00:00:00Z')).toBeNull();
   });
 });
 
