@@ -36,7 +36,8 @@ export const metasploitParser: SourceParser = {
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+    // Only the metadata file: a checkout of the framework holds many other JSON files.
+    for await (const doc of readDocuments(dir, { endings: ['modules_metadata_base.json'] })) {
       files++;
       const json = parseJsonDocument(doc);
       if (!isObject(json)) throw new RawFormatError(doc.path, undefined, 'modules metadata must be a JSON object keyed by module');

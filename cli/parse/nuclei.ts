@@ -57,7 +57,8 @@ export const nucleiParser: SourceParser = {
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.json', '.jsonl'] })) {
+    // Only the index: a checkout of the whole repository also holds other JSON files.
+    for await (const doc of readDocuments(dir, { endings: ['cves.json', 'cves.jsonl'] })) {
       files++;
       const { rows, lines } = nucleiRows(doc.text, doc.path);
       for (const row of rows) sink.emit('exploit', row);

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -42,5 +43,16 @@ describe('nuclei-templates cves.json', () => {
     const text = '\n{"ID":"CVE-2024-0001","Info":{"Name":"A"}}\n\n{"ID":"exposed-panel","Info":{"Name":"B"}}\n';
     expect(nucleiRows(text, 'c.json')).toEqual({ rows: [expect.objectContaining({ cve_id: 'CVE-2024-0001', url: null })], lines: 2 });
     expect(() => nucleiRows('{"Info":{}}', 'c.json')).toThrow(/c\.json: record line 1: template has no "ID"/);
+  });
+
+  it('reads only cves.json from a repository checkout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nuclei-'));
+    try {
+      writeFileSync(join(dir, 'cves.json'), readFileSync(join(DIR, 'cves.json')));
+      writeFileSync(join(dir, 'TEMPLATES-STATS.json'), '{\n  "directory": []\n}\n');
+      expect(await nucleiParser.stage(dir, new MemoryStageSink(), noProgress)).toEqual({ files: 1, records: 9 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
