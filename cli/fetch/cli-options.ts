@@ -46,6 +46,8 @@ export function resolveDirs(opts: { raw?: string; data: string }): { rawDir: str
 export function abortOnSignals(onSignal?: (signal: NodeJS.Signals) => void): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const handler = (sig: NodeJS.Signals) => {
+    // A second signal means "now": do not wait for a build that cannot be interrupted.
+    if (controller.signal.aborted) process.exit(130);
     onSignal?.(sig);
     controller.abort();
   };

@@ -78,6 +78,8 @@ export interface FetchFileOptions extends GetOptions {
   store?: ValidatorStore;
   /** The source folder, for naming the validator entry and the progress bar. */
   sourceDir: string;
+  /** false: ignore the stored validators and download in full (`--full`); new ones are still stored. */
+  conditional?: boolean;
 }
 
 /**
@@ -86,7 +88,7 @@ export interface FetchFileOptions extends GetOptions {
  */
 export async function fetchFile(http: HttpClient, opts: FetchFileOptions): Promise<FileOutcome> {
   const key = relative(opts.sourceDir, opts.dest);
-  const validators = opts.store && existsSync(opts.dest) ? opts.store.get(key, opts.url) : undefined;
+  const validators = opts.conditional !== false && opts.store && existsSync(opts.dest) ? opts.store.get(key, opts.url) : undefined;
   const got = await downloadToTemp(http, opts.url, opts.dest, { ...opts, validators, label: key });
   if (got.kind === 'not-modified') return { changed: false, bytes: 0, records: null, watermark: null };
   try {

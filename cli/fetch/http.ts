@@ -173,7 +173,8 @@ export class HttpClient {
       }
       const status = res.statusCode;
       if ((status >= 200 && status < 300) || status === 304) return { status, headers: res.headers, body: res.body, url: target };
-      const detail = await readSnippet(res.body);
+      // NVD puts its reason in a `message` header and often sends an empty body.
+      const detail = (await readSnippet(res.body)) || headerValue(res.headers, 'message') || '';
       if (retryOn.includes(status) && attempt < this.retries) {
         const hinted = parseRetryAfter(res.headers['retry-after'], this.now());
         const wait = Math.min(hinted ?? this.backoff(attempt), this.maxRetryWaitMs);

@@ -53,7 +53,7 @@ describe('NVD fetcher', () => {
     delete process.env.NVD_API_KEY;
   });
 
-  async function run(route: Parameters<typeof startServer>[0], extra: { signal?: AbortSignal; now?: Date } = {}) {
+  async function run(route: Parameters<typeof startServer>[0], extra: { signal?: AbortSignal; now?: Date; full?: boolean } = {}) {
     server ??= await startServer(route);
     const config = await testConfig({ sources: { nvd: { url: `${server.base}/rest/json/cves/2.0`, pageSize: 2 } } });
     const t = testHttp();
@@ -63,6 +63,7 @@ describe('NVD fetcher', () => {
       sources: ['nvd'],
       http: t.http,
       now: () => extra.now ?? NOW,
+      full: extra.full ?? false,
       ...(extra.signal ? { signal: extra.signal } : {}),
     });
     return { result: results[0]!, sleeps: t.sleeps };
@@ -199,5 +200,33 @@ describe('NVD fetcher', () => {
     expect(status.ok).toBe(false);
     expect(status.watermark).toBe(watermark);
     expect(status.error).toMatch(/malformed JSON/);
+  });
+
+  it('--full re-pulls beside the served set: an interrupted re-pull keeps the old pages, a finished one replaces them', async () => {
+    const all = await records();
+    const dir = join(raw, 'nvd');
+    await mkdir(join(dir, 'full'), { recursive: true });
+    await mkdir(join(dir, 'delta'), { recursive: true });
+    const old = gzipSync(Buffer.from(JSON.stringify(JSON.parse(page(all.slice(0, 1), 0, 1).body as string))));
+    await writeFile(join(dir, 'full', 'page-0000000.json.gz'), old);
+    await writeFile(join(dir, 'delta', '20260930T000000Z-0000000.json.gz'), old);
+    await writeFile(join(dir, '_state.json'), JSON.stringify({ watermark: '2026-09-30T00:00:00.000Z', full: null, window: null }));
+    const controller = new AbortController();
+    const route = routes({
+      '/rest/json/cves/2.0': (u) => {
+        const start = Number(u.searchParams.get('startIndex'));
+        if (start === 2 && !controller.signal.aborted) controller.abort();
+        return page(all, start, 2);
+      },
+    });
+    expect((await run(route, { full: true, signal: controller.signal })).result.aborted).toBe(true);
+    expect(await readFile(join(dir, 'full', 'page-0000000.json.gz'))).toEqual(old);
+    expect(existsSync(join(dir, 'delta'))).toBe(true);
+
+    const second = await run(route);
+    expect(second.result.ok).toBe(true);
+    expect(await idsIn(join(dir, 'full'))).toEqual(IDS);
+    expect(existsSync(join(dir, 'delta'))).toBe(false);
+    expect((await readdir(dir)).sort()).toEqual(['_state.json', 'full']);
   });
 });

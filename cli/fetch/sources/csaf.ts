@@ -178,7 +178,7 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
   for (const [path, d] of deleted) if ((byPath.get(path)?.updated ?? '') <= d.updated) byPath.delete(path);
 
   const todo: CsafEntry[] = [];
-  for (const e of byPath.values()) if (!(await isCurrent(join(vendorDir, e.localPath), e.updated))) todo.push(e);
+  for (const e of byPath.values()) if (ctx.full || !(await isCurrent(join(vendorDir, e.localPath), e.updated))) todo.push(e);
   const result: ProviderResult = { fetched: 0, bytes: 0, deleted: 0, listed: byPath.size, newest: null, failures: [] };
   for (const e of byPath.values()) if (!result.newest || e.updated > result.newest) result.newest = e.updated;
 

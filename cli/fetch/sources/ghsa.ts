@@ -115,6 +115,7 @@ export const ghsaSource: SourceFetcher = {
             dest: zipPath,
             sourceDir: ctx.dir,
             store,
+            conditional: !ctx.full,
             signal: ctx.signal,
             verify: (tmp, what) => verifyZip(tmp, what, (n) => n.toLowerCase().endsWith('.json')),
           });

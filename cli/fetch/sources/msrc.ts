@@ -43,7 +43,7 @@ export const msrcSource: SourceFetcher = {
     const todo: MsrcUpdate[] = [];
     for (const u of updates) {
       const s = await stat(join(ctx.dir, `${u.id}.json`)).catch(() => null);
-      if (!s || Math.floor(s.mtimeMs / 1000) < Math.floor(Date.parse(u.released) / 1000)) todo.push(u);
+      if (ctx.full || !s || Math.floor(s.mtimeMs / 1000) < Math.floor(Date.parse(u.released) / 1000)) todo.push(u);
     }
     const bar = progress('msrc', todo.length, 'documents');
     let bytes = 0;

@@ -51,6 +51,8 @@ export function singleFileSource(spec: SingleFileSpec): SourceFetcher {
         sourceDir: ctx.dir,
         verify: spec.verify,
         store,
+        // --full: download again even if the server would answer 304.
+        conditional: !ctx.full,
         signal: ctx.signal,
       });
       return {
