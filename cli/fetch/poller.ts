@@ -135,6 +135,10 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
       if (err instanceof LockBusyError) return fail(`skipped: ${err.message}`);
       throw err;
     }
+    // A first full pull or a build takes minutes: keep `updated_at` fresh meanwhile, so a
+    // monitor can tell a busy poller from a dead one.
+    const beat = setInterval(() => void write().catch(() => {}), heartbeat);
+    beat.unref();
     try {
       const [result] = await fetchSources({
         rawDir: opts.rawDir,
@@ -170,6 +174,7 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
       health.consecutive_failures = 0;
       info(`✓ poll: ${changes} changed CVE records${health.status === 'building' ? `, published ${health.last_build_id}` : ''}`);
     } finally {
+      clearInterval(beat);
       await lock.release();
     }
   };
