@@ -45,6 +45,36 @@ describe('HTTP client', () => {
   });
 });
 
+describe('proxy from the environment', () => {
+  it('sends requests through HTTP_PROXY, except for NO_PROXY hosts', async () => {
+    const seen: string[] = [];
+    // A forward proxy sees absolute-form request targets (`GET http://host/path`).
+    const proxy = await startServer((req) => {
+      seen.push(`${req.method} ${req.url} ${req.headers['user-agent']?.split(' ')[0]}`);
+      return { body: 'via proxy' };
+    });
+    const direct = await startServer(() => ({ body: 'direct' }));
+    const saved = { HTTP_PROXY: process.env.HTTP_PROXY, http_proxy: process.env.http_proxy, NO_PROXY: process.env.NO_PROXY, no_proxy: process.env.no_proxy };
+    try {
+      delete process.env.http_proxy;
+      delete process.env.no_proxy;
+      process.env.HTTP_PROXY = proxy.base;
+      process.env.NO_PROXY = '127.0.0.1';
+      const http = new HttpClient({ retries: 0 });
+      expect(await (await http.get('http://feeds.example.invalid/kev.json')).body.text()).toBe('via proxy');
+      expect(await (await http.get(`${direct.base}/x`)).body.text()).toBe('direct');
+      await http.close();
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatch(/^GET http:\/\/feeds\.example\.invalid\/kev\.json vulnintel\/\d+\.\d+\.\d+$/);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+      await proxy.close();
+      await direct.close();
+    }
+  });
+});
+
 describe('rolling-window rate limiter', () => {
   it('lets `limit` requests through per window and makes the next one wait for the oldest to expire', async () => {
     let clock = 0;
