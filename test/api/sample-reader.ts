@@ -1,0 +1,29 @@
+/**
+ * The bundled sample corpus (`data/sample/`), built once per test process and opened the way the
+ * server opens a snapshot, for the resource query tests; plus damaged copies of it.
+ */
+import { cp, mkdtemp, truncate } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
+import { SNAPSHOT_TABLES, snapshotsDir } from '../../lib/snapshot-layout.ts';
+import { buildCorpus } from '../helpers/sample-snapshot.ts';
+
+/** A fresh in-memory open of the sample snapshot: tests may add rows without touching others. */
+export async function openSample(): Promise<OpenSnapshot> {
+  const { dataDir, result } = await buildCorpus();
+  return openSnapshot(dataDir, result.buildId, { threads: 1, memoryLimit: '512MB' });
+}
+
+/**
+ * Opens a copy of the sample snapshot whose Parquet files for `tables` are cut to a few bytes,
+ * as a disk fault or an interrupted copy would leave them.
+ */
+export async function openDamagedSample(tables: string[]): Promise<OpenSnapshot> {
+  const { dataDir, result } = await buildCorpus();
+  const copy = await mkdtemp(join(tmpdir(), 'vulnintel-damaged-'));
+  const dir = join(snapshotsDir(copy), result.buildId);
+  await cp(join(snapshotsDir(dataDir), result.buildId), dir, { recursive: true });
+  for (const table of tables) await truncate(join(dir, SNAPSHOT_TABLES[table]!), 7);
+  return openSnapshot(copy, result.buildId, { threads: 1, memoryLimit: '512MB' });
+}
