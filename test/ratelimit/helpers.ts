@@ -66,6 +66,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 export interface FixtureProcess {
   port: number;
+  pid: number;
   stderr(): string;
   stop(): Promise<void>;
 }
@@ -85,7 +86,7 @@ export async function startFixture(env: Record<string, string>): Promise<Fixture
   const started = await waitFor(() => stdout.includes('\n') || child.exitCode !== null, 30_000, 20);
   if (!started || child.exitCode !== null) throw new Error(`fixture server did not start:\n${stderr}`);
   const { port } = JSON.parse(stdout.split('\n')[0]!) as { port: number };
-  return { port, stderr: () => stderr, stop: () => stopChild(child) };
+  return { port, pid: child.pid!, stderr: () => stderr, stop: () => stopChild(child) };
 }
 
 export interface InProcessServer {

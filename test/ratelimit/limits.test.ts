@@ -254,6 +254,25 @@ describe('what is not limited, and CORS', () => {
   });
 });
 
+describe('without a socket (in-process app.request)', () => {
+  it('sets the headers through Hono and counts every such request as one unknown caller', async () => {
+    const limiter = createRateLimiter(defaultRateLimitConfig({ ...SMALL, logger: captureLogger().logger }));
+    const app = new Hono();
+    app.use('*', limiter.middleware);
+    app.get('/api/v1/public/other', (c) => c.json({}));
+    try {
+      const first = await app.request(OTHER);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('X-RateLimit-Limit')).toBe('1000');
+      expect(first.headers.get('X-RateLimit-Window')).toBe('1s');
+      for (let i = 0; i < 4; i++) await app.request(OTHER, { headers: { 'X-Forwarded-For': `203.0.113.${i}` } });
+      expect((await app.request(OTHER)).status).toBe(429);
+    } finally {
+      await limiter.close();
+    }
+  });
+});
+
 describe('configuration', () => {
   it('defaults are the contract numbers', () => {
     const config = defaultRateLimitConfig();
