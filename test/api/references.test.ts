@@ -1,0 +1,80 @@
+/**
+ * Per-reference enrichment (contract 2.7) on the sample snapshot: flags, the cross-walk to a
+ * vendor advisory and to GHSA, exploit sources, and exploit records no reference shows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findCveReferences, type CveReferences } from '../../api/queries/references.ts';
+import type { OpenSnapshot } from '../../api/snapshot/open.ts';
+import { openDamagedSample, openSample } from './sample-reader.ts';
+
+let sample: OpenSnapshot;
+beforeAll(async () => {
+  sample = await openSample();
+});
+afterAll(() => sample?.close());
+
+const refs = async (cveId: string): Promise<CveReferences> => {
+  const result = await findCveReferences(sample, cveId);
+  if (!result) throw new Error(`${cveId} not found`);
+  return result;
+};
+
+describe('references', () => {
+  it('cross-walks a reference to the vendor advisory it is, with its API path, listed first', async () => {
+    const result = await refs('CVE-2026-90062');
+    expect(result.references[0]).toMatchObject({
+      is_vendor_advisory: true,
+      vendor_advisory: {
+        vendor: 'cisco',
+        advisory_id: 'cisco-sa-iosxe-webui-privesc-Kq7dTn3',
+        api_path: '/api/v1/public/vendor-advisories/cisco/cisco-sa-iosxe-webui-privesc-Kq7dTn3',
+      },
+    });
+    expect(result.references.slice(1).every((r) => r.vendor_advisory === null)).toBe(true);
+  });
+
+  it('names the GHSA id of a GitHub advisory URL, and null (not "") elsewhere', async () => {
+    const result = await refs('CVE-2026-90303');
+    const ghsa = result.references.filter((r) => r.ghsa_id !== null);
+    expect(ghsa.map((r) => r.ghsa_id)).toEqual(['GHSA-c8m3-9x2q-pvw4']);
+    const other = await refs('CVE-2026-90121');
+    expect(other.references.every((r) => r.ghsa_id === null)).toBe(true);
+  });
+
+  it('flags patches and exploits, with the exploit database that lists the URL', async () => {
+    const result = await refs('CVE-2026-90121');
+    const poc = result.references.find((r) => r.url === 'https://github.com/h4x0r-lab/CVE-2026-90121');
+    expect(poc).toMatchObject({ is_exploit: true, is_patch: false, exploit_source: 'poc-in-github', tags: ['exploit'] });
+    expect(result.references.filter((r) => r.is_patch).map((r) => r.url)).toEqual([
+      'https://github.com/apache/ofbiz-framework/commit/6f2e1d5c0b9a8e7f6d5c4b3a2918e7d6c5b4a391',
+    ]);
+    for (const r of result.references) expect(r.sources.length).toBeGreaterThan(0);
+  });
+
+  it('adds the exploit records no reference already shows', async () => {
+    const result = await refs('CVE-2026-90121');
+    expect(result.exploits.map((e) => e.source).sort()).toEqual(['exploitdb', 'metasploit', 'nuclei', 'poc-in-github']);
+    expect(result.exploits.map((e) => e.url)).not.toContain('https://github.com/h4x0r-lab/CVE-2026-90121');
+    // The only Exploit-DB record of CVE-2026-90122 is one of its references.
+    const shown = await refs('CVE-2026-90122');
+    expect(shown.references.find((r) => r.exploit_source === 'exploitdb')).toBeDefined();
+    expect(shown.exploits).toEqual([]);
+  });
+
+  it('is null for a CVE the snapshot does not hold; empty lists for one without references', async () => {
+    expect(await findCveReferences(sample, 'CVE-1900-0001')).toBeNull();
+    expect((await refs('CVE-2026-90121')).failed_sections).toEqual([]);
+  });
+
+  it('a damaged references table is named; exploit records are still served, all of them', async () => {
+    const damaged = await openDamagedSample(['references']);
+    try {
+      const result = (await findCveReferences(damaged, 'CVE-2026-90121'))!;
+      expect(result.failed_sections).toEqual(['references']);
+      expect(result.references).toEqual([]);
+      expect(result.exploits).toHaveLength(5);
+    } finally {
+      damaged.close();
+    }
+  });
+});
