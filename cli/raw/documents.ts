@@ -3,13 +3,12 @@
  * in: plain files in any tree, gzip files, zip archives (and zips inside zips). Every reader of
  * raw data goes through here, so containers are handled once.
  */
-import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import yauzl from 'yauzl';
 import { RawFormatError } from '../../lib/errors.ts';
 import { isDataName } from '../../lib/raw-layout.ts';
+import { bufferSource, fileSource, readZipMembers, type ByteSource } from './zip.ts';
 
 export interface RawDocument {
   /** The file path, or `archive.zip!entry/path.json` for a zip member. */
@@ -70,89 +69,45 @@ export async function* readDocuments(dir: string, opts: ReadOptions): AsyncGener
     const kind = wanted(file, opts.endings);
     if (kind === 'plain') yield { path: file, text: await readFile(file, 'utf8') };
     else if (kind === 'gzip') yield { path: file, text: gunzipOrFail(await readFile(file), file).toString('utf8') };
-    else if (kind === 'zip') yield* readZip(file, opts, () => openZipFile(file), file);
+    else if (kind === 'zip') yield* readZip(file, opts, () => fileSource(file));
   }
 }
 
-function openZipFile(file: string): Promise<yauzl.ZipFile> {
-  return new Promise((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: true }, (err, zip) => (err ? reject(err) : resolve(zip))),
-  );
-}
-
-function openZipBuffer(buf: Buffer): Promise<yauzl.ZipFile> {
-  return new Promise((resolve, reject) =>
-    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => (err ? reject(err) : resolve(zip))),
-  );
-}
-
-function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    zip.openReadStream(entry, (err, stream) => {
-      if (err) return reject(err);
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('error', reject);
-      stream.on('end', () => resolve(Buffer.concat(chunks)));
-    });
-  });
-}
-
-/** Streams the members of a zip one at a time: memory stays at one document. */
+/** Streams the members of a zip one at a time: memory stays at one document plus a read window. */
 async function* readZip(
   label: string,
   opts: ReadOptions,
-  open: () => Promise<yauzl.ZipFile>,
-  outerFile: string,
+  openSource: () => Promise<ByteSource>,
 ): AsyncGenerator<RawDocument> {
-  let zip: yauzl.ZipFile;
+  let src: ByteSource;
   try {
-    zip = await open();
+    src = await openSource();
   } catch (err) {
     throw new RawFormatError(label, undefined, `not a readable zip archive (${(err as Error).message})`);
   }
-  const queue: Array<yauzl.Entry | null | Error> = [];
-  let wake: (() => void) | null = null;
-  const push = (v: yauzl.Entry | null | Error) => {
-    queue.push(v);
-    wake?.();
-    wake = null;
-  };
-  zip.on('entry', (e: yauzl.Entry) => push(e));
-  zip.on('end', () => push(null));
-  zip.on('error', (e: Error) => push(e));
-  zip.readEntry();
+  const members = readZipMembers(src, (name) => {
+    const base = name.split('/').pop() ?? name;
+    return isDataName(base) && wanted(name, opts.endings) !== null;
+  });
   try {
     for (;;) {
-      if (queue.length === 0) await new Promise<void>((r) => (wake = r));
-      const item = queue.shift()!;
-      if (item === null) return;
-      if (item instanceof Error) throw new RawFormatError(label, undefined, `broken zip archive (${item.message})`);
-      const name = item.fileName;
-      const base = name.split('/').pop() ?? name;
-      const kind = name.endsWith('/') || !isDataName(base) ? null : wanted(name, opts.endings);
-      if (kind) {
-        const where = `${label}!${name}`;
-        let buf: Buffer;
-        try {
-          buf = await readEntry(zip, item);
-        } catch (err) {
-          throw new RawFormatError(where, undefined, `cannot be extracted (${(err as Error).message})`);
-        }
-        if (kind === 'plain') yield { path: where, text: buf.toString('utf8') };
-        else if (kind === 'gzip') yield { path: where, text: gunzipOrFail(buf, where).toString('utf8') };
-        else yield* readZip(where, opts, () => openZipBuffer(buf), outerFile);
+      let next;
+      try {
+        next = await members.next();
+      } catch (err) {
+        throw new RawFormatError(label, undefined, `broken zip archive (${(err as Error).message})`);
       }
-      zip.readEntry();
+      if (next.done) return;
+      const { member, data } = next.value;
+      const where = `${label}!${member.name}`;
+      const kind = wanted(member.name, opts.endings);
+      if (kind === 'plain') yield { path: where, text: data.toString('utf8') };
+      else if (kind === 'gzip') yield { path: where, text: gunzipOrFail(data, where).toString('utf8') };
+      else if (kind === 'zip') yield* readZip(where, opts, async () => bufferSource(data));
     }
   } finally {
-    zip.close();
+    await src.close();
   }
-}
-
-/** A byte stream of one raw file (for the large CSV/JSONL sources), gunzipped when `.gz`. */
-export function openRawStream(file: string): NodeJS.ReadableStream {
-  return createReadStream(file);
 }
 
 /** Parses JSON or throws a RawFormatError naming the document. */

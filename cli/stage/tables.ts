@@ -221,7 +221,8 @@ export interface OsvPackageRow {
 
 /**
  * One affected branch of an OSV range: an `introduced` event paired with the `fixed` or
- * `last_affected` that closes it (events sorted as the spec says). A range with several
+ * `last_affected` that closes it, walking the events in the record's order (contract 2.6: branches
+ * keep "that record's order"). A range with several
  * introduced/fixed pairs (Go SEMVER) gives several rows.
  */
 export interface OsvRangeRow {
