@@ -104,9 +104,9 @@ export async function listVendorAdvisories(reader: SnapshotReader, filter: Advis
     where.push(`coalesce(modified, published) >= CAST($${params.length} AS TIMESTAMP)`);
   }
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  const [count] = await selectRows<{ total: number }>(reader.connection, `SELECT count(*)::INTEGER AS total FROM advisories a ${whereSql}`, params);
+  const [count] = await selectRows<{ total: number }>(reader, `SELECT count(*)::INTEGER AS total FROM advisories a ${whereSql}`, params);
   const rows = await selectRows<Omit<AdvisorySummary, 'api_path'>>(
-    reader.connection,
+    reader,
     `SELECT ${summaryColumns('a')} FROM advisories a ${whereSql}
      ORDER BY a.published DESC NULLS LAST, a.modified DESC NULLS LAST, a.vendor, a.advisory_id DESC
      LIMIT ${filter.limit} OFFSET ${filter.offset}`,
@@ -127,7 +127,7 @@ export async function listVendorAdvisories(reader: SnapshotReader, filter: Advis
 export async function findVendorAdvisory(reader: SnapshotReader, vendor: string, advisoryId: string): Promise<AdvisoryDetail | null> {
   requireTables(reader, 'advisories', 'advisory_cves');
   const [row] = await selectRows<Omit<AdvisoryDetail, 'api_path' | 'cves'>>(
-    reader.connection,
+    reader,
     `SELECT ${summaryColumns('a')}, a.description, a.publisher, a.category, a.tlp, a.status, a.version,
             a.aggregate_severity_namespace, a.vendor_severity_evidence, a.cvss_vector,
             coalesce(a.products, []) AS products, coalesce(a.remediations, []) AS remediations,
@@ -145,7 +145,7 @@ export async function findVendorAdvisory(reader: SnapshotReader, vendor: string,
 
 async function readCveLinks(reader: SnapshotReader, vendor: string, advisoryId: string): Promise<AdvisoryCveLink[]> {
   const rows = await selectRows<Omit<AdvisoryCveLink, 'api_path'> & { known: boolean }>(
-    reader.connection,
+    reader,
     `SELECT ac.cve_id, ac.vendor_severity, ac.vendor_severity_source, ac.vendor_severity_evidence,
             ac.cvss_score, ac.cvss_vector, ac.cvss_version, coalesce(ac.exploited, false) AS exploited,
             ac.exploited_evidence, ac.cwe_id,

@@ -64,9 +64,9 @@ export async function listCwes(reader: SnapshotReader, q: string | undefined, pa
     where = `WHERE contains(lower(cwe_id), $1) OR contains(lower(coalesce(name, '')), $1)`;
     exactFirst = `(lower(cwe_id) = $1 OR lower(cwe_id) = 'cwe-' || $1) DESC,`;
   }
-  const [count] = await selectRows<{ total: number }>(reader.connection, `SELECT count(*)::INTEGER AS total FROM cwes ${where}`, params);
+  const [count] = await selectRows<{ total: number }>(reader, `SELECT count(*)::INTEGER AS total FROM cwes ${where}`, params);
   const cwes = await selectRows<CweEntry>(
-    reader.connection,
+    reader,
     `SELECT cwe_id, name, kind, abstraction, status, ${shortTextSql('description')} AS description, cve_count::INTEGER AS cve_count
      FROM cwes ${where}
      ORDER BY ${exactFirst} cve_count DESC, TRY_CAST(regexp_extract(cwe_id, '(\\d+)$', 1) AS INTEGER) NULLS LAST, cwe_id
@@ -95,7 +95,7 @@ export async function listEcosystems(reader: SnapshotReader): Promise<EcosystemE
   requireTables(reader, 'affected_packages');
   return cached(ecosystemCache, reader.connection, () =>
     selectRows<EcosystemEntry>(
-      reader.connection,
+      reader,
       `SELECT ap.ecosystem, count(DISTINCT lower(ap.package_name))::INTEGER AS package_count,
               count(DISTINCT ap.cve_id)::INTEGER AS cve_count
        FROM affected_packages ap SEMI JOIN cves c ON c.cve_id = ap.cve_id AND c.status = 'active'
@@ -116,7 +116,7 @@ export async function listVendors(reader: SnapshotReader, q: string | undefined,
   requireTables(reader, 'products');
   const all = await cached(vendorCache, reader.connection, () =>
     selectRows<VendorEntry>(
-      reader.connection,
+      reader,
       `SELECT p.vendor_key AS vendor, mode(p.vendor) AS name,
               count(DISTINCT p.product_key)::INTEGER AS product_count, count(DISTINCT p.cve_id)::INTEGER AS cve_count
        FROM products p SEMI JOIN cves c ON c.cve_id = p.cve_id AND c.status = 'active'

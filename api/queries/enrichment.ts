@@ -137,7 +137,7 @@ export interface EnrichmentOptions {
 
 /** Null when the CVE is not in the snapshot. */
 export async function findCveEnrichment(reader: SnapshotReader, cveId: string, options: EnrichmentOptions = {}): Promise<CveEnrichment | null> {
-  const exists = await selectRows<{ cve_id: string }>(reader.connection, `SELECT cve_id FROM cves WHERE cve_id = $1`, [cveId]);
+  const exists = await selectRows<{ cve_id: string }>(reader, `SELECT cve_id FROM cves WHERE cve_id = $1`, [cveId]);
   if (exists.length === 0) return null;
 
   const failed: EnrichmentSection[] = [];
@@ -172,7 +172,7 @@ export async function findCveEnrichment(reader: SnapshotReader, cveId: string, o
 
 async function readVendorAdvisories(reader: SnapshotReader, cveId: string): Promise<EnrichedVendorAdvisory[]> {
   const rows = await selectRows<Omit<EnrichedVendorAdvisory, 'api_path'>>(
-    reader.connection,
+    reader,
     // The per-CVE band, source and evidence travel together; a mix of the CVE's band and the
     // advisory's source would name the wrong taxonomy.
     `SELECT ac.vendor, ac.advisory_id, a.title,
@@ -194,7 +194,7 @@ async function readVendorAdvisories(reader: SnapshotReader, cveId: string): Prom
 
 async function readPatches(reader: SnapshotReader, cveId: string): Promise<PatchReference[]> {
   return selectRows<PatchReference>(
-    reader.connection,
+    reader,
     `SELECT url, name, coalesce(tags, []) AS tags, coalesce(sources, []) AS sources
      FROM "references" WHERE cve_id = $1 AND is_patch ORDER BY url`,
     [cveId],
@@ -203,7 +203,7 @@ async function readPatches(reader: SnapshotReader, cveId: string): Promise<Patch
 
 async function readAffectedPackages(reader: SnapshotReader, cveId: string): Promise<AffectedPackage[]> {
   return selectRows<AffectedPackage>(
-    reader.connection,
+    reader,
     `SELECT ecosystem, package_name, purl, source, coalesce(advisory_ids, []) AS advisory_ids,
             fixed_branches, fixed_version, coalesce(versions, []) AS versions, last_known_affected_version_range
      FROM affected_packages WHERE cve_id = $1
@@ -225,7 +225,7 @@ export function fixedVersionsOf(packages: AffectedPackage[]): FixedVersions[] {
 
 async function readCwes(reader: SnapshotReader, cveId: string): Promise<CveCwe[]> {
   return selectRows<CveCwe>(
-    reader.connection,
+    reader,
     `SELECT cc.cwe_id, w.name, w.abstraction
      FROM cve_cwes cc LEFT JOIN cwes w USING (cwe_id)
      WHERE cc.cve_id = $1
@@ -237,13 +237,13 @@ async function readCwes(reader: SnapshotReader, cveId: string): Promise<CveCwe[]
 /** Exploit records, then references tagged as exploits that no record already shows. */
 async function readExploits(reader: SnapshotReader, cveId: string): Promise<EnrichmentExploit[]> {
   const records = await selectRows<ExploitRecord>(
-    reader.connection,
+    reader,
     `SELECT source, exploit_id, url, title, ${isoTimestampSql('published')} AS published, verified
      FROM exploits WHERE cve_id = $1 ORDER BY published DESC NULLS LAST, source, exploit_id`,
     [cveId],
   );
   const taggedOnly = await selectRows<ExploitRecord>(
-    reader.connection,
+    reader,
     `SELECT 'reference' AS source, NULL AS exploit_id, r.url, r.name AS title, NULL AS published, NULL AS verified
      FROM "references" r
      WHERE r.cve_id = $1 AND r.is_exploit
@@ -260,7 +260,7 @@ async function readExploits(reader: SnapshotReader, cveId: string): Promise<Enri
 async function readTimeline(reader: SnapshotReader, cveId: string): Promise<TimelineEvent[]> {
   const iso = (col: string) => isoTimestampSql(`CAST(${col} AS TIMESTAMP)`);
   return selectRows<TimelineEvent>(
-    reader.connection,
+    reader,
     `WITH record AS (SELECT * FROM cves WHERE cve_id = $1),
      events AS (
        SELECT published AS event_at, 'published' AS event, 'cve' AS source, NULL AS ref, 1 AS ord FROM record

@@ -51,7 +51,7 @@ export interface KevRecent {
 export async function listRecentKev(reader: SnapshotReader, query: KevRecentQuery): Promise<KevRecent> {
   requireTables(reader, 'kev');
   const [anchor] = await selectRows<{ as_of: string | null }>(
-    reader.connection,
+    reader,
     `SELECT strftime(greatest(max(try_strptime(catalog_version, '%Y.%m.%d'))::DATE, max(date_added)), '%Y-%m-%d') AS as_of FROM kev`,
   );
   const asOf = anchor?.as_of ?? null;
@@ -59,9 +59,9 @@ export async function listRecentKev(reader: SnapshotReader, query: KevRecentQuer
   const where = windowStart !== null ? `WHERE k.date_added >= CAST($1 AS DATE)` : '';
   const params = windowStart !== null ? [windowStart] : [];
 
-  const [count] = await selectRows<{ total: number }>(reader.connection, `SELECT count(*)::INTEGER AS total FROM kev k ${where}`, params);
+  const [count] = await selectRows<{ total: number }>(reader, `SELECT count(*)::INTEGER AS total FROM kev k ${where}`, params);
   const cves = await selectRows<KevEntry>(
-    reader.connection,
+    reader,
     `SELECT k.cve_id, k.vendor_project, k.product, k.vulnerability_name,
             strftime(k.date_added, '%Y-%m-%d') AS date_added, strftime(k.due_date, '%Y-%m-%d') AS due_date,
             k.short_description, k.required_action, k.known_ransomware_campaign_use, k.notes,

@@ -55,7 +55,7 @@ interface ReferenceRow extends Omit<CveReference, 'vendor_advisory'> {
 
 /** Null when the CVE is not in the snapshot. */
 export async function findCveReferences(reader: SnapshotReader, cveId: string): Promise<CveReferences | null> {
-  const exists = await selectRows<{ cve_id: string }>(reader.connection, `SELECT cve_id FROM cves WHERE cve_id = $1`, [cveId]);
+  const exists = await selectRows<{ cve_id: string }>(reader, `SELECT cve_id FROM cves WHERE cve_id = $1`, [cveId]);
   if (exists.length === 0) return null;
   // A table that could not be loaded exists with no columns of its own: never query it.
   const referencesReadable = !reader.unreadableTables.has('references');
@@ -72,7 +72,7 @@ export async function findCveReferences(reader: SnapshotReader, cveId: string): 
 async function readReferences(reader: SnapshotReader, cveId: string): Promise<CveReference[]> {
   // Advisories and patches first: they are what a reader acts on; then by URL for a stable order.
   const rows = await selectRows<ReferenceRow>(
-    reader.connection,
+    reader,
     `SELECT url, name, coalesce(tags, []) AS tags, coalesce(sources, []) AS sources,
             coalesce(is_patch, false) AS is_patch, coalesce(is_exploit, false) AS is_exploit,
             coalesce(is_vendor_advisory, false) AS is_vendor_advisory,
@@ -97,7 +97,7 @@ export async function readUnreferencedExploits(reader: SnapshotReader, cveId: st
     ? `AND (e.url IS NULL OR NOT EXISTS (SELECT 1 FROM "references" r WHERE r.cve_id = e.cve_id AND r.url = e.url))`
     : '';
   return selectRows<ExploitRecord>(
-    reader.connection,
+    reader,
     `SELECT e.source, e.exploit_id, e.url, e.title, ${isoTimestampSql('e.published')} AS published, e.verified
      FROM exploits e
      WHERE e.cve_id = $1 ${notReferenced}

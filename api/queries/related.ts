@@ -17,7 +17,7 @@
  * under an execution budget; past it the basis is `unknown` and the lists are unchanged.
  */
 import { cveBriefColumns, type CveBrief } from './cve-summary.ts';
-import { OUT_OF_BUDGET, placeholders, selectRows, shiftDay, withinBudget, type SnapshotReader } from './support.ts';
+import { OUT_OF_BUDGET, placeholders, selectRows, selectRowsWithin, shiftDay, type SnapshotReader } from './support.ts';
 
 export const RELATED_LIST_MAX = 10;
 /** Keys read per lookup for same_vendor / same_cwe (contract 8.5). */
@@ -62,7 +62,10 @@ export interface RelatedCves {
 }
 
 export interface RelatedOptions {
-  /** Budget for establishing why a list is empty; 0 or less skips it (every reason `unknown`). */
+  /**
+   * Budget for establishing why a list is empty (default: the API core's query budget); 0 or
+   * less skips it, so every empty list says `unknown`.
+   */
   reasonBudgetMs?: number;
 }
 
@@ -84,7 +87,7 @@ export interface KindFacts {
 export async function findRelatedCves(reader: SnapshotReader, cveId: string, options: RelatedOptions = {}): Promise<RelatedCves | null> {
   const { connection } = reader;
   const target = await selectRows<{ cve_id: string; published_day: string | null }>(
-    connection,
+    reader,
     `SELECT cve_id, strftime(published, '%Y-%m-%d') AS published_day FROM cves WHERE cve_id = $1`,
     [cveId],
   );
@@ -104,9 +107,7 @@ export async function findRelatedCves(reader: SnapshotReader, cveId: string, opt
 
   const lists = { same_product, same_vendor, same_cwe };
   const needReason = Object.values(lists).some((l) => l.length === 0);
-  const facts = needReason
-    ? await withinBudget(options.reasonBudgetMs ?? DEFAULT_REASON_BUDGET_MS, () => readKindFacts(reader, cveId))
-    : undefined;
+  const facts = needReason ? await readKindFacts(reader, cveId, options.reasonBudgetMs ?? DEFAULT_REASON_BUDGET_MS) : undefined;
   const basis = {} as Record<RelatedListName, RelatedBasis>;
   for (const name of Object.keys(lists) as RelatedListName[]) {
     const kindFacts = facts === OUT_OF_BUDGET ? OUT_OF_BUDGET : facts?.get(KIND_OF_LIST[name]);
@@ -141,7 +142,7 @@ export function basisOf(list: RelatedListName, entries: number, facts: KindFacts
  */
 async function readEvidenceKeys(reader: SnapshotReader, cveId: string): Promise<EvidenceKey[]> {
   return selectRows<EvidenceKey>(
-    reader.connection,
+    reader,
     `SELECT kind, key, key_cve_count FROM related_keys
      WHERE cve_id = $1 AND key_cve_count > 1
        AND ((kind = 'product' AND NOT too_common) OR (kind IN ('advisory', 'cwe') AND key_rank <= ${RELATED_KEY_CAP}))`,
@@ -149,9 +150,10 @@ async function readEvidenceKeys(reader: SnapshotReader, cveId: string): Promise<
   );
 }
 
-async function readKindFacts(reader: SnapshotReader, cveId: string): Promise<Map<KeyKind, KindFacts>> {
-  const rows = await selectRows<KindFacts & { kind: KeyKind }>(
-    reader.connection,
+async function readKindFacts(reader: SnapshotReader, cveId: string, budgetMs: number): Promise<Map<KeyKind, KindFacts> | typeof OUT_OF_BUDGET> {
+  const rows = await selectRowsWithin<KindFacts & { kind: KeyKind }>(
+    reader,
+    budgetMs,
     `SELECT kind,
             count(*)::INTEGER AS keys,
             count(*) FILTER (WHERE too_common)::INTEGER AS too_common_keys,
@@ -159,6 +161,7 @@ async function readKindFacts(reader: SnapshotReader, cveId: string): Promise<Map
      FROM related_keys WHERE cve_id = $1 GROUP BY kind`,
     [cveId],
   );
+  if (rows === OUT_OF_BUDGET) return OUT_OF_BUDGET;
   return new Map(rows.map((r) => [r.kind, { keys: r.keys, too_common_keys: r.too_common_keys, shared_beyond_cap: r.shared_beyond_cap }]));
 }
 
@@ -171,7 +174,7 @@ function sharedKeysSql(kind: KeyKind, count: number): string {
 async function sameProduct(reader: SnapshotReader, cveId: string, keys: EvidenceKey[]): Promise<SameProductEntry[]> {
   if (keys.length === 0) return [];
   return selectRows<SameProductEntry>(
-    reader.connection,
+    reader,
     `WITH shared AS (${sharedKeysSql('product', keys.length)}),
      per_sibling AS (
        SELECT cve_id, min(key_cve_count)::INTEGER AS key_cve_count, count(*)::INTEGER AS shared_count,
@@ -190,7 +193,7 @@ async function sameProduct(reader: SnapshotReader, cveId: string, keys: Evidence
 async function sameVendor(reader: SnapshotReader, cveId: string, keys: EvidenceKey[]): Promise<RelatedEntry[]> {
   if (keys.length === 0) return [];
   return selectRows<RelatedEntry>(
-    reader.connection,
+    reader,
     `WITH shared AS (${sharedKeysSql('advisory', keys.length)}),
      per_sibling AS (
        SELECT cve_id, count(*)::INTEGER AS shared_count, list(key ORDER BY key) AS shared_keys
@@ -243,7 +246,7 @@ async function sameCweWithin(
     window = `AND c.published >= CAST($${n + 3} AS TIMESTAMP) AND c.published < CAST($${n + 4} AS TIMESTAMP)`;
   }
   return selectRows<SameCweEntry>(
-    reader.connection,
+    reader,
     `WITH shared AS (${sharedKeysSql('cwe', n)}),
      per_sibling AS (
        SELECT cve_id, count(*)::INTEGER AS shared_count,

@@ -145,7 +145,7 @@ async function buildIndex(reader: SnapshotReader, catalog: readonly ShadowAiComp
   const anyPattern = catalog.flatMap((c) => c.advisory).map((p) => `(?:${p})`).join('|') || '$^';
 
   const cveRows = await selectRows<Omit<RadarCve, 'components'> & { components: string[] }>(
-    reader.connection,
+    reader,
     `WITH product_keys AS (${productKeys}),
      package_keys AS (${packageKeys}),
      hits AS (
@@ -163,7 +163,7 @@ async function buildIndex(reader: SnapshotReader, catalog: readonly ShadowAiComp
 
   // One combined expression first keeps the per-component patterns to the few names that hit.
   const advisoryRows = await selectRows<Omit<RadarAdvisory, 'api_path'> & { changed: string | null }>(
-    reader.connection,
+    reader,
     `WITH patterns AS (${advisoryPatterns}),
      named AS (SELECT vendor, advisory_id, lower(unnest(products)) AS product FROM advisories),
      candidates AS (SELECT DISTINCT product FROM named WHERE regexp_matches(product, ${quote(anyPattern)})),

@@ -3,22 +3,58 @@
  * needs, row reading, the SQL spellings of the API's timestamp and short-text formats, and the
  * execution budget for best-effort work.
  */
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
 
 /**
- * The part of an open snapshot (`api/snapshot/open.ts` OpenSnapshot) a query reads. Queries take
- * this, not the whole snapshot, so tests can hand them any DuckDB connection holding the tables.
+ * Connections of a snapshot for queries that hold one of their own (api/snapshot/pool.ts): reads
+ * there run in parallel with other requests' reads and use prepared statements, and a read with
+ * a deadline can be interrupted without touching anyone else's query.
+ */
+export interface QueryPool {
+  read(sql: string, params?: readonly DuckDBValue[]): Promise<DuckDBResultReader>;
+  /** Past `deadline` (a performance.now() time) the query is interrupted and a symbol returned. */
+  readBy(deadline: number, sql: string, params?: readonly DuckDBValue[]): Promise<DuckDBResultReader | symbol>;
+}
+
+/**
+ * The part of an open snapshot a query reads (the server's ServingSnapshot, or openSnapshot's
+ * OpenSnapshot in tests). Queries take this, not a whole snapshot, so tests can hand them any
+ * DuckDB connection holding the tables.
  */
 export interface SnapshotReader {
+  /** Shared by every request; DuckDB runs concurrent queries on it one after the other. */
   readonly connection: DuckDBConnection;
   /** Side tables that could not be loaded; they exist empty (see openSnapshot). */
   readonly unreadableTables: ReadonlySet<string>;
+  /** When present, queries use it instead of `connection`. */
+  readonly pool?: QueryPool;
 }
 
 /** Rows as JSON-ready objects. Callers cast BIGINT to INTEGER in SQL so counts are numbers. */
-export async function selectRows<T>(connection: DuckDBConnection, sql: string, params: DuckDBValue[] = []): Promise<T[]> {
-  const reader = await connection.runAndReadAll(sql, params);
-  return reader.getRowObjectsJson() as unknown as T[];
+export async function selectRows<T>(reader: SnapshotReader, sql: string, params: DuckDBValue[] = []): Promise<T[]> {
+  const result = reader.pool ? await reader.pool.read(sql, params) : await reader.connection.runAndReadAll(sql, params);
+  return result.getRowObjectsJson() as unknown as T[];
+}
+
+/**
+ * Rows of a best-effort query under an execution budget (DESIGN §6: per-query budget, default
+ * 250 ms), or OUT_OF_BUDGET. On a pool the query is interrupted at the deadline, as the API
+ * core's budgeted counts are; on a bare connection (shared, never interrupted) the answer is
+ * given up at the deadline and the bounded query left to finish. A budget of 0 or less means
+ * "no time at all": the query does not start.
+ */
+export async function selectRowsWithin<T>(
+  reader: SnapshotReader,
+  budgetMs: number,
+  sql: string,
+  params: DuckDBValue[] = [],
+): Promise<T[] | typeof OUT_OF_BUDGET> {
+  if (!(budgetMs > 0)) return OUT_OF_BUDGET;
+  if (reader.pool) {
+    const result = await reader.pool.readBy(performance.now() + budgetMs, sql, params);
+    return typeof result === 'symbol' ? OUT_OF_BUDGET : (result.getRowObjectsJson() as unknown as T[]);
+  }
+  return withinBudget(budgetMs, () => selectRows<T>(reader, sql, params));
 }
 
 /** SQL for a TIMESTAMP column as the API spells times everywhere (as in the CVE record JSON). */
@@ -52,10 +88,9 @@ export function vendorAdvisoryApiPath(vendor: string, advisoryId: string): strin
 export const OUT_OF_BUDGET: unique symbol = Symbol('out of budget');
 
 /**
- * Runs best-effort work under an execution budget (DESIGN §6: per-query budget, default 250 ms).
- * Past the budget the caller gets OUT_OF_BUDGET and answers without the result; the query is
- * left to finish on its own (it is bounded, and interrupting a connection shared by concurrent
- * requests would cancel their queries too). A budget of 0 or less means "no time at all".
+ * Runs best-effort work under a budget: past it the caller gets OUT_OF_BUDGET and answers
+ * without the result, and the work is left to finish on its own. A budget of 0 or less means
+ * "no time at all".
  */
 export async function withinBudget<T>(budgetMs: number, work: () => Promise<T>): Promise<T | typeof OUT_OF_BUDGET> {
   if (!(budgetMs > 0)) return OUT_OF_BUDGET;

@@ -1,0 +1,239 @@
+/**
+ * The CVE list (contract 2.3, 4.1; DESIGN §6): which records a page holds, and what is known
+ * of the total, under the per-query execution budget.
+ *
+ * Pages come from the cheapest place that can answer:
+ *   - the unfiltered published listing (only `status`) is a slice of the record store's doc
+ *     arrays: the default page, its reverse and its keyset cursor cost no query;
+ *   - a search alone, in published order, reads the index (`search_postings`) only;
+ *   - anything else is one DuckDB query over `cves` (ordered by integer keys, see open.ts).
+ * Totals likewise: the doc arrays and the build's term statistics give exact totals without
+ * counting; a page that ends before `limit` proves its own total; otherwise a count runs in what
+ * is left of the budget, and past it the page's rows prove a floor (`total_is_lower_bound`), or
+ * when the page is empty nothing is known (`total_counted` false, total 0), as rules 2, 4, 5 say.
+ * A phrase search whose page cannot finish in the budget runs as the conjunction of its words
+ * instead (`search_relaxed`, rule 6).
+ */
+import type { ServingSnapshot } from '../snapshot/serving.ts';
+import type { RecordStore } from '../snapshot/records.ts';
+import { OVER_BUDGET } from '../snapshot/pool.ts';
+import { formatMicros } from '../http/timestamps.ts';
+import type { SearchQuery } from '../search/parse.ts';
+import { searchDocsSql, termStatsSql } from '../search/sql.ts';
+import { filterConditions, filtersBeyondStatus, SqlParams, type CveFilter } from './cves-filter.ts';
+
+export const SORTS = ['published', 'epss', 'severity', 'cvss_v3_score'] as const;
+export type CveSort = (typeof SORTS)[number];
+
+/** Every order is descending, ties by cve_id descending (`id_rank` ascending, see open.ts). */
+const ORDER_SQL: Record<CveSort, string> = {
+  published: 'c.doc',
+  epss: 'c.epss_score DESC NULLS LAST, c.id_rank',
+  severity: 'c.service_score DESC NULLS LAST, c.id_rank',
+  cvss_v3_score: 'c.cvss_v3_score DESC NULLS LAST, c.id_rank',
+};
+
+export interface KeysetCursor {
+  publishedMicros: number;
+  cveId: string;
+}
+
+export interface ListRequest {
+  limit: number;
+  offset: number;
+  sort: CveSort;
+  filter: CveFilter;
+  search: SearchQuery | null;
+  /** An extra condition on `cves` (alias `c`), e.g. the vendor match's products. */
+  scope?: (alias: string, params: SqlParams) => string;
+  skipCount: boolean;
+  /** Read from the far end (rule 3); callers allow it only on the unfiltered published listing. */
+  reverse: boolean;
+  cursor: KeysetCursor | null;
+}
+
+export interface ListResult {
+  docs: number[];
+  total: number;
+  totalIsLowerBound: boolean;
+  totalCounted: boolean;
+  searchRelaxed: boolean;
+  /**
+   * The keyset cursor of the next page: carried (a value or null) when paging by skip_count or
+   * cursor, undefined otherwise. null when no row follows, or when the sort has no keyset.
+   */
+  next: { published: string; cve_id: string } | null | undefined;
+}
+
+/** First doc strictly after the cursor in published order (docs sort by published, cve_id DESC). */
+export function firstDocAfter(records: RecordStore, cursor: KeysetCursor): number {
+  let lo = 0;
+  let hi = records.size;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const published = records.publishedMicros[mid]!;
+    const after = published < cursor.publishedMicros || (published === cursor.publishedMicros && records.cveIds[mid]! < cursor.cveId);
+    if (after) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** First index of the ascending `docs` holding a doc ≥ `doc`. */
+function lowerBound(docs: Int32Array, doc: number): number {
+  let lo = 0;
+  let hi = docs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid]! < doc) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function docsOfStatus(records: RecordStore, filter: CveFilter): Int32Array {
+  return filter.status === 'active' ? records.activeDocs : filter.status === 'rejected' ? records.rejectedDocs : records.allDocs;
+}
+
+interface Page {
+  docs: number[];
+  /** A row exists after the page. */
+  hasMore: boolean;
+}
+
+export async function listCves(snapshot: ServingSnapshot, req: ListRequest, deadline: number): Promise<ListResult> {
+  const uncounted = req.skipCount || req.cursor !== null;
+  const cursorDoc = req.cursor ? firstDocAfter(snapshot.records, req.cursor) : null;
+
+  if (!req.search && !req.scope && !filtersBeyondStatus(req.filter) && req.sort === 'published') {
+    return listFromDocArrays(snapshot.records, req, cursorDoc, uncounted);
+  }
+  if (req.reverse) throw new Error('reverse is served on the unfiltered published listing only');
+
+  let stats: Map<string, number> | null = null;
+  if (req.search) {
+    stats = await termStats(snapshot, req.search.terms, req.filter);
+    // A word no CVE holds: nothing can match, whatever else the request says.
+    if (req.search.terms.some((t) => (stats!.get(t) ?? 0) === 0)) {
+      return { docs: [], total: 0, totalIsLowerBound: false, totalCounted: !uncounted, searchRelaxed: false, next: nextCursor(snapshot, req, uncounted, { docs: [], hasMore: false }) };
+    }
+  }
+
+  let searchRelaxed = false;
+  let page: Page | typeof OVER_BUDGET = OVER_BUDGET;
+  if (req.search && req.search.phrases.length > 0) page = await readPage(snapshot, req, cursorDoc, true, deadline);
+  if (page === OVER_BUDGET) {
+    searchRelaxed = req.search !== null && req.search.phrases.length > 0;
+    page = (await readPage(snapshot, req, cursorDoc, !searchRelaxed, null)) as Page;
+  }
+
+  const result: ListResult = {
+    docs: page.docs,
+    total: 0,
+    totalIsLowerBound: false,
+    totalCounted: false,
+    searchRelaxed,
+    next: nextCursor(snapshot, req, uncounted, page),
+  };
+  if (uncounted) return result;
+
+  if (!page.hasMore && (page.docs.length > 0 || req.offset === 0)) {
+    // The page reached the end: its position is the total.
+    return { ...result, total: req.offset + page.docs.length, totalCounted: true };
+  }
+  const oneWord = req.search && req.search.terms.length === 1 && req.search.phrases.length === 0 && !filtersBeyondStatus(req.filter) && !req.scope;
+  if (oneWord && stats) {
+    return { ...result, total: stats.get(req.search!.terms[0]!) ?? 0, totalCounted: true };
+  }
+  const counted = await countMatches(snapshot, req, !searchRelaxed, deadline);
+  if (counted !== OVER_BUDGET) return { ...result, total: counted, totalCounted: true };
+  if (page.docs.length > 0) {
+    // Out of time: the rows in hand prove at least this many, one more if a row follows.
+    return { ...result, total: req.offset + page.docs.length + (page.hasMore ? 1 : 0), totalIsLowerBound: true, totalCounted: true };
+  }
+  return result;
+}
+
+/** The unfiltered published listing: slices of the record store's doc arrays. */
+function listFromDocArrays(records: RecordStore, req: ListRequest, cursorDoc: number | null, uncounted: boolean): ListResult {
+  const docs = docsOfStatus(records, req.filter);
+  let page: Page;
+  if (req.reverse) {
+    // Rule 3: offset and limit count back from the last row; the page keeps the usual order.
+    const end = Math.max(0, docs.length - req.offset);
+    const begin = Math.max(0, end - req.limit);
+    page = { docs: Array.from(docs.subarray(begin, end)), hasMore: end < docs.length };
+  } else {
+    const from = (cursorDoc === null ? 0 : lowerBound(docs, cursorDoc)) + req.offset;
+    const to = from + req.limit;
+    page = { docs: Array.from(docs.subarray(Math.min(from, docs.length), Math.min(to, docs.length))), hasMore: to < docs.length };
+  }
+  return {
+    docs: page.docs,
+    total: uncounted ? 0 : docs.length,
+    totalIsLowerBound: false,
+    totalCounted: !uncounted,
+    searchRelaxed: false,
+    next: nextCursor({ records }, req, uncounted, page),
+  };
+}
+
+function nextCursor(snapshot: Pick<ServingSnapshot, 'records'>, req: ListRequest, uncounted: boolean, page: Page): ListResult['next'] {
+  if (!uncounted) return undefined;
+  const last = page.docs[page.docs.length - 1];
+  if (req.sort !== 'published' || !page.hasMore || last === undefined) return null;
+  return { published: formatMicros(snapshot.records.publishedMicros[last]!), cve_id: snapshot.records.cveIds[last]! };
+}
+
+async function termStats(snapshot: ServingSnapshot, terms: string[], filter: CveFilter): Promise<Map<string, number>> {
+  const params = new SqlParams();
+  const reader = await snapshot.pool.read(termStatsSql(terms, filter.status, params), params.values);
+  return new Map(reader.getRows().map(([term, n]) => [String(term), Number(n)]));
+}
+
+/**
+ * FROM/WHERE of the matching CVEs. A search alone in published order reads the index only
+ * (its postings already carry the status); otherwise `cves` is filtered.
+ */
+function matchSql(req: ListRequest, cursorDoc: number | null, withPhrases: boolean, params: SqlParams): { sql: string; indexOnly: boolean } {
+  if (req.search && !req.scope && !filtersBeyondStatus(req.filter) && req.sort === 'published') {
+    const hits = searchDocsSql(req.search, req.filter.status, params, withPhrases);
+    const after = cursorDoc === null ? '' : ` WHERE h.doc >= ${params.add(cursorDoc)}`;
+    return { sql: `FROM (${hits}) h${after}`, indexOnly: true };
+  }
+  const where = filterConditions(req.filter, 'c', params);
+  if (cursorDoc !== null) where.push(`c.doc >= ${params.add(cursorDoc)}`);
+  if (req.scope) where.push(req.scope('c', params));
+  if (req.search) where.push(`c.doc IN (${searchDocsSql(req.search, req.filter.status, params, withPhrases)})`);
+  return { sql: `FROM cves c${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, indexOnly: false };
+}
+
+/** One page (limit + 1 rows, to know whether another follows); with a deadline, may run out. */
+async function readPage(
+  snapshot: ServingSnapshot,
+  req: ListRequest,
+  cursorDoc: number | null,
+  withPhrases: boolean,
+  deadline: number | null,
+): Promise<Page | typeof OVER_BUDGET> {
+  const params = new SqlParams();
+  const { sql, indexOnly } = matchSql(req, cursorDoc, withPhrases, params);
+  const select = indexOnly
+    ? `SELECT h.doc ${sql} ORDER BY h.doc`
+    : `SELECT c.doc ${sql} ORDER BY ${ORDER_SQL[req.sort]}`;
+  const text = `${select} LIMIT ${params.add(req.limit + 1)} OFFSET ${params.add(req.offset)}`;
+  const reader = deadline === null ? await snapshot.pool.read(text, params.values) : await snapshot.pool.readBy(deadline, text, params.values);
+  if (reader === OVER_BUDGET) return OVER_BUDGET;
+  const docs = (reader.getColumns()[0] ?? []).map(Number);
+  const hasMore = docs.length > req.limit;
+  if (hasMore) docs.length = req.limit;
+  return { docs, hasMore };
+}
+
+async function countMatches(snapshot: ServingSnapshot, req: ListRequest, withPhrases: boolean, deadline: number): Promise<number | typeof OVER_BUDGET> {
+  const params = new SqlParams();
+  const { sql } = matchSql(req, null, withPhrases, params);
+  const reader = await snapshot.pool.readBy(deadline, `SELECT count(*) ${sql}`, params.values);
+  if (reader === OVER_BUDGET) return OVER_BUDGET;
+  return Number(reader.getRows()[0]?.[0] ?? 0);
+}

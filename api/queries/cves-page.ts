@@ -1,0 +1,45 @@
+/**
+ * The bytes of a CVE list response (contract 2.3): the records' precomputed JSON joined into
+ * `cves` as they are (never parsed or re-serialised), then the members about the total.
+ * `total_is_lower_bound`, `total_counted` and `search_relaxed` are always present as booleans,
+ * `reverse_available` on every list, `reverse` only when true, the cursor pair only when paging
+ * by skip_count or cursor.
+ */
+import type { RecordStore } from '../snapshot/records.ts';
+import type { ListResult } from './cves-list.ts';
+
+export interface PageMeta {
+  reverse: boolean;
+  reverseAvailable: boolean;
+  limit: number;
+  offset: number;
+}
+
+const OPEN = Buffer.from('{"cves":[');
+const COMMA = Buffer.from(',');
+
+export function renderListBody(records: RecordStore, result: ListResult, meta: PageMeta): Buffer {
+  const tail: Record<string, unknown> = {
+    total: result.total,
+    total_is_lower_bound: result.totalIsLowerBound,
+    total_counted: result.totalCounted,
+    search_relaxed: result.searchRelaxed,
+    reverse_available: meta.reverseAvailable,
+  };
+  if (meta.reverse) tail.reverse = true;
+  if (result.next !== undefined) {
+    tail.next_published = result.next?.published ?? null;
+    tail.next_cve_id = result.next?.cve_id ?? null;
+  }
+  tail.limit = meta.limit;
+  tail.offset = meta.offset;
+  // `],` + the tail object without its opening brace.
+  const close = Buffer.from(`],${JSON.stringify(tail).slice(1)}`);
+  const parts: Buffer[] = [OPEN];
+  result.docs.forEach((doc, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(records.bytes(doc));
+  });
+  parts.push(close);
+  return Buffer.concat(parts);
+}
