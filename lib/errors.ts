@@ -5,12 +5,14 @@
 export class RawFormatError extends Error {
   readonly file: string;
   readonly record: string | undefined;
+  readonly detail: string;
 
   constructor(file: string, record: string | undefined, detail: string) {
     super(`${file}${record ? `: record ${record}` : ''}: ${detail}`);
     this.name = 'RawFormatError';
     this.file = file;
     this.record = record;
+    this.detail = detail;
   }
 }
 

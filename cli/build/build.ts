@@ -8,17 +8,19 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { formatCount, info, progress, step } from '../../lib/log.ts';
-import { RAW_SOURCES } from '../../lib/raw-layout.ts';
+import { Worker } from 'node:worker_threads';
+import { RawFormatError } from '../../lib/errors.ts';
+import { formatCount, formatDuration, info, progress, step } from '../../lib/log.ts';
+import type { RawSourceKey } from '../../lib/raw-layout.ts';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../lib/snapshot-layout.ts';
 import { PARSERS } from '../parse/index.ts';
 import type { StageResult } from '../parse/source.ts';
 import { STAGE_TABLES } from '../stage/tables.ts';
-import { NdjsonStageWriter } from '../stage/writer.ts';
 import { buildManifest } from './manifest.ts';
 import type { BuildOptions, BuildResult } from './options.ts';
 import { publishSnapshot, pruneSnapshots } from './publish.ts';
 import { runSqlSteps } from './sql-steps.ts';
+import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
 /** Build ids sort by time: `20261121T201502Z-3fa9`. */
 export function newBuildId(now = new Date()): string {
@@ -38,31 +40,72 @@ const STEP_COUNTS: Record<string, string[]> = {
   '08_summary_trends.sql': ['trends_weekly', 'trends_monthly'],
 };
 
+/**
+ * Staging lanes, one worker thread each, balanced by the work each source brings at full
+ * scale: NVD pages in one lane, the CVE List (one JSON document per CVE) with the advisories in
+ * the other.
+ */
+const STAGE_LANES: RawSourceKey[][] = [
+  ['nvd', 'kev', 'epss', 'exploitdb', 'metasploit', 'nuclei', 'pocInGithub', 'cwe'],
+  ['cvelist', 'ghsa', 'csaf', 'msrc'],
+];
+
+function runLane(input: StageWorkerInput, onMessage: (m: StageWorkerMessage) => void): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const worker = new Worker(new URL('./stage-worker-entry.mjs', import.meta.url), { workerData: input });
+    let settled = false;
+    worker.on('message', (m: StageWorkerMessage) => {
+      if (m.type === 'error') {
+        settled = true;
+        void worker.terminate();
+        reject(m.raw ? new RawFormatError(m.file ?? '?', m.record, m.detail ?? m.message) : new Error(m.message));
+        return;
+      }
+      if (m.type === 'finished') settled = true;
+      onMessage(m);
+    });
+    worker.on('error', (err) => {
+      settled = true;
+      reject(err);
+    });
+    worker.on('exit', (code) => {
+      if (settled) resolvePromise();
+      else reject(new Error(`staging worker for ${input.keys.join(', ')} stopped (exit ${code})`));
+    });
+  });
+}
+
 export async function stageSources(rawDir: string, stageDir: string): Promise<Record<string, StageResult>> {
-  const writer = new NdjsonStageWriter(stageDir, 'main');
+  for (const table of STAGE_TABLES) await mkdir(join(stageDir, table), { recursive: true });
   const results: Record<string, StageResult> = {};
-  try {
-    for (const parser of PARSERS) {
-      const dir = join(rawDir, RAW_SOURCES[parser.key]);
-      results[parser.key] = await step(
-        `stage ${parser.key}`,
-        async () => {
-          const bar = progress(parser.key, 0, 'records');
-          try {
-            return await parser.stage(dir, writer, bar);
-          } finally {
-            bar.stop();
-          }
-        },
-        (r) => `${formatCount(r.records)} records from ${formatCount(r.files)} files`,
-      );
-    }
-  } finally {
-    writer.close();
-  }
+  await step(
+    'stage sources',
+    async () => {
+      const bar = progress('staging', 0, 'records');
+      try {
+        await Promise.all(
+          STAGE_LANES.map((keys, lane) =>
+            runLane({ rawDir, stageDir, part: `lane${lane}`, keys }, (m) => {
+              if (m.type === 'tick') bar.tick(m.records);
+              else if (m.type === 'done') {
+                results[m.key] = m.result;
+                info(`  ${m.key}: ${formatCount(m.result.records)} records from ${formatCount(m.result.files)} files (${formatDuration(m.ms)})`);
+              }
+            }),
+          ),
+        );
+      } finally {
+        bar.stop();
+      }
+      return results;
+    },
+    (r) => `${formatCount(Object.values(r).reduce((n, x) => n + x.records, 0))} records`,
+  );
   // DuckDB's reader wants at least one file per table: an empty part stands for "no rows".
   for (const table of STAGE_TABLES) await writeFile(join(stageDir, table, 'empty.ndjson'), '', { flag: 'a' });
-  return results;
+  const ordered: Record<string, StageResult> = {};
+  for (const p of PARSERS) if (results[p.key]) ordered[p.key] = results[p.key]!;
+  return ordered;
 }
 
 export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {

@@ -1,0 +1,57 @@
+/**
+ * `npm run bench:build`: synthesises the full-scale corpus (DESIGN §8: 340,000 CVEs) and
+ * builds it, printing wall time and peak RSS of each. The build runs in its own process so its
+ * peak RSS is its own. Reuses `data/bench/raw-<N>-<seed>` when it exists.
+ *   BENCH_CVES=100000 npm run bench:build    # another scale
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const cves = Number(process.env.BENCH_CVES ?? 340_000);
+const seed = process.env.BENCH_SEED ?? '1';
+const benchDir = join(root, 'data', 'bench');
+const raw = join(benchDir, `raw-${cves}-${seed}`);
+const data = join(benchDir, `data-${cves}-${seed}`);
+
+/** Runs a node script in a child and returns its wall time and peak RSS (from the child itself). */
+function runMeasured(label: string, code: string): Promise<{ seconds: number; peakMb: number }> {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env },
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (status) => {
+      if (status !== 0) return reject(new Error(`${label} failed (exit ${status})`));
+      const m = /PEAK_RSS_KB=(\d+)/.exec(out);
+      resolvePromise({ seconds: (performance.now() - started) / 1000, peakMb: m ? Number(m[1]) / 1024 : NaN });
+    });
+  });
+}
+
+const report = `process.on('exit', () => console.log('PEAK_RSS_KB=' + process.resourceUsage().maxRSS));`;
+
+await mkdir(benchDir, { recursive: true });
+if (!existsSync(join(raw, 'nvd'))) {
+  await rm(raw, { recursive: true, force: true });
+  const synth = await runMeasured('synth', `${report}
+    const { runSynth } = await import('./cli/commands/synth.ts');
+    await runSynth({ cves: ${cves}, raw: ${JSON.stringify(raw)}, seed: ${JSON.stringify(seed)} });`);
+  console.log(`synth ${cves.toLocaleString('en-US')} CVEs: ${synth.seconds.toFixed(1)} s, peak RSS ${synth.peakMb.toFixed(0)} MB`);
+} else {
+  console.log(`reusing ${raw}`);
+}
+await rm(data, { recursive: true, force: true });
+const build = await runMeasured('build', `${report}
+  const { resolveBuildOptions } = await import('./cli/commands/build.ts');
+  const { buildSnapshot } = await import('./cli/build/build.ts');
+  await buildSnapshot(await resolveBuildOptions({ raw: ${JSON.stringify(raw)}, data: ${JSON.stringify(data)}, keep: 1 }));`);
+console.log('');
+console.log(`build ${cves.toLocaleString('en-US')} CVEs: wall ${build.seconds.toFixed(1)} s (target ≤ 120 s), peak RSS ${build.peakMb.toFixed(0)} MB (target ≤ 3,072 MB)`);

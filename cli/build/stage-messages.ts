@@ -1,0 +1,17 @@
+/** Messages between the build and its staging workers. */
+import type { RawSourceKey } from '../../lib/raw-layout.ts';
+import type { StageResult } from '../parse/source.ts';
+
+export interface StageWorkerInput {
+  rawDir: string;
+  stageDir: string;
+  /** Names this worker's NDJSON part files. */
+  part: string;
+  keys: RawSourceKey[];
+}
+
+export type StageWorkerMessage =
+  | { type: 'tick'; records: number }
+  | { type: 'done'; key: RawSourceKey; result: StageResult; ms: number }
+  | { type: 'finished' }
+  | { type: 'error'; message: string; file?: string; record?: string; detail?: string; raw: boolean };
