@@ -10,8 +10,8 @@ export interface AdvisoryListFilter {
   hasCve?: boolean;
   /** The advisory source, as in the path (`redhat`, `cisco`, …); case-insensitive. */
   vendor?: string;
-  /** Only advisories modified (else published) at or after this instant. */
-  since?: Date;
+  /** Only advisories modified (else published) at or after this instant (µs since the epoch, UTC). */
+  sinceMicros?: bigint;
   limit: number;
   offset: number;
 }
@@ -82,15 +82,10 @@ function summaryColumns(alias: string): string {
           ${alias}.has_cve, coalesce(${alias}.cve_ids, []) AS cve_ids, coalesce(${alias}.exploited, false) AS exploited, ${alias}.url`;
 }
 
-/** `Date` as a DuckDB TIMESTAMP literal value (the snapshot stores naive UTC timestamps). */
-export function sqlTimestamp(instant: Date): string {
-  return instant.toISOString().replace('T', ' ').replace('Z', '');
-}
-
 export async function listVendorAdvisories(reader: SnapshotReader, filter: AdvisoryListFilter): Promise<AdvisoryPage> {
   requireTables(reader, 'advisories');
   const where: string[] = [];
-  const params: (string | boolean | number)[] = [];
+  const params: (string | boolean | bigint)[] = [];
   if (filter.hasCve !== undefined) {
     params.push(filter.hasCve);
     where.push(`has_cve = $${params.length}`);
@@ -99,9 +94,9 @@ export async function listVendorAdvisories(reader: SnapshotReader, filter: Advis
     params.push(filter.vendor.toLowerCase());
     where.push(`lower(vendor) = $${params.length}`);
   }
-  if (filter.since !== undefined) {
-    params.push(sqlTimestamp(filter.since));
-    where.push(`coalesce(modified, published) >= CAST($${params.length} AS TIMESTAMP)`);
+  if (filter.sinceMicros !== undefined) {
+    params.push(filter.sinceMicros);
+    where.push(`coalesce(modified, published) >= make_timestamp(CAST($${params.length} AS BIGINT))`);
   }
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const [count] = await selectRows<{ total: number }>(reader, `SELECT count(*)::INTEGER AS total FROM advisories a ${whereSql}`, params);

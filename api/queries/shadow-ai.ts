@@ -15,8 +15,8 @@ import { isoTimestampSql, requireTables, selectRows, vendorAdvisoryApiPath, type
 export interface RadarQuery {
   /** Component ids to keep (all when empty). */
   components: readonly string[];
-  /** Only CVEs last modified (advisories modified, else published) at or after this instant. */
-  since?: Date;
+  /** Only CVEs last modified (advisories modified, else published) at or after this instant (µs, UTC). */
+  sinceMicros?: bigint;
   /** Rows of each list. */
   limit: number;
 }
@@ -68,21 +68,23 @@ export async function shadowAiRadar(reader: SnapshotReader, query: RadarQuery): 
   requireTables(reader, 'products', 'affected_packages', 'advisories');
   const index = await radarIndex(reader, SHADOW_AI_CATALOG);
   const wanted = query.components.length > 0 ? new Set(query.components) : null;
-  const since = query.since?.toISOString();
+  const since = query.sinceMicros;
+  // Times of the index are ISO strings with milliseconds; compare them as microseconds.
+  const before = (iso: string | null) => iso === null || BigInt(Date.parse(iso)) * 1000n < since!;
   const keep = (components: string[]) => (wanted === null ? components : components.filter((c) => wanted.has(c)));
 
   const cves: RadarCve[] = [];
   for (const cve of index.cves) {
     const components = keep(cve.components);
     if (components.length === 0) continue;
-    if (since !== undefined && (cve.last_modified === null || cve.last_modified < since)) continue;
+    if (since !== undefined && before(cve.last_modified)) continue;
     cves.push(components === cve.components ? cve : { ...cve, components });
   }
   const advisories: RadarAdvisory[] = [];
   for (const { changed, ...advisory } of index.advisories) {
     const components = keep(advisory.components);
     if (components.length === 0) continue;
-    if (since !== undefined && (changed === null || changed < since)) continue;
+    if (since !== undefined && before(changed)) continue;
     advisories.push({ ...advisory, components });
   }
   return {

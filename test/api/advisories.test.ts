@@ -1,0 +1,134 @@
+/**
+ * Vendor advisories (contract 2.7, 4.9, 4.10) on the sample snapshot: 59 documents of six
+ * vendors, two without a CVE; paging, filters and one advisory in full.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findVendorAdvisory, listVendorAdvisories, type AdvisoryListFilter } from '../../api/queries/advisories.ts';
+import { TableUnavailableError } from '../../api/queries/support.ts';
+import type { OpenSnapshot } from '../../api/snapshot/open.ts';
+import { openDamagedSample, openSample } from './sample-reader.ts';
+
+let sample: OpenSnapshot;
+beforeAll(async () => {
+  sample = await openSample();
+});
+afterAll(() => sample?.close());
+
+const list = (filter: Partial<AdvisoryListFilter>) => listVendorAdvisories(sample, { limit: 50, offset: 0, ...filter });
+const micros = (iso: string) => BigInt(Date.parse(iso)) * 1000n;
+const keyOf = (a: { vendor: string; advisory_id: string }) => `${a.vendor}/${a.advisory_id}`;
+
+describe('list', () => {
+  it('counts every advisory and pages newest first', async () => {
+    const page = await list({ limit: 5 });
+    expect(page.total).toBe(59);
+    expect(page.advisories.map(keyOf)).toEqual([
+      'cisco/cisco-sa-asaftd-ssl-dos-Xq7bRt2',
+      'siemens/SSA-613077',
+      'redhat/RHSA-2026:9102',
+      'cisa/ICSA-26-302-01',
+      'cisco/cisco-sa-iosxe-webui-privesc-Kq7dTn3',
+    ]);
+    const all = await list({ limit: 200 });
+    const published = all.advisories.map((a) => a.published!);
+    expect(published).toEqual([...published].sort().reverse());
+    expect(all.advisories.at(-1)!.advisory_id).toBe('RHSA-2019:1862');
+  });
+
+  it('pages without overlap or gap', async () => {
+    const first = await list({ limit: 20, offset: 0 });
+    const second = await list({ limit: 20, offset: 20 });
+    const both = await list({ limit: 40, offset: 0 });
+    expect([...first.advisories, ...second.advisories].map(keyOf)).toEqual(both.advisories.map(keyOf));
+    expect(second).toMatchObject({ total: 59, limit: 20, offset: 20 });
+    const past = await list({ offset: 100 });
+    expect(past).toMatchObject({ advisories: [], total: 59 });
+  });
+
+  it('has_cve=false keeps the advisories not linked to a CVE yet, true the others', async () => {
+    const unlinked = await list({ hasCve: false });
+    expect(unlinked.advisories.map(keyOf)).toEqual(['cisco/cisco-sa-asaftd-ssl-dos-Xq7bRt2', 'redhat/RHSA-2019:1862']);
+    expect(unlinked.advisories.every((a) => !a.has_cve && a.cve_ids.length === 0)).toBe(true);
+    const linked = await list({ hasCve: true, limit: 200 });
+    expect(linked.total).toBe(57);
+    expect(linked.advisories.every((a) => a.has_cve && a.cve_ids.length > 0)).toBe(true);
+  });
+
+  it('filters on the vendor, any case', async () => {
+    const redhat = await list({ vendor: 'RedHat' });
+    expect(redhat.advisories.map((a) => a.advisory_id)).toEqual(['RHSA-2026:9102', 'RHSA-2026:9101', 'RHSA-2019:1862']);
+    expect((await list({ vendor: 'suse' })).total).toBe(51);
+    expect((await list({ vendor: 'nobody' })).total).toBe(0);
+    expect((await list({ vendor: 'cisco', hasCve: false })).advisories.map((a) => a.advisory_id)).toEqual(['cisco-sa-asaftd-ssl-dos-Xq7bRt2']);
+  });
+
+  it('since keeps advisories modified at or after the instant (published when never modified)', async () => {
+    const november = await list({ sinceMicros: micros('2026-11-01T00:00:00Z') });
+    expect(november.advisories.map(keyOf)).toEqual(['cisco/cisco-sa-asaftd-ssl-dos-Xq7bRt2', 'siemens/SSA-613077', 'redhat/RHSA-2026:9102']);
+    // Inclusive bound.
+    expect((await list({ sinceMicros: micros('2026-11-10T00:00:00Z') })).total).toBe(2);
+    expect((await list({ sinceMicros: micros('2026-11-10T00:00:00Z') + 1n })).total).toBe(1);
+    // Microsoft's month was published 2026-10-13 and modified 2026-10-21.
+    const lateOctober = await list({ sinceMicros: micros('2026-10-20T00:00:00Z'), vendor: 'microsoft' });
+    expect(lateOctober.advisories.map((a) => a.advisory_id)).toEqual(['2026-Oct']);
+  });
+
+  it('summary rows carry the API path (ids with ":" encoded) and severity fields', async () => {
+    const [rhsa] = (await list({ vendor: 'redhat', limit: 1 })).advisories;
+    expect(rhsa).toMatchObject({
+      advisory_id: 'RHSA-2026:9102',
+      api_path: '/api/v1/public/vendor-advisories/redhat/RHSA-2026%3A9102',
+      has_cve: true,
+      cve_ids: ['CVE-2026-90153', 'CVE-2026-90154'],
+    });
+    expect(rhsa).toHaveProperty('vendor_severity');
+    expect(rhsa).toHaveProperty('aggregate_severity');
+  });
+});
+
+describe('one advisory', () => {
+  it('holds title, description, CVSS, products, remediation, references and the linked CVEs', async () => {
+    const advisory = (await findVendorAdvisory(sample, 'microsoft', '2026-Oct'))!;
+    expect(advisory).toMatchObject({ vendor: 'microsoft', advisory_id: '2026-Oct', title: 'October 2026 Security Updates', has_cve: true, exploited: true });
+    expect(advisory.products).toHaveLength(3);
+    expect(advisory.cve_ids).toEqual(['CVE-2026-90103', 'CVE-2026-90107']);
+    expect(advisory.cves.map((c) => [c.cve_id, c.exploited, c.api_path])).toEqual([
+      ['CVE-2026-90103', true, '/api/v1/public/cves/CVE-2026-90103'],
+      ['CVE-2026-90107', false, '/api/v1/public/cves/CVE-2026-90107'],
+    ]);
+    expect(advisory.cves[0]).toMatchObject({ vendor_severity: 'HIGH', vendor_severity_source: 'microsoft', exploited_evidence: expect.stringContaining('Exploited:Yes') });
+    for (const member of ['description', 'cvss_score', 'cvss_vector', 'remediations', 'references', 'vendor_severity_evidence'] as const) {
+      expect(advisory, member).toHaveProperty(member);
+    }
+    expect(Array.isArray(advisory.remediations) && Array.isArray(advisory.references)).toBe(true);
+  });
+
+  it('matches vendor and id in any case, and answers with the stored spelling', async () => {
+    const advisory = (await findVendorAdvisory(sample, 'REDHAT', 'rhsa-2026:9102'))!;
+    expect(advisory.advisory_id).toBe('RHSA-2026:9102');
+    expect(advisory.cves.map((c) => c.cve_id)).toEqual(['CVE-2026-90153', 'CVE-2026-90154']);
+    expect(advisory.description).toEqual(expect.any(String));
+  });
+
+  it('an advisory without a CVE yet has none linked', async () => {
+    const advisory = (await findVendorAdvisory(sample, 'cisco', 'cisco-sa-asaftd-ssl-dos-Xq7bRt2'))!;
+    expect(advisory).toMatchObject({ has_cve: false, cve_ids: [], cves: [] });
+  });
+
+  it('is null for an unknown advisory or vendor', async () => {
+    expect(await findVendorAdvisory(sample, 'redhat', 'RHSA-1999:0001')).toBeNull();
+    expect(await findVendorAdvisory(sample, 'nobody', '2026-Oct')).toBeNull();
+  });
+});
+
+describe('a damaged advisories table', () => {
+  it('is reported as unavailable, not as "no advisories"', async () => {
+    const damaged = await openDamagedSample(['advisories']);
+    try {
+      await expect(listVendorAdvisories(damaged, { limit: 5, offset: 0 })).rejects.toBeInstanceOf(TableUnavailableError);
+      await expect(findVendorAdvisory(damaged, 'redhat', 'RHSA-2026:9102')).rejects.toMatchObject({ table: 'advisories' });
+    } finally {
+      damaged.close();
+    }
+  });
+});

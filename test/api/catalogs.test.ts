@@ -1,0 +1,105 @@
+/**
+ * Catalogues (contract 4.11) on the sample snapshot: CWEs with active-CVE counts and a text
+ * filter, package ecosystems, vendors with a prefix filter; paging.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listCwes, listEcosystems, listVendors, vendorKeyOf } from '../../api/queries/catalogs.ts';
+import { TableUnavailableError } from '../../api/queries/support.ts';
+import type { OpenSnapshot } from '../../api/snapshot/open.ts';
+import { openDamagedSample, openSample } from './sample-reader.ts';
+
+let sample: OpenSnapshot;
+beforeAll(async () => {
+  sample = await openSample();
+});
+afterAll(() => sample?.close());
+
+const page = { limit: 50, offset: 0 };
+
+describe('/cwes', () => {
+  it('lists the catalog, most used first, with counts of active CVEs only', async () => {
+    const result = await listCwes(sample, undefined, { limit: 3, offset: 0 });
+    expect(result.total).toBe(98);
+    expect(result.cwes.map((c) => [c.cwe_id, c.cve_count])).toEqual([
+      ['CWE-79', 7],
+      ['CWE-502', 5],
+      ['CWE-22', 4],
+    ]);
+    expect(result.cwes[0]).toMatchObject({ name: expect.stringContaining('Cross-site Scripting'), abstraction: 'Base', status: 'Stable' });
+    // Counts agree with cve_cwes restricted to active CVEs.
+    const [row] = (await sample.connection.runAndReadAll(
+      `SELECT count(DISTINCT cc.cve_id)::INTEGER AS n FROM cve_cwes cc JOIN cves c USING (cve_id) WHERE cc.cwe_id = 'CWE-79' AND c.status = 'active'`,
+    )).getRowObjectsJson();
+    expect(row!.n).toBe(7);
+  });
+
+  it('q filters id or name, any case; an exact id comes first', async () => {
+    const byName = await listCwes(sample, 'INJECTION', page);
+    expect(byName.total).toBe(5);
+    expect(byName.cwes.every((c) => c.name!.toLowerCase().includes('injection'))).toBe(true);
+    const byId = await listCwes(sample, '79', page);
+    expect(byId.cwes[0]!.cwe_id).toBe('CWE-79');
+    expect(byId.cwes.map((c) => c.cwe_id).sort()).toEqual(['CWE-1079', 'CWE-79', 'CWE-798']);
+    expect((await listCwes(sample, 'cwe-502', page)).cwes[0]!.cwe_id).toBe('CWE-502');
+    expect((await listCwes(sample, 'no such weakness', page))).toMatchObject({ cwes: [], total: 0 });
+  });
+
+  it('pages without overlap, descriptions short', async () => {
+    const a = await listCwes(sample, undefined, { limit: 10, offset: 0 });
+    const b = await listCwes(sample, undefined, { limit: 10, offset: 10 });
+    const ab = await listCwes(sample, undefined, { limit: 20, offset: 0 });
+    expect([...a.cwes, ...b.cwes]).toEqual(ab.cwes);
+    const all = await listCwes(sample, undefined, { limit: 200, offset: 0 });
+    expect(all.cwes).toHaveLength(98);
+    expect(all.cwes.every((c) => [...(c.description ?? '')].length <= 200)).toBe(true);
+    const counts = all.cwes.map((c) => c.cve_count);
+    expect(counts).toEqual([...counts].sort((x, y) => y - x));
+  });
+});
+
+describe('/ecosystems', () => {
+  it('lists ecosystems with distinct packages and active CVEs', async () => {
+    expect(await listEcosystems(sample)).toEqual([
+      { ecosystem: 'PyPI', package_count: 6, cve_count: 7 },
+      { ecosystem: 'npm', package_count: 2, cve_count: 2 },
+      { ecosystem: 'Go', package_count: 1, cve_count: 1 },
+    ]);
+  });
+});
+
+describe('/vendors', () => {
+  it('lists vendors by CVE count, with product counts', async () => {
+    const result = await listVendors(sample, undefined, { limit: 3, offset: 0 });
+    expect(result.total).toBe(49);
+    expect(result.vendors[0]).toEqual({ vendor: 'linux', name: 'linux', product_count: 2, cve_count: 8 });
+    const counts = (await listVendors(sample, undefined, { limit: 200, offset: 0 })).vendors.map((v) => v.cve_count);
+    expect(counts).toEqual([...counts].sort((x, y) => y - x));
+  });
+
+  it('q is a prefix of the normalised vendor key', async () => {
+    const g = await listVendors(sample, 'G', page);
+    expect(g.vendors.map((v) => v.vendor).sort()).toEqual(['geovision_inc.', 'gitea', 'gnu', 'go-gitea', 'google', 'grafana']);
+    const redHat = await listVendors(sample, 'Red H', page);
+    expect(redHat.vendors).toEqual([{ vendor: 'red_hat', name: 'red hat', product_count: 11, cve_count: 3 }]);
+    expect(vendorKeyOf('  Red   Hat ')).toBe('red_hat');
+  });
+
+  it('pages', async () => {
+    const a = await listVendors(sample, undefined, { limit: 5, offset: 45 });
+    expect(a).toMatchObject({ total: 49, limit: 5, offset: 45 });
+    expect(a.vendors).toHaveLength(4);
+  });
+});
+
+describe('damaged tables', () => {
+  it('are reported as unavailable', async () => {
+    const damaged = await openDamagedSample(['cwes', 'products', 'affected_packages']);
+    try {
+      await expect(listCwes(damaged, undefined, page)).rejects.toBeInstanceOf(TableUnavailableError);
+      await expect(listVendors(damaged, undefined, page)).rejects.toMatchObject({ table: 'products' });
+      await expect(listEcosystems(damaged)).rejects.toMatchObject({ table: 'affected_packages' });
+    } finally {
+      damaged.close();
+    }
+  });
+});
