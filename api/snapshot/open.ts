@@ -1,7 +1,17 @@
 /**
- * Opens one published snapshot for serving: an in-memory DuckDB database holding every table
- * of the snapshot under its view name (`cves`, `related_keys`, … — see SNAPSHOT_TABLES), loaded
- * from Parquet once, so requests never decode Parquet. The manifest comes along.
+ * Opens one published snapshot for serving: an in-memory DuckDB database holding the snapshot's
+ * tables, loaded from Parquet once, so requests never decode Parquet. The manifest comes along.
+ *
+ * Three tables are reshaped on load, for speed and memory (340,000 CVEs):
+ *   - `cves`: every column of the snapshot except `record_json`, plus `doc` (INTEGER), the row's
+ *     position in the default order (published DESC, cve_id DESC; 0 = newest). `ORDER BY doc`
+ *     is the published order and an integer sort. Likewise `id_rank` (INTEGER), the position
+ *     in `cve_id DESC` order: the tie-break of every sort, compared as an integer instead of
+ *     as text. The record JSON bytes live in JS instead (`records.ts`), so each is held once.
+ *   - `search_postings (term, doc, active)` replaces the snapshot's `search_terms` (term,
+ *     cve_id, published, status): the same inverted index with the CVE as its `doc` number.
+ *   - `search_text (doc, text)` replaces `search_docs`: the normalised text, for phrase tests.
+ * Every other table is loaded as it is, under its view name (`products`, `related_keys`, …).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,6 +24,7 @@ export interface OpenSnapshot {
   dir: string;
   manifest: SnapshotManifest;
   instance: DuckDBInstance;
+  /** The connection the tables were loaded with; requests use the pool (pool.ts) instead. */
   connection: DuckDBConnection;
   /**
    * Side tables that could not be loaded (a damaged or missing file). They exist empty, so
@@ -28,6 +39,26 @@ export interface OpenOptions {
   memoryLimit?: string;
 }
 
+/** Tables loaded under another shape (see the header); never loaded as they are. */
+const RESHAPED = new Set(['cves', 'search_terms', 'search_docs']);
+
+/** Snapshot table → the in-memory table holding its data, for `unreadableTables`. */
+const SEARCH_TABLES: Record<string, { name: string; sql: (reader: string) => string; empty: string }> = {
+  search_terms: {
+    name: 'search_postings',
+    // The join keeps the file's order (term, then newest first) closely enough for min/max
+    // pruning on `term`; no sort of tens of millions of rows at open.
+    sql: (reader) =>
+      `CREATE TABLE search_postings AS SELECT t.term, c.doc, t.status = 'active' AS active FROM ${reader} t JOIN cves c ON c.cve_id = t.cve_id`,
+    empty: `CREATE TABLE search_postings (term VARCHAR, doc INTEGER, active BOOLEAN)`,
+  },
+  search_docs: {
+    name: 'search_text',
+    sql: (reader) => `CREATE TABLE search_text AS SELECT c.doc, d.text FROM ${reader} d JOIN cves c USING (cve_id) ORDER BY c.doc`,
+    empty: `CREATE TABLE search_text (doc INTEGER, text VARCHAR)`,
+  },
+};
+
 export async function openSnapshot(dataDir: string, buildId: string, opts: OpenOptions = {}): Promise<OpenSnapshot> {
   const dir = join(snapshotsDir(dataDir), buildId);
   const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as SnapshotManifest;
@@ -36,27 +67,52 @@ export async function openSnapshot(dataDir: string, buildId: string, opts: OpenO
     memory_limit: opts.memoryLimit ?? '4GB',
   });
   const connection = await instance.connect();
-  const unreadableTables = new Set<string>();
-  for (const table of Object.keys(SNAPSHOT_TABLES)) {
-    try {
-      await connection.run(`CREATE TABLE "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
-    } catch (err) {
-      // Without the CVE table there is nothing to serve; any other table degrades one feature.
-      if (table === 'cves') throw err;
-      unreadableTables.add(table);
-      await connection.run(`CREATE TABLE "${table}" AS SELECT * FROM (SELECT 1 AS unreadable) WHERE false`);
+  try {
+    const unreadableTables = new Set<string>();
+    // Without the CVE table there is nothing to serve: its failure fails the open.
+    await connection.run(
+      `CREATE TABLE cves AS
+       SELECT * EXCLUDE (record_json),
+              CAST(row_number() OVER (ORDER BY published DESC, cve_id DESC) - 1 AS INTEGER) AS doc,
+              CAST(row_number() OVER (ORDER BY cve_id DESC) - 1 AS INTEGER) AS id_rank
+       FROM ${tableReader(dir, 'cves')}
+       ORDER BY doc`,
+    );
+    for (const [table, search] of Object.entries(SEARCH_TABLES)) {
+      try {
+        await connection.run(search.sql(tableReader(dir, table)));
+      } catch {
+        unreadableTables.add(table);
+        await connection.run(`DROP TABLE IF EXISTS ${search.name}`);
+        await connection.run(search.empty);
+      }
     }
+    for (const table of Object.keys(SNAPSHOT_TABLES)) {
+      if (RESHAPED.has(table)) continue;
+      try {
+        await connection.run(`CREATE TABLE "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
+      } catch {
+        // Any other table degrades one feature, never the whole snapshot.
+        unreadableTables.add(table);
+        await connection.run(`DROP TABLE IF EXISTS "${table}"`);
+        await connection.run(`CREATE TABLE "${table}" AS SELECT * FROM (SELECT 1 AS unreadable) WHERE false`);
+      }
+    }
+    return {
+      unreadableTables,
+      buildId,
+      dir,
+      manifest,
+      instance,
+      connection,
+      close() {
+        connection.closeSync();
+        instance.closeSync();
+      },
+    };
+  } catch (err) {
+    connection.closeSync();
+    instance.closeSync();
+    throw err;
   }
-  return {
-    unreadableTables,
-    buildId,
-    dir,
-    manifest,
-    instance,
-    connection,
-    close() {
-      connection.closeSync();
-      instance.closeSync();
-    },
-  };
 }

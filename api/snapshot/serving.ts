@@ -1,0 +1,118 @@
+/**
+ * One snapshot as the server serves it: the opened database (open.ts), the records in JS
+ * memory (records.ts), a connection pool (pool.ts), and a reference count. Each request
+ * retains the snapshot it started on and releases it when its response is done (a streamed
+ * export only when its stream ends); a snapshot replaced by a newer one is closed only once
+ * the last of those requests has released it, so a swap never fails a request in flight.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { SnapshotManifest } from '../../cli/build/manifest.ts';
+import { openSnapshot, type OpenOptions, type OpenSnapshot } from './open.ts';
+import { ConnectionPool } from './pool.ts';
+import { RecordStore } from './records.ts';
+
+export interface ServingOptions extends OpenOptions {
+  /** DuckDB connections for the API's own queries (default 4). */
+  poolSize?: number;
+}
+
+export class ServingSnapshot {
+  readonly buildId: string;
+  readonly manifest: SnapshotManifest;
+  readonly dir: string;
+  readonly records: RecordStore;
+  readonly pool: ConnectionPool;
+  /**
+   * A connection shared by every request for simple materialised reads (`SnapshotReader` of
+   * api/queries/support.ts): DuckDB runs concurrent queries on it one after the other. Never
+   * stream from it (another query would end the stream) and never interrupt it.
+   */
+  readonly connection: DuckDBConnection;
+  readonly unreadableTables: ReadonlySet<string>;
+  /** Resolves once the snapshot is closed (after retire and the last release). */
+  readonly closed: Promise<void>;
+
+  private readonly opened: OpenSnapshot;
+  private readonly memos = new Map<string, Promise<unknown>>();
+  private refs = 0;
+  private retired = false;
+  private isClosed = false;
+  private resolveClosed!: () => void;
+
+  private constructor(opened: OpenSnapshot, records: RecordStore, pool: ConnectionPool) {
+    this.opened = opened;
+    this.buildId = opened.buildId;
+    this.manifest = opened.manifest;
+    this.dir = opened.dir;
+    this.connection = opened.connection;
+    this.unreadableTables = opened.unreadableTables;
+    this.records = records;
+    this.pool = pool;
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+  }
+
+  /** Opens a published snapshot completely (tables, records, pool) before anyone sees it. */
+  static async open(dataDir: string, buildId: string, opts: ServingOptions = {}): Promise<ServingSnapshot> {
+    const opened = await openSnapshot(dataDir, buildId, opts);
+    try {
+      const records = await RecordStore.load(opened.connection, opened.dir);
+      const pool = await ConnectionPool.create(opened.instance, opts.poolSize ?? 4);
+      return new ServingSnapshot(opened, records, pool);
+    } catch (err) {
+      opened.close();
+      throw err;
+    }
+  }
+
+  /** A new DuckDB connection of its own, for a long streamed read; the caller closes it. */
+  connect(): Promise<DuckDBConnection> {
+    return this.opened.instance.connect();
+  }
+
+  /** Counts one user; the returned function releases it (once, however often it is called). */
+  retain(): () => void {
+    if (this.isClosed) throw new Error(`snapshot ${this.buildId} is closed`);
+    this.refs++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.refs--;
+      this.closeIfUnused();
+    };
+  }
+
+  /** Marks the snapshot replaced: it closes as soon as no request holds it. */
+  retire(): void {
+    this.retired = true;
+    this.closeIfUnused();
+  }
+
+  get inUse(): number {
+    return this.refs;
+  }
+
+  /**
+   * A value derived once per snapshot (the summary body, the trends body, …): the snapshot is
+   * immutable, so computing it again could only give the same answer.
+   */
+  memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    let pending = this.memos.get(key) as Promise<T> | undefined;
+    if (!pending) {
+      pending = compute();
+      // A failure is not remembered: the next request tries again.
+      pending.catch(() => this.memos.delete(key));
+      this.memos.set(key, pending);
+    }
+    return pending;
+  }
+
+  private closeIfUnused(): void {
+    if (!this.retired || this.refs > 0 || this.isClosed) return;
+    this.isClosed = true;
+    this.memos.clear();
+    this.pool.close();
+    this.opened.close();
+    this.resolveClosed();
+  }
+}
