@@ -34,6 +34,9 @@ export function exportStream(snapshot: ServingSnapshot, filter: CveFilter, cap: 
   let connection: DuckDBConnection | undefined;
   let result: DuckDBResult | undefined;
   let finished = false;
+  let pulling = false;
+  let cancelled = false;
+  // Closing the connection under a pending fetch is unsafe: a cancel during a pull waits for it.
   const finish = () => {
     if (finished) return;
     finished = true;
@@ -44,6 +47,7 @@ export function exportStream(snapshot: ServingSnapshot, filter: CveFilter, cap: 
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        pulling = true;
         try {
           if (!result) {
             connection = await snapshot.connect();
@@ -52,6 +56,7 @@ export function exportStream(snapshot: ServingSnapshot, filter: CveFilter, cap: 
             result = await connection.stream(sql, params.values);
           }
           const chunk = await result.fetchChunk();
+          if (cancelled) return;
           if (!chunk || chunk.rowCount === 0) {
             finish();
             controller.close();
@@ -72,11 +77,15 @@ export function exportStream(snapshot: ServingSnapshot, filter: CveFilter, cap: 
           if (size > 0) controller.enqueue(Buffer.concat(piece, size));
         } catch (err) {
           finish();
-          controller.error(err);
+          if (!cancelled) controller.error(err);
+        } finally {
+          pulling = false;
+          if (cancelled) finish();
         }
       },
       cancel() {
-        finish();
+        cancelled = true;
+        if (!pulling) finish();
       },
     },
     { highWaterMark: 0 },

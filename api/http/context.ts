@@ -1,0 +1,39 @@
+/**
+ * Types shared by the app and every route module: what a request handler can read from its
+ * context, and how a route module plugs into the app.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { HttpBindings } from '@hono/node-server';
+import type { Logger } from 'pino';
+import type { ServingSnapshot } from '../snapshot/serving.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+
+export interface ApiVariables {
+  /**
+   * The snapshot this request reads, retained for it by the app (paths under /api/v1/public).
+   * It stays open until the response is done, even if a newer one is published meanwhile.
+   */
+  snapshot: ServingSnapshot;
+}
+
+export type ApiEnv = { Bindings: HttpBindings; Variables: ApiVariables };
+export type ApiApp = OpenAPIHono<ApiEnv>;
+
+export interface ApiConfig {
+  dataDir: string;
+  store: SnapshotStore;
+  logger: Logger;
+  /** Per-query execution budget for counting and phrase matching (DESIGN §6). */
+  queryBudgetMs: number;
+  /** Rows per export call (contract 8.5: 50,000). */
+  exportCap: number;
+}
+
+/**
+ * A group of routes. `register` adds them with `app.openapi(createRoute(…), handler)`, so the
+ * OpenAPI document describes them from the same schemas that validate their requests.
+ */
+export interface RouteModule {
+  name: string;
+  register(app: ApiApp, config: ApiConfig): void;
+}

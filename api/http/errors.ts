@@ -1,0 +1,86 @@
+/**
+ * The API's errors (DESIGN §6): a JSON body `{"code", "message", …}` with a stable code per
+ * condition. Handlers throw ApiError; the app's error handler turns it into the response, and
+ * turns anything else into 500 INTERNAL without a stack (the stack goes to the log).
+ */
+export type ErrorCode =
+  | 'INVALID_PARAMETER'
+  | 'VENDOR_FILTER_NOT_ALLOWED'
+  | 'REVERSE_NOT_ALLOWED'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'RATE_LIMIT_EXCEEDED'
+  | 'NO_SNAPSHOT'
+  | 'SNAPSHOT_TABLE_UNAVAILABLE'
+  | 'INTERNAL';
+
+export const ERROR_STATUS: Record<ErrorCode, 400 | 404 | 405 | 429 | 500 | 503> = {
+  INVALID_PARAMETER: 400,
+  VENDOR_FILTER_NOT_ALLOWED: 400,
+  REVERSE_NOT_ALLOWED: 400,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  RATE_LIMIT_EXCEEDED: 429,
+  NO_SNAPSHOT: 503,
+  SNAPSHOT_TABLE_UNAVAILABLE: 503,
+  INTERNAL: 500,
+};
+
+/** Body of every error response. Extra members depend on the code (e.g. `parameter`). */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  [member: string]: unknown;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly extra: Record<string, unknown>;
+  /** Headers the response must carry (e.g. `Allow` on a 405). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.extra = extra;
+    this.headers = headers;
+  }
+
+  body(): ErrorBody {
+    return { code: this.code, message: this.message, ...this.extra };
+  }
+}
+
+/** 400 naming the parameter that is malformed or out of range. */
+export function invalidParameter(parameter: string, message: string): ApiError {
+  return new ApiError('INVALID_PARAMETER', message, { parameter });
+}
+
+export function notFound(message: string): ApiError {
+  return new ApiError('NOT_FOUND', message);
+}
+
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+
+export function methodNotAllowed(method: string): ApiError {
+  return new ApiError(
+    'METHOD_NOT_ALLOWED',
+    `Method ${method} is not allowed: this API is read-only (GET and HEAD; OPTIONS for CORS preflight).`,
+    { method, allowed: ALLOWED_METHODS.split(', ') },
+    { Allow: ALLOWED_METHODS },
+  );
+}
+
+export function noSnapshot(): ApiError {
+  return new ApiError(
+    'NO_SNAPSHOT',
+    'No snapshot is published yet: run `vulnintel build` (or `vulnintel update`); the server picks it up without a restart.',
+  );
+}
+
+export function internalError(): ApiError {
+  return new ApiError('INTERNAL', 'Internal error. The request was logged; retrying may succeed.');
+}

@@ -1,0 +1,101 @@
+/**
+ * The app's own middleware, outermost first (see app.ts for the order):
+ *   - `standardHeaders`: answers CORS preflights, and gives every response, errors included,
+ *     CORS headers, `X-Snapshot`, `Cache-Control` and an `ETag` (DESIGN §6);
+ *   - `readOnly`: 405 METHOD_NOT_ALLOWED with `Allow` for anything but GET/HEAD/OPTIONS;
+ *   - `retainSnapshot`: holds the served snapshot for the request, 503 NO_SNAPSHOT without one.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { RATE_LIMIT_EXPOSED_HEADERS } from '../ratelimit/index.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import type { ApiEnv } from './context.ts';
+import { ALLOWED_METHODS, methodNotAllowed, noSnapshot } from './errors.ts';
+import { CACHE_CONTROL, etagOf, ifNoneMatchHits } from './respond.ts';
+
+/** Headers a browser script may read (CORS `Access-Control-Expose-Headers`). */
+export const EXPOSED_HEADERS: readonly string[] = [
+  'ETag',
+  'X-Snapshot',
+  'Content-Length',
+  'X-Export-Total',
+  'X-Export-Rows',
+  'X-Export-Cap',
+  'X-Export-Truncated',
+  ...RATE_LIMIT_EXPOSED_HEADERS,
+];
+
+const CORS_HEADERS: Record<string, string> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
+};
+
+/** Bodies never buffered to compute an ETag (streams set their own). */
+const STREAMED_TYPES = /^(application\/x-ndjson|text\/event-stream)/;
+
+export function standardHeaders(store: SnapshotStore): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    if (c.req.method === 'OPTIONS') {
+      // Preflight: the API takes no credentials and reads no custom request header but the
+      // conditional ones, so every origin may send GET/HEAD with any header it asks for.
+      const headers = new Headers({
+        ...CORS_HEADERS,
+        'Access-Control-Allow-Methods': ALLOWED_METHODS,
+        'Access-Control-Max-Age': '86400',
+        Allow: ALLOWED_METHODS,
+        'Cache-Control': CACHE_CONTROL.static,
+        ETag: etagOf(''),
+        'X-Snapshot': store.current?.buildId ?? 'none',
+      });
+      const asked = c.req.header('access-control-request-headers');
+      if (asked) headers.set('Access-Control-Allow-Headers', asked);
+      return new Response(null, { status: 204, headers });
+    }
+    await next();
+    let res = c.res;
+    const headers = res.headers;
+    if (!headers.has('ETag') && res.status !== 304 && !STREAMED_TYPES.test(headers.get('content-type') ?? '')) {
+      // A response built without sendBody (e.g. c.json in a route module): hash its bytes.
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      const etag = etagOf(bytes);
+      const copy = new Headers(res.headers);
+      copy.set('ETag', etag);
+      if (res.status === 200 && ifNoneMatchHits(c.req.header('if-none-match'), etag)) {
+        copy.delete('content-type');
+        copy.delete('content-length');
+        res = new Response(null, { status: 304, headers: copy });
+      } else {
+        res = new Response(bytes, { status: res.status, headers: copy });
+      }
+      // Replace without Hono's header merge (which would put back the old Content-Length).
+      c.res = undefined;
+      c.res = res;
+    }
+    const out = c.res.headers;
+    for (const [name, value] of Object.entries(CORS_HEADERS)) out.set(name, value);
+    if (!out.has('Cache-Control')) {
+      const status = c.res.status;
+      out.set('Cache-Control', status < 400 ? CACHE_CONTROL.snapshot : status < 500 ? CACHE_CONTROL.clientError : CACHE_CONTROL.noStore);
+    }
+    const snapshot = c.get('snapshot') as ApiEnv['Variables']['snapshot'] | undefined;
+    out.set('X-Snapshot', snapshot?.buildId ?? store.current?.buildId ?? 'none');
+  };
+}
+
+export const readOnly: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  const method = c.req.method;
+  if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method);
+  await next();
+};
+
+export function retainSnapshot(store: SnapshotStore): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const lease = store.acquire();
+    if (!lease) throw noSnapshot();
+    c.set('snapshot', lease.snapshot);
+    try {
+      await next();
+    } finally {
+      lease.release();
+    }
+  };
+}

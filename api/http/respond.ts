@@ -1,0 +1,81 @@
+/**
+ * Sending a body with the headers every response carries (DESIGN §6): `ETag` (a hash of the
+ * exact bytes, so an identical answer from a newer snapshot still revalidates), `Cache-Control`
+ * by kind of answer, `Content-Length` (HEAD answers carry it too), and the conditional answer:
+ * a request whose `If-None-Match` holds the ETag gets 304 without a body.
+ */
+import { hash } from 'node:crypto';
+import type { Context } from 'hono';
+
+/** Cache lifetimes by kind of answer. Snapshots change at most every few hours. */
+export const CACHE_CONTROL = {
+  /** Answers read from the snapshot: revalidation is cheap thanks to the ETag. */
+  snapshot: 'public, max-age=300',
+  /** Answers with live parts (the summary's poller health). */
+  live: 'public, max-age=15',
+  /** The OpenAPI document and the docs page: change only with a new server version. */
+  static: 'public, max-age=3600',
+  /** 4xx: the same request gets the same refusal, but a new snapshot may know a missing id. */
+  clientError: 'public, max-age=60',
+  /** 5xx and anything about this caller at this moment. */
+  noStore: 'no-store',
+} as const;
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Strong ETag of a body: its SHA-1, base64url (27 characters). */
+export function etagOf(body: Uint8Array | string): string {
+  return `"${hash('sha1', body, 'base64url')}"`;
+}
+
+/**
+ * RFC 9110 §13.1.2: `If-None-Match` matches on `*` or on any listed tag, compared weakly
+ * (a `W/` prefix on either side is ignored).
+ */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === bare;
+  });
+}
+
+export interface SendOptions {
+  status?: number;
+  contentType?: string;
+  cacheControl?: string;
+  /** Use this ETag instead of hashing the body (e.g. a streamed body). */
+  etag?: string;
+  headers?: Record<string, string>;
+}
+
+/** Sends bytes (or text) with ETag, Cache-Control and Content-Length; 304 when it matches. */
+export function sendBody(c: Context, body: Uint8Array | string, opts: SendOptions = {}): Response {
+  const status = opts.status ?? 200;
+  const etag = opts.etag ?? etagOf(body);
+  const headers: Record<string, string> = {
+    'Cache-Control': opts.cacheControl ?? (status < 400 ? CACHE_CONTROL.snapshot : status < 500 ? CACHE_CONTROL.clientError : CACHE_CONTROL.noStore),
+    ETag: etag,
+    ...opts.headers,
+  };
+  if (status === 200 && ifNoneMatchHits(c.req.header('if-none-match'), etag)) {
+    return c.body(null, 304, headers);
+  }
+  headers['Content-Type'] = opts.contentType ?? JSON_TYPE;
+  headers['Content-Length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  return c.body(body as Uint8Array<ArrayBuffer> | string, status as 200, headers);
+}
+
+/** Serialises a value once and sends it (for bodies that are not precomputed bytes). */
+export function sendJson(c: Context, value: unknown, opts: SendOptions = {}): Response {
+  return sendBody(c, JSON.stringify(value), opts);
+}
+
+/**
+ * For `app.openapi` handlers: the route's declared responses type its handler's return value,
+ * but our bodies are bytes sent by sendBody (not `c.json`), so the handler returns this.
+ */
+export function asRouteResponse(res: Response): never {
+  return res as never;
+}

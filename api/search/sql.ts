@@ -1,0 +1,42 @@
+/**
+ * SQL for a parsed search (parse.ts) over the in-memory index (api/snapshot/open.ts):
+ * `search_postings (term, doc, active)` narrows the candidates to the CVEs holding every term,
+ * `search_text (doc, text)` confirms phrases by substring on the normalised text. The result
+ * is a set of `doc`s; callers order, filter and page it.
+ */
+import type { Status } from '../queries/cves-filter.ts';
+import { SqlParams } from '../queries/cves-filter.ts';
+import type { SearchQuery } from './parse.ts';
+
+function postingStatus(status: Status): string {
+  return status === 'active' ? ' AND active' : status === 'rejected' ? ' AND NOT active' : '';
+}
+
+/** Docs holding every term of the search (the conjunction), for CVEs of `status`. */
+export function conjunctionSql(search: SearchQuery, status: Status, params: SqlParams): string {
+  const onStatus = postingStatus(status);
+  if (search.terms.length === 1) {
+    return `SELECT doc FROM search_postings WHERE term = ${params.add(search.terms[0]!)}${onStatus}`;
+  }
+  // Postings are distinct per (term, doc): a doc holding every term appears once per term.
+  const list = search.terms.map((t) => params.add(t)).join(', ');
+  return `SELECT doc FROM search_postings WHERE term IN (${list})${onStatus} GROUP BY doc HAVING count(*) = ${search.terms.length}`;
+}
+
+/**
+ * Docs matching the search as sent: the conjunction, and when `withPhrases` every phrase as a
+ * substring of the normalised text. Without phrases (or relaxed) it is the conjunction alone.
+ */
+export function searchDocsSql(search: SearchQuery, status: Status, params: SqlParams, withPhrases: boolean): string {
+  const candidates = conjunctionSql(search, status, params);
+  if (!withPhrases || search.phrases.length === 0) return candidates;
+  const tests = search.phrases.map((p) => `contains(t.text, ${params.add(p)})`).join(' AND ');
+  return `SELECT t.doc FROM search_text t WHERE t.doc IN (${candidates}) AND ${tests}`;
+}
+
+/** Document frequency of each term, for CVEs of `status` (precomputed at build time). */
+export function termStatsSql(terms: string[], status: Status, params: SqlParams): string {
+  const column = status === 'active' ? 'active_count' : status === 'rejected' ? 'all_count - active_count' : 'all_count';
+  const list = terms.map((t) => params.add(t)).join(', ');
+  return `SELECT term, CAST(${column} AS BIGINT) AS n FROM search_term_stats WHERE term IN (${list})`;
+}
