@@ -1,0 +1,109 @@
+/**
+ * The Hono app of the read API (DESIGN §6). Middleware order, outermost first:
+ *   1. standardHeaders — CORS preflight; CORS, X-Snapshot, Cache-Control, ETag on every
+ *      response (errors and 429s included, since it wraps everything below);
+ *   2. the rate limiter (api/ratelimit), when configured — the first thing a request meets;
+ *   3. readOnly — 405 for methods other than GET/HEAD/OPTIONS;
+ *   4. retainSnapshot (paths under /api/v1/public) — 503 NO_SNAPSHOT, or the request's snapshot;
+ *   5. the routes of every module in api/routes/index.ts, then the OpenAPI document and docs.
+ * Every failure becomes the JSON error of api/http/errors.ts; nothing leaks a stack.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Logger } from 'pino';
+import { TableUnavailableError } from './queries/support.ts';
+import type { RateLimiter } from './ratelimit/index.ts';
+import type { ApiApp, ApiConfig, ApiEnv } from './http/context.ts';
+import { ApiError, internalError, invalidParameter, notFound } from './http/errors.ts';
+import { readOnly, retainSnapshot, standardHeaders } from './http/middleware.ts';
+import { CACHE_CONTROL, sendJson } from './http/respond.ts';
+import { registerOpenApi } from './openapi.ts';
+import { ROUTE_MODULES } from './routes/index.ts';
+import type { SnapshotStore } from './snapshot/store.ts';
+
+export const DEFAULT_QUERY_BUDGET_MS = 250;
+export const DEFAULT_EXPORT_CAP = 50_000;
+
+export interface AppOptions {
+  store: SnapshotStore;
+  dataDir: string;
+  logger: Logger;
+  queryBudgetMs?: number;
+  exportCap?: number;
+  /** Mounted first in the chain (after the standard headers) when given. */
+  rateLimiter?: RateLimiter | undefined;
+}
+
+function errorResponse(c: Context, err: ApiError): Response {
+  return sendJson(c, err.body(), {
+    status: err.status,
+    headers: err.headers,
+    cacheControl: err.status >= 500 ? CACHE_CONTROL.noStore : CACHE_CONTROL.clientError,
+  });
+}
+
+/** Turns a failed zod validation into 400 INVALID_PARAMETER naming the parameter. */
+function validationHook(
+  result: { success: true } | { success: false; target: string; error: { issues: { path: PropertyKey[]; message: string; code?: string }[] } },
+  c: Context,
+): void {
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : result.target;
+  let message = issue?.message ?? 'malformed';
+  if (issue?.code === 'invalid_type') {
+    const sent = result.target === 'query' ? c.req.queries(parameter) : undefined;
+    message = sent === undefined ? 'required' : sent.length > 1 ? 'given more than once' : message;
+  }
+  throw invalidParameter(parameter, `${parameter}: ${message}`);
+}
+
+export function createApp(opts: AppOptions): ApiApp {
+  const config: ApiConfig = {
+    dataDir: opts.dataDir,
+    store: opts.store,
+    logger: opts.logger,
+    queryBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
+    exportCap: opts.exportCap ?? DEFAULT_EXPORT_CAP,
+  };
+  const app: ApiApp = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook as never });
+
+  app.use('*', standardHeaders(opts.store));
+  // ── Rate limiting mount point ─────────────────────────────────────────────────────────────
+  // createRateLimiter(config).middleware goes here: before any work is done for the request,
+  // inside standardHeaders so that its 429s carry CORS, X-Snapshot and ETag like any answer.
+  if (opts.rateLimiter) app.use('*', opts.rateLimiter.middleware);
+  app.use('*', readOnly);
+  app.use('/api/v1/public/*', retainSnapshot(opts.store));
+
+  for (const module of ROUTE_MODULES) module.register(app, config);
+  registerOpenApi(app);
+  app.get('/api/v1/health', (c) => {
+    const snapshot = opts.store.current;
+    return sendJson(
+      c,
+      {
+        status: snapshot ? 'ok' : 'no_snapshot',
+        snapshot: snapshot ? { build_id: snapshot.buildId, built_at: snapshot.manifest.built_at, cves: snapshot.records.size } : null,
+        rate_limit: opts.rateLimiter ? opts.rateLimiter.health() : null,
+      },
+      { cacheControl: CACHE_CONTROL.noStore },
+    );
+  });
+
+  app.notFound((c) => errorResponse(c, notFound(`No endpoint at ${c.req.path}. The API is described at /api/v1/openapi.json.`)));
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err);
+    if (err instanceof TableUnavailableError) {
+      return errorResponse(
+        c,
+        new ApiError('SNAPSHOT_TABLE_UNAVAILABLE', `This answer needs snapshot table ${err.table}, which could not be read.`, { table: err.table }),
+      );
+    }
+    if (err instanceof HTTPException && err.status === 404) return errorResponse(c, notFound(err.message || 'not found'));
+    opts.logger.error({ err, method: c.req.method, url: c.req.url }, 'request failed');
+    return errorResponse(c, internalError());
+  });
+  return app;
+}

@@ -1,0 +1,56 @@
+/**
+ * `/api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the routes' own zod
+ * schemas (every module registers with `createRoute`, so what validates a request is what is
+ * documented), and `/api/v1/docs`: one self-contained HTML page rendering it. The machine may
+ * be offline: the page loads nothing from elsewhere (the document is embedded in it).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ApiApp } from './http/context.ts';
+import { CACHE_CONTROL, sendBody } from './http/respond.ts';
+import { renderDocsPage } from './openapi-docs-page.ts';
+
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+export const DOCS_PATH = '/api/v1/docs';
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+const DESCRIPTION = [
+  'Read-only vulnerability intelligence: every public CVE source merged and scored into immutable snapshots.',
+  'All endpoints are GET (HEAD too), CORS-enabled, without authentication. Every response carries `X-Snapshot` (the build id),',
+  '`ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets 304.',
+  'Errors are JSON `{"code", "message", …}` (see the Error schema). Rate limits: contract section 8 (429 RATE_LIMIT_EXCEEDED).',
+].join(' ');
+
+/** Generates the document from every route registered so far on `app`. */
+export function openApiDocument(app: ApiApp): Record<string, unknown> {
+  return app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: { title: 'vulnintel public API', version: packageVersion(), description: DESCRIPTION },
+  }) as unknown as Record<string, unknown>;
+}
+
+/** Adds the two paths; call after every route module registered (the document is made once). */
+export function registerOpenApi(app: ApiApp): void {
+  let json: Buffer | undefined;
+  let html: Buffer | undefined;
+  const document = () => {
+    if (!json) {
+      const doc = openApiDocument(app);
+      json = Buffer.from(JSON.stringify(doc));
+      html = Buffer.from(renderDocsPage(doc));
+    }
+    return { json, html: html! };
+  };
+  app.get(OPENAPI_PATH, (c) => sendBody(c, document().json, { cacheControl: CACHE_CONTROL.static }));
+  app.get(DOCS_PATH, (c) =>
+    sendBody(c, document().html, { cacheControl: CACHE_CONTROL.static, contentType: 'text/html; charset=utf-8' }),
+  );
+}

@@ -1,0 +1,247 @@
+/**
+ * Zod schemas of the `/cves` endpoints: the query parameters (they validate requests and
+ * describe them in /api/v1/openapi.json) and the response shapes (documentation only: bodies
+ * are precomputed bytes, never validated on the way out).
+ */
+import { z } from '@hono/zod-openapi';
+import {
+  booleanParam,
+  enumListParam,
+  enumParam,
+  integerParam,
+  numberParam,
+  queryParam,
+  parseCveId,
+  textParam,
+  timestampParam,
+} from '../http/params.ts';
+import { SEVERITIES, STATUSES } from '../queries/cves-filter.ts';
+import { SORTS } from '../queries/cves-list.ts';
+
+export const MAX_LIMIT = 200;
+export const DEFAULT_LIMIT = 50;
+export const MAX_SEARCH_CHARS = 500;
+
+/** Filters shared by the list, the vendor match and (partly) the export. */
+const filterParams = {
+  severity: enumListParam(SEVERITIES, {
+    description:
+      'Comma-separated severities (CRITICAL, HIGH, MEDIUM, LOW, NONE; any case). Filters NVD\'s CVSS v3 label (`severity`) by default; see `severity_basis`.',
+    example: 'CRITICAL,HIGH',
+  }),
+  severity_basis: enumParam(['nvd', 'svc'] as const, {
+    description:
+      '`svc`: `severity` filters the service severity (`service_severity`) instead, the basis of the summary buckets and the only way to reach CVEs never rated under CVSS v3. `nvd` (default): NVD\'s v3 label.',
+    default: 'nvd',
+  }),
+  min_cvss: numberParam({
+    min: 0,
+    max: 10,
+    description: 'Lowest `max_cvss`, the highest CVSS held for the CVE (v3.x, v4.0 or v2.0): a v2-only 10.0 matches. CVEs with no CVSS at all never match.',
+    example: 9,
+  }),
+  kev_only: booleanParam('true: only CVEs listed in the CISA KEV catalog.'),
+  year: integerParam({ min: 1000, max: 9999, description: 'UTC publication year.', example: 2024 }),
+};
+
+const listParams = {
+  limit: integerParam({ min: 1, max: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Rows per page, 1-${MAX_LIMIT}.` }),
+  offset: integerParam({ min: 0, max: Number.MAX_SAFE_INTEGER, default: 0, description: 'Rows to skip (counted from the last row when `reverse=true`).' }),
+  sort: enumParam(SORTS, {
+    description:
+      'Order, always descending, ties by `cve_id` descending: `published` (default), `epss` (EPSS probability, CVEs without EPSS last), `severity` (`service_score`), `cvss_v3_score`.',
+    default: 'published',
+  }),
+  ...filterParams,
+  search: textParam({
+    max: MAX_SEARCH_CHARS,
+    description:
+      'Free text, any case, over id, title, description, vendors, products, packages and advisory titles. Words are a conjunction (all must occur); a quoted string or a hyphenated compound (`use-after-free`) is a phrase. At most 16 words.',
+    example: 'linux kernel "use after free"',
+  }),
+  since: timestampParam('Last modified at or after this time (`YYYY-MM-DD` or RFC 3339; UTC when no offset).'),
+  until: timestampParam('Last modified before this time (`YYYY-MM-DD` or RFC 3339; UTC when no offset).'),
+  status: enumParam(STATUSES, {
+    description: '`active` (default): rejected CVEs hidden; `rejected`: only those; `all`.',
+    default: 'active',
+  }),
+  skip_count: booleanParam('1: do not count (`total_counted` false); the response carries the keyset cursor of the next page.'),
+  reverse: booleanParam(
+    'true: read the default listing from its far end (offset and limit count back from the last row; the page keeps the usual order). Only without filters, search, cursor, and with sort `published` and status `active`; otherwise 400 REVERSE_NOT_ALLOWED.',
+  ),
+  before_published: timestampParam(
+    'Keyset cursor, with `before_cve_id`: rows after this (published, cve_id) in published order. Send the previous page\'s `next_published`.',
+    '2024-04-12T08:15:06.230Z',
+  ),
+  before_cve_id: queryParam(parseCveId, {
+    description: 'Keyset cursor, with `before_published`: send the previous page\'s `next_cve_id`.',
+    example: 'CVE-2024-3400',
+  }),
+};
+
+export const CveListQuery = z.object({
+  ...listParams,
+  vendor: z
+    .string()
+    .optional()
+    .openapi({ description: 'Not allowed here: 400 VENDOR_FILTER_NOT_ALLOWED. Filter by vendor with /api/v1/public/cves/match.' }),
+});
+
+export const CveMatchQuery = z.object({
+  vendor: z
+    .string()
+    .max(200)
+    .openapi({ description: 'Vendor, any case; spaces match underscores (CPE spelling: `palo alto networks` = `palo_alto_networks`).', example: 'linux' }),
+  product: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({ description: 'Product of that vendor, spelled like `vendor`. Absent: every product of the vendor.', example: 'linux_kernel' }),
+  ...listParams,
+});
+
+export const CveExportQuery = z.object(filterParams);
+
+export const ErrorSchema = z
+  .object({
+    code: z.enum([
+      'INVALID_PARAMETER',
+      'VENDOR_FILTER_NOT_ALLOWED',
+      'REVERSE_NOT_ALLOWED',
+      'NOT_FOUND',
+      'METHOD_NOT_ALLOWED',
+      'RATE_LIMIT_EXCEEDED',
+      'NO_SNAPSHOT',
+      'SNAPSHOT_TABLE_UNAVAILABLE',
+      'INTERNAL',
+    ]),
+    message: z.string(),
+    parameter: z.string().optional().openapi({ description: 'The parameter at fault (INVALID_PARAMETER, REVERSE_NOT_ALLOWED, VENDOR_FILTER_NOT_ALLOWED).' }),
+  })
+  .openapi('Error');
+
+export const CveRecordSchema = z
+  .looseObject({
+    cve_id: z.string(),
+    published: z.string().openapi({ format: 'date-time' }),
+    last_modified: z.string().openapi({ format: 'date-time' }),
+    status: z.enum(['active', 'rejected']),
+    description: z.string().nullable(),
+    severity: z.string().openapi({ description: 'NVD CVSS v3 label of the chosen v3 metric; NONE when there is none.' }),
+    cvss_v3_score: z.number().openapi({ description: '0 when never rated under CVSS v3.' }),
+    cvss_v4_score: z.number(),
+    cvss_v2_score: z.number(),
+    cvss_v2_severity: z.enum(['LOW', 'MEDIUM', 'HIGH']).nullable(),
+    cvss_v2_vector: z.string().nullable(),
+    max_cvss: z.number().nullable().openapi({ description: 'Highest CVSS held (v3.x, v4.0, v2.0); null when none.' }),
+    epss_score: z.number().nullable(),
+    kev: z.boolean(),
+    kev_added_date: z.string().nullable(),
+    exploit_poc_available: z.boolean(),
+    service_score: z.number(),
+    score_assessed: z.boolean(),
+    score_unassessed_reason: z.enum(['no_signal', 'rejected']).optional(),
+    service_severity: z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE']),
+    service_risk: z.number(),
+    service_ssvc_decision: z.string(),
+    score_confidence: z.enum(['HIGH', 'MEDIUM', 'LOW', 'NONE']),
+    vendor_severity: z.string().nullable(),
+    vendor_severity_source: z.string().nullable(),
+    vendor_severity_evidence: z.string().nullable(),
+    score_factors: z.looseObject({}).openapi({ description: 'Evidence behind the scores (contract 2.2).' }),
+  })
+  .openapi('CveRecord', { description: 'The merged CVE record (contract 2.1, 2.2); the full field list is in docs/api.md.' });
+
+export const CveListSchema = z
+  .object({
+    cves: z.array(CveRecordSchema),
+    total: z.number().int(),
+    total_is_lower_bound: z.boolean(),
+    total_counted: z.boolean(),
+    search_relaxed: z.boolean(),
+    reverse_available: z.boolean(),
+    reverse: z.literal(true).optional(),
+    next_published: z.string().nullable().optional(),
+    next_cve_id: z.string().nullable().optional(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  })
+  .openapi('CveList');
+
+export const CveMatchSchema = CveListSchema.extend({
+  vendor: z.string().openapi({ description: 'The vendor key matched (normalised).' }),
+  product: z.string().nullable().openapi({ description: 'The product key matched (normalised), null for every product.' }),
+}).openapi('CveMatchList');
+
+const counts = {
+  total: z.number().int(),
+  critical: z.number().int(),
+  high: z.number().int(),
+  medium: z.number().int(),
+  low: z.number().int(),
+  unscored: z.number().int(),
+  kev: z.number().int(),
+};
+
+export const SummarySchema = z
+  .looseObject({
+    ...counts,
+    nvd_critical: z.number().int(),
+    nvd_high: z.number().int(),
+    nvd_medium: z.number().int(),
+    nvd_low: z.number().int(),
+    nvd_none: z.number().int(),
+    svc_kev: z.number().int(),
+    exploit_poc_available: z.number().int(),
+    v2_only: z.number().int(),
+    no_signal: z.number().int(),
+    rejected: z.number().int(),
+    newest_published: z.string().nullable(),
+    newest_modified: z.string().nullable(),
+    snapshot: z.object({ build_id: z.string(), built_at: z.string(), schema_version: z.number(), cves: z.number().int() }),
+    sources: z.record(z.string(), z.looseObject({ records: z.number(), healthy: z.boolean() })),
+    poller: z.looseObject({ status: z.string() }),
+  })
+  .openapi('Summary');
+
+const TrendPeriodSchema = z
+  .object({
+    period_start: z.string(),
+    period_end: z.string(),
+    ...counts,
+    delta: z.number().int(),
+    delta_pct: z.number().nullable(),
+    complete: z.boolean(),
+  })
+  .openapi('TrendPeriod');
+
+export const TrendsSchema = z
+  .object({
+    anchor: z.object({ newest_published: z.string(), week_start: z.string(), month_start: z.string() }).nullable(),
+    weekly: z.array(TrendPeriodSchema),
+    monthly: z.array(TrendPeriodSchema),
+    week_over_week: z
+      .object({
+        week_start: z.string(),
+        previous_week_start: z.string(),
+        total: z.number().int(),
+        previous_total: z.number().int(),
+        delta: z.number().int(),
+        delta_pct: z.number().nullable(),
+      })
+      .nullable(),
+    severity_distribution: z.looseObject({ basis: z.literal('service_severity'), ...counts }).nullable(),
+  })
+  .openapi('Trends');
+
+/** Error responses every data endpoint may give, for the OpenAPI document. */
+export function errorResponses(...statuses: (400 | 404 | 503)[]) {
+  const describe: Record<number, string> = {
+    400: 'A parameter is malformed or not allowed (INVALID_PARAMETER, VENDOR_FILTER_NOT_ALLOWED, REVERSE_NOT_ALLOWED).',
+    404: 'No such record (NOT_FOUND).',
+    503: 'No snapshot is published yet (NO_SNAPSHOT).',
+  };
+  return Object.fromEntries(
+    statuses.map((s) => [s, { description: describe[s]!, content: { 'application/json': { schema: ErrorSchema } } }]),
+  ) as Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorSchema } } }>;
+}

@@ -1,0 +1,11 @@
+/**
+ * Every route module of the API, in registration order. A module adds its routes with
+ * `app.openapi(createRoute(…), handler)` (see RouteModule in api/http/context.ts); to add
+ * one, import it and append it to the list. Order matters only where paths overlap: a module
+ * with a static path under `/cves/` (e.g. `/cves/summary`) must come before the module that
+ * registers `/cves/{id}` — `cves` registers its own static paths first.
+ */
+import type { RouteModule } from '../http/context.ts';
+import { cvesRoutes } from './cves.ts';
+
+export const ROUTE_MODULES: readonly RouteModule[] = [cvesRoutes];

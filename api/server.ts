@@ -1,0 +1,108 @@
+/**
+ * The HTTP server: the app on @hono/node-server, the snapshot store behind it, the rate
+ * limiter when configured. `startServer` opens the published snapshot (if any) before
+ * listening, so a server that listens serves; `close` stops accepting, lets requests in flight
+ * finish (exports included, up to a grace period), then closes the limiter and the snapshot.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { pino, type Logger } from 'pino';
+import { createApp, DEFAULT_EXPORT_CAP, DEFAULT_QUERY_BUDGET_MS } from './app.ts';
+import type { ApiApp } from './http/context.ts';
+import { createRateLimiter, type RateLimitConfig, type RateLimiter } from './ratelimit/index.ts';
+import type { ServingOptions } from './snapshot/serving.ts';
+import { SnapshotStore } from './snapshot/store.ts';
+
+export interface ServerOptions {
+  dataDir: string;
+  host?: string;
+  /** 0 picks a free port (tests). */
+  port?: number;
+  /** Default: VULNINTEL_QUERY_BUDGET_MS, else 250 ms. */
+  queryBudgetMs?: number;
+  /** Default: VULNINTEL_EXPORT_CAP, else 50,000. */
+  exportCap?: number;
+  /** Rate limiting: a config, or false for none (benchmarks, tests of other things). */
+  rateLimit?: RateLimitConfig | false;
+  /** Fallback poll of data/CURRENT (default 2 s). */
+  watchIntervalMs?: number;
+  /** How long close() waits for requests in flight before cutting connections (default 10 s). */
+  closeGraceMs?: number;
+  snapshot?: ServingOptions;
+  logger?: Logger;
+}
+
+export interface RunningServer {
+  url: string;
+  host: string;
+  port: number;
+  app: ApiApp;
+  store: SnapshotStore;
+  close(): Promise<void>;
+}
+
+/** A non-negative number from the environment, or the fallback. */
+export function envNumber(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return value;
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const logger = opts.logger ?? pino({ name: 'vulnintel-api', level: process.env.LOG_LEVEL ?? 'info' }, pino.destination(2));
+  const store = new SnapshotStore({
+    dataDir: opts.dataDir,
+    logger,
+    ...(opts.watchIntervalMs !== undefined ? { watchIntervalMs: opts.watchIntervalMs } : {}),
+    ...(opts.snapshot ? { open: opts.snapshot } : {}),
+  });
+  await store.start();
+  let limiter: RateLimiter | undefined;
+  if (opts.rateLimit) limiter = createRateLimiter({ ...opts.rateLimit, logger: opts.rateLimit.logger ?? logger });
+
+  const app = createApp({
+    store,
+    dataDir: opts.dataDir,
+    logger,
+    queryBudgetMs: opts.queryBudgetMs ?? envNumber('VULNINTEL_QUERY_BUDGET_MS', DEFAULT_QUERY_BUDGET_MS),
+    exportCap: Math.max(1, Math.trunc(opts.exportCap ?? envNumber('VULNINTEL_EXPORT_CAP', DEFAULT_EXPORT_CAP))),
+    rateLimiter: limiter,
+  });
+
+  const host = opts.host ?? '0.0.0.0';
+  let server: ServerType;
+  const address = await new Promise<AddressInfo>((resolve, reject) => {
+    server = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 8080 }, (info) => resolve(info));
+    server.once('error', reject);
+  });
+  const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    app,
+    store,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          const grace = setTimeout(() => {
+            // Requests still running past the grace period (a slow export reader) are cut.
+            (server as import('node:http').Server).closeAllConnections?.();
+          }, opts.closeGraceMs ?? 10_000);
+          grace.unref();
+          server.close(() => {
+            clearTimeout(grace);
+            resolve();
+          });
+        });
+        await limiter?.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
