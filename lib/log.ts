@@ -24,7 +24,8 @@ export async function step<T>(name: string, fn: () => Promise<T>, detail?: (resu
   info(`▶ ${name}`);
   const result = await fn();
   const extra = detail ? `: ${detail(result)}` : '';
-  info(`✓ ${name}${extra} (${formatDuration(performance.now() - started)})`);
+  const rss = Math.round(process.memoryUsage.rss() / 1048576);
+  info(`✓ ${name}${extra} (${formatDuration(performance.now() - started)}, rss ${rss} MB)`);
   return result;
 }
 
