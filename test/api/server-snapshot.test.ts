@@ -1,0 +1,122 @@
+/**
+ * Snapshot lifecycle against a real server (DESIGN §2, §6): 503 NO_SNAPSHOT until a snapshot is
+ * published, picked up without a restart; a new publication swapped in while clients loop
+ * requests, without one failed request; the replaced snapshot closed once its requests end.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { emptyDataDir, publishSampleCopy, startOn, type SampleServer } from './server-harness.ts';
+
+let s: SampleServer | undefined;
+
+afterEach(async () => {
+  await s?.server.close();
+  s = undefined;
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('snapshot lifecycle', () => {
+  it('answers 503 NO_SNAPSHOT before any snapshot, then serves one published later without a restart', async () => {
+    const dataDir = await emptyDataDir();
+    s = await startOn(dataDir, 'none');
+    const before = await s.get('/api/v1/public/cves');
+    expect(before.status).toBe(503);
+    expect(before.headers.get('x-snapshot')).toBe('none');
+    expect(before.headers.get('access-control-allow-origin')).toBe('*');
+    expect(before.headers.get('cache-control')).toBe('no-store');
+    expect(((await before.json()) as { code: string }).code).toBe('NO_SNAPSHOT');
+    // The document of the API does not need data.
+    expect((await s.get('/api/v1/openapi.json')).status).toBe(200);
+
+    await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
+    await waitFor(async () => (await s!.get('/api/v1/public/cves?limit=1')).status === 200);
+    const after = await s.get('/api/v1/public/cves/summary');
+    expect(after.headers.get('x-snapshot')).toBe('20990101T000000Z-aaaa');
+    expect(((await after.json()) as { snapshot: { build_id: string } }).snapshot.build_id).toBe('20990101T000000Z-aaaa');
+  });
+
+  it('swaps to a newly published snapshot under load without a failed request, then closes the old one', async () => {
+    const dataDir = await emptyDataDir();
+    await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
+    // The fallback poll is made too slow to matter: fs.watch must notice the publication.
+    s = await startOn(dataDir, '20990101T000000Z-aaaa', { watchIntervalMs: 60_000 });
+    const old = s.server.store.current!;
+    expect(old.buildId).toBe('20990101T000000Z-aaaa');
+
+    const seen = new Map<string, number>();
+    const failures: string[] = [];
+    let stop = false;
+    const paths = [
+      '/api/v1/public/cves?limit=20',
+      '/api/v1/public/cves?search=linux%20kernel&severity=HIGH,CRITICAL',
+      '/api/v1/public/cves/CVE-2024-3400',
+      '/api/v1/public/cves/summary',
+      '/api/v1/public/cves/export.ndjson',
+      '/api/v1/public/cves/match?vendor=linux',
+    ];
+    const loop = async (k: number) => {
+      for (let i = k; !stop; i++) {
+        const path = paths[i % paths.length]!;
+        try {
+          const res = await s!.get(path);
+          const body = await res.text();
+          if (res.status !== 200 || body.length === 0) failures.push(`${path} → ${res.status} ${body.slice(0, 120)}`);
+          const id = res.headers.get('x-snapshot') ?? 'missing';
+          seen.set(id, (seen.get(id) ?? 0) + 1);
+        } catch (err) {
+          failures.push(`${path} → ${(err as Error).message}`);
+        }
+      }
+    };
+    const loops = [0, 1, 2, 3].map(loop);
+    await waitFor(async () => (seen.get('20990101T000000Z-aaaa') ?? 0) > 20);
+    await publishSampleCopy(dataDir, '20990101T000000Z-bbbb');
+    await waitFor(async () => (seen.get('20990101T000000Z-bbbb') ?? 0) > 20);
+    stop = true;
+    await Promise.all(loops);
+
+    expect(failures).toEqual([]);
+    expect([...seen.keys()].sort()).toEqual(['20990101T000000Z-aaaa', '20990101T000000Z-bbbb']);
+    expect(s.server.store.current!.buildId).toBe('20990101T000000Z-bbbb');
+    // The replaced snapshot is closed once the requests that held it are done.
+    await Promise.race([old.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('old snapshot never closed')), 5000))]);
+    expect(old.inUse).toBe(0);
+  });
+
+  it('keeps serving when CURRENT names a snapshot that cannot be opened', async () => {
+    const dataDir = await emptyDataDir();
+    await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
+    s = await startOn(dataDir, '20990101T000000Z-aaaa');
+    const { writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    await writeFile(join(dataDir, 'CURRENT'), '20990101T000000Z-missing\n');
+    await s.server.store.sync();
+    const res = await s.get('/api/v1/public/cves?limit=1');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-snapshot')).toBe('20990101T000000Z-aaaa');
+  });
+
+  it('close() lets a request in flight finish, then refuses connections', async () => {
+    const dataDir = await emptyDataDir();
+    await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
+    s = await startOn(dataDir, '20990101T000000Z-aaaa');
+    const snapshot = s.server.store.current!;
+    const url = s.base;
+    const inFlight = s.get('/api/v1/public/cves/export.ndjson').then(async (r) => ({ status: r.status, lines: (await r.text()).trim().split('\n').length }));
+    const server = s.server;
+    s = undefined;
+    await new Promise((r) => setTimeout(r, 5));
+    await server.close();
+    const done = await inFlight;
+    expect(done.status).toBe(200);
+    expect(done.lines).toBeGreaterThan(10);
+    await snapshot.closed;
+    await expect(fetch(`${url}/api/v1/public/cves`)).rejects.toThrow();
+  });
+});
