@@ -7,5 +7,21 @@
  */
 import type { RouteModule } from '../http/context.ts';
 import { cvesRoutes } from './cves.ts';
+import { relatedRoutes } from './related.ts';
+import { referencesRoutes } from './references.ts';
+import { enrichmentRoutes } from './enrichment.ts';
+import { advisoriesRoutes } from './advisories.ts';
+import { catalogsRoutes } from './catalogs.ts';
+import { kevRoutes } from './kev.ts';
+import { shadowAiRoutes } from './shadow-ai.ts';
 
-export const ROUTE_MODULES: readonly RouteModule[] = [cvesRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [
+  cvesRoutes,
+  relatedRoutes,
+  referencesRoutes,
+  enrichmentRoutes,
+  advisoriesRoutes,
+  catalogsRoutes,
+  kevRoutes,
+  shadowAiRoutes,
+];

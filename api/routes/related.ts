@@ -1,0 +1,62 @@
+/**
+ * `GET /api/v1/public/cves/{id}/related` (contract 2.5, 4.4): three lists of at most 10 related
+ * CVEs and the `basis` of each. The reason for an empty list is looked up under the API's
+ * per-query execution budget; past it the basis is `unknown` (api/queries/related.ts).
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { ApiApp, ApiConfig, RouteModule } from '../http/context.ts';
+import { notFound } from '../http/errors.ts';
+import { cveIdPathParam } from '../http/params.ts';
+import { asRouteResponse, sendJson } from '../http/respond.ts';
+import { findRelatedCves } from '../queries/related.ts';
+import { errorResponses } from './cves-schemas.ts';
+import { CveBriefSchema, PUBLIC_BASE } from './resource-common.ts';
+
+const BasisSchema = z.enum(['ok', 'no_data', 'no_siblings', 'no_specific_key', 'capped', 'unknown']).openapi({
+  description:
+    '`ok` populated; `no_data` the CVE has no keys of this kind; `no_siblings` no other CVE shares them; `no_specific_key` (same_product) shared only through packages carried by too many CVEs to be evidence; `capped` (same_vendor, same_cwe) shared only through keys beyond the first 50 read; `unknown` the reason was not established within the execution budget (the list is still correct).',
+});
+
+const shared = {
+  shared_keys: z.array(z.string()).openapi({ description: 'Keys shared with this CVE, most telling first (at most 10): `pkg:<ecosystem>/<name>`, `cpe:<vendor>:<product>`, `<vendor>/<advisory_id>` or a CWE id.' }),
+  shared_count: z.number().int().openapi({ description: 'How many keys are shared.' }),
+};
+
+const RelatedSchema = z
+  .object({
+    cve_id: z.string(),
+    same_product: z.array(
+      CveBriefSchema.extend({ ...shared, key_cve_count: z.number().int().openapi({ description: 'CVEs carrying the most specific shared key (the order of the list).' }) }),
+    ),
+    same_vendor: z.array(CveBriefSchema.extend(shared)),
+    same_cwe: z.array(
+      CveBriefSchema.extend({ ...shared, days_apart: z.number().int().nullable().openapi({ description: 'UTC calendar days between the publication dates (the order of the list).' }) }),
+    ),
+    basis: z.object({ same_product: BasisSchema, same_vendor: BasisSchema, same_cwe: BasisSchema }),
+  })
+  .openapi('RelatedCves');
+
+const relatedRoute = createRoute({
+  method: 'get',
+  path: `${PUBLIC_BASE}/cves/{id}/related`,
+  tags: ['CVEs'],
+  summary: 'Related CVEs: same product, same vendor advisory, same CWE',
+  description:
+    'At most 10 entries per list. `same_product`: most specific shared package first (fewest CVEs); `same_vendor`: most shared advisories first; `same_cwe`: nearest publication day first. Ties: higher service_score, then cve_id descending. Only active CVEs. `same_vendor` and `same_cwe` read the first 50 keys of the CVE.',
+  request: { params: z.object({ id: cveIdPathParam() }) },
+  responses: {
+    200: { description: 'The three lists and their basis (contract 2.5).', content: { 'application/json': { schema: RelatedSchema } } },
+    ...errorResponses(400, 404, 503),
+  },
+});
+
+function register(app: ApiApp, config: ApiConfig): void {
+  app.openapi(relatedRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const related = await findRelatedCves(c.get('snapshot'), id, { reasonBudgetMs: config.queryBudgetMs });
+    if (!related) throw notFound(`${id} is not in the snapshot.`);
+    return asRouteResponse(sendJson(c, related));
+  });
+}
+
+export const relatedRoutes: RouteModule = { name: 'related', register };
