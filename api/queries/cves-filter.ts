@@ -74,7 +74,7 @@ export function filterConditions(f: CveFilter, alias: string, params: SqlParams)
   if (f.minCvss !== null) where.push(`${alias}.max_cvss >= ${Number(f.minCvss)}`);
   if (f.kevOnly) where.push(`${alias}.in_kev`);
   if (f.year !== null) where.push(`${alias}.year = ${Math.trunc(f.year)}`);
-  if (f.sinceMicros !== null) where.push(`${alias}.last_modified >= make_timestamp(${params.add(f.sinceMicros)})`);
-  if (f.untilMicros !== null) where.push(`${alias}.last_modified < make_timestamp(${params.add(f.untilMicros)})`);
+  if (f.sinceMicros !== null) where.push(`${alias}.last_modified >= make_timestamp(CAST(${params.add(f.sinceMicros)} AS BIGINT))`);
+  if (f.untilMicros !== null) where.push(`${alias}.last_modified < make_timestamp(CAST(${params.add(f.untilMicros)} AS BIGINT))`);
   return where;
 }
