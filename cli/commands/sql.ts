@@ -35,7 +35,15 @@ export async function runSql(query: string, opts: { data: string; format: 'table
     } catch (err) {
       throw new CliError(`query failed: ${(err as Error).message}`);
     }
-    const rows = reader.getRowObjectsJson() as Record<string, unknown>[];
+    // JSON-safe values, with counts (BIGINT, which DuckDB hands over as strings) as numbers.
+    const rows = (reader.getRowObjectsJson() as Record<string, unknown>[]).map((row) => {
+      for (const [i, type] of reader.columnTypes().entries()) {
+        const name = reader.columnName(i);
+        const v = row[name];
+        if (typeof v === 'string' && /^(BIGINT|HUGEINT|UBIGINT|INTEGER)$/.test(type.toString()) && Number.isSafeInteger(Number(v))) row[name] = Number(v);
+      }
+      return row;
+    });
     const columns = reader.columnNames();
     if (opts.format === 'json') {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);

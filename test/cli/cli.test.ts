@@ -1,0 +1,84 @@
+/** The command line as a user runs it: the bin, its help, `sql`, and errors without stacks. */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildCorpus } from '../helpers/sample-snapshot.ts';
+import { nvdPage, nvdRecord } from '../helpers/raw-corpus.ts';
+
+const run = promisify(execFile);
+const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'vulnintel.mjs');
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, VULNINTEL_QUIET: '1' } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = (await buildCorpus()).dataDir;
+});
+
+describe('vulnintel CLI', () => {
+  it('--help lists every command', async () => {
+    const { code, stdout } = await cli(['--help']);
+    expect(code).toBe(0);
+    for (const c of ['fetch', 'build', 'update', 'poll', 'serve', 'synth', 'sql']) expect(stdout).toMatch(new RegExp(`^\\s+${c}\\b`, 'm'));
+  });
+
+  it('sql answers over the current snapshot, as JSON and CSV', async () => {
+    const json = await cli(['sql', "select count(*) as n, count(*) filter (where status = 'rejected') as rejected from cves", '--data', dataDir, '--format', 'json']);
+    expect(json.code).toBe(0);
+    const [row] = JSON.parse(json.stdout) as Array<{ n: number; rejected: number }>;
+    expect(row).toEqual({ n: 83, rejected: 3 });
+    const csv = await cli(['sql', "select cve_id, service_score from cves where cve_id = 'CVE-2023-4966'", '--data', dataDir, '--format', 'csv']);
+    expect(csv.stdout.trim().split('\n')).toEqual(['cve_id,service_score', 'CVE-2023-4966,8.5']);
+  });
+
+  it('sql exposes every snapshot table as a view', async () => {
+    const out = await cli(['sql', 'select (select count(*) from advisories) a, (select count(*) from affected_packages) p, (select count(*) from related_keys) k, (select count(*) from cwes) w', '--data', dataDir, '--format', 'json']);
+    const [row] = JSON.parse(out.stdout) as Array<Record<string, number>>;
+    for (const v of Object.values(row!)) expect(v).toBeGreaterThan(0);
+  });
+
+  it('a bad query is a one-line error, exit 1', async () => {
+    const out = await cli(['sql', 'select nope from cves', '--data', dataDir]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/^vulnintel: query failed: .*nope/);
+    expect(out.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('sql without a published snapshot says so', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'vulnintel-empty-'));
+    const out = await cli(['sql', 'select 1', '--data', empty]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('no published snapshot');
+  });
+
+  it('build names the file and the record of a malformed input, exit 1, nothing published', async () => {
+    const raw = await mkdtemp(join(tmpdir(), 'vulnintel-bad-'));
+    await mkdir(join(raw, 'nvd'));
+    const bad = nvdRecord({ id: 'CVE-2025-30001' });
+    (bad as Record<string, unknown>).lastModified = 'yesterday-ish';
+    await writeFile(join(raw, 'nvd', 'page-000003.json'), JSON.stringify(nvdPage([bad])));
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-data-'));
+    const out = await cli(['build', '--raw', raw, '--data', data]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/vulnintel: .*page-000003\.json: record CVE-2025-30001: .*lastModified/);
+    const sql = await cli(['sql', 'select 1', '--data', data]);
+    expect(sql.stderr).toContain('no published snapshot');
+  });
+
+  it('rejects bad option values with a message naming the option', async () => {
+    const out = await cli(['build', '--keep', 'zero']);
+    expect(out.code).not.toBe(0);
+    expect(out.stderr).toContain('--keep must be a positive integer');
+  });
+});
