@@ -3,10 +3,11 @@
  * vendors, two without a CVE; paging, filters and one advisory in full.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findVendorAdvisory, listVendorAdvisories, type AdvisoryListFilter } from '../../api/queries/advisories.ts';
+import { findVendorAdvisory, listVendorAdvisories, type AdvisoryDetail, type AdvisoryListFilter, type AdvisoryPage } from '../../api/queries/advisories.ts';
 import { TableUnavailableError } from '../../api/queries/support.ts';
 import type { OpenSnapshot } from '../../api/snapshot/open.ts';
-import { openDamagedSample, openSample } from './sample-reader.ts';
+import { damagedSampleDataDir, openDamagedSample, openSample } from './sample-reader.ts';
+import { startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 let sample: OpenSnapshot;
 beforeAll(async () => {
@@ -129,6 +130,85 @@ describe('a damaged advisories table', () => {
       await expect(findVendorAdvisory(damaged, 'redhat', 'RHSA-2026:9102')).rejects.toMatchObject({ table: 'advisories' });
     } finally {
       damaged.close();
+    }
+  });
+});
+
+describe('HTTP', () => {
+  let api: SampleServer;
+  beforeAll(async () => {
+    api = await startSampleServer();
+  });
+  afterAll(async () => {
+    await api?.server.close();
+  });
+  const page = (query: string) => api.json<AdvisoryPage>(`/api/v1/public/vendor-advisories${query}`);
+
+  it('lists with defaults: limit 50, offset 0, newest first', async () => {
+    const { status, body } = await page('');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ total: 59, limit: 50, offset: 0 });
+    expect(body.advisories).toHaveLength(50);
+    expect(body.advisories[0]!.advisory_id).toBe('cisco-sa-asaftd-ssl-dos-Xq7bRt2');
+  });
+
+  it('applies has_cve, vendor, since, limit and offset', async () => {
+    expect((await page('?has_cve=false')).body.advisories.map((a) => a.advisory_id)).toEqual(['cisco-sa-asaftd-ssl-dos-Xq7bRt2', 'RHSA-2019:1862']);
+    expect((await page('?has_cve=true&limit=5')).body).toMatchObject({ total: 57, limit: 5 });
+    expect((await page('?vendor=REDHAT')).body.total).toBe(3);
+    expect((await page('?since=2026-11-01')).body.total).toBe(3);
+    // RFC 3339 with an offset: 01:00 at +01:00 is midnight UTC, inclusive.
+    expect((await page('?since=2026-11-10T01:00:00%2B01:00')).body.total).toBe(2);
+    const second = await page('?limit=2&offset=2');
+    const both = await page('?limit=4');
+    expect(second.body.advisories).toEqual(both.body.advisories.slice(2));
+  });
+
+  it('400 INVALID_PARAMETER naming each malformed parameter', async () => {
+    for (const [query, parameter] of [
+      ['?limit=0', 'limit'],
+      ['?limit=201', 'limit'],
+      ['?limit=ten', 'limit'],
+      ['?offset=-1', 'offset'],
+      ['?has_cve=maybe', 'has_cve'],
+      ['?since=yesterday', 'since'],
+      ['?since=2026-02-30', 'since'],
+      ['?vendor=red%20hat', 'vendor'],
+      ['?vendor=', 'vendor'],
+    ] as const) {
+      const { status, body } = await page(query);
+      expect(status, query).toBe(400);
+      expect(body, query).toMatchObject({ code: 'INVALID_PARAMETER', parameter });
+    }
+  });
+
+  it('one advisory: ids with ":" raw or encoded, any case; 404 and 400 otherwise', async () => {
+    for (const path of ['redhat/RHSA-2026:9102', 'redhat/RHSA-2026%3A9102', 'RedHat/rhsa-2026:9102']) {
+      const { status, body } = await api.json<AdvisoryDetail>(`/api/v1/public/vendor-advisories/${path}`);
+      expect(status, path).toBe(200);
+      expect(body.advisory_id).toBe('RHSA-2026:9102');
+      expect(body.cves.map((c) => c.cve_id)).toEqual(['CVE-2026-90153', 'CVE-2026-90154']);
+    }
+    // A summary row's api_path is the way to the advisory.
+    const [first] = (await page('?limit=1')).body.advisories;
+    expect((await api.get(first!.api_path)).status).toBe(200);
+    expect((await api.json('/api/v1/public/vendor-advisories/redhat/RHSA-1999:0001')).body).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await api.json('/api/v1/public/vendor-advisories/redhat/a%2Fb')).status).toBe(404);
+    const badVendor = await api.json('/api/v1/public/vendor-advisories/red%20hat/RHSA-2026:9102');
+    expect(badVendor.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'vendor' });
+    const badId = await api.json(`/api/v1/public/vendor-advisories/redhat/${'x'.repeat(201)}`);
+    expect(badId.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'advisory_id' });
+  });
+
+  it('503 SNAPSHOT_TABLE_UNAVAILABLE when the advisories table could not be read', async () => {
+    const copy = await damagedSampleDataDir(['advisories']);
+    const damaged = await startOn(copy.dataDir, copy.buildId);
+    try {
+      const { status, body } = await damaged.json('/api/v1/public/vendor-advisories');
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ code: 'SNAPSHOT_TABLE_UNAVAILABLE', table: 'advisories' });
+    } finally {
+      await damaged.server.close();
     }
   });
 });

@@ -7,6 +7,7 @@ import { listCwes, listEcosystems, listVendors, vendorKeyOf } from '../../api/qu
 import { TableUnavailableError } from '../../api/queries/support.ts';
 import type { OpenSnapshot } from '../../api/snapshot/open.ts';
 import { openDamagedSample, openSample } from './sample-reader.ts';
+import { startSampleServer, type SampleServer } from './server-harness.ts';
 
 let sample: OpenSnapshot;
 beforeAll(async () => {
@@ -100,6 +101,49 @@ describe('damaged tables', () => {
       await expect(listEcosystems(damaged)).rejects.toMatchObject({ table: 'affected_packages' });
     } finally {
       damaged.close();
+    }
+  });
+});
+
+describe('HTTP', () => {
+  let api: SampleServer;
+  beforeAll(async () => {
+    api = await startSampleServer();
+  });
+  afterAll(async () => {
+    await api?.server.close();
+  });
+
+  it('/cwes pages and filters', async () => {
+    const { status, body } = await api.json<{ cwes: { cwe_id: string }[]; total: number; limit: number; offset: number }>('/api/v1/public/cwes?q=Injection&limit=2&offset=1');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ total: 5, limit: 2, offset: 1 });
+    expect(body.cwes.map((c) => c.cwe_id)).toEqual((await listCwes(sample, 'injection', { limit: 2, offset: 1 })).cwes.map((c) => c.cwe_id));
+    expect((await api.json<{ limit: number }>('/api/v1/public/cwes')).body.limit).toBe(50);
+  });
+
+  it('/ecosystems answers every ecosystem with a total', async () => {
+    const { status, body } = await api.json('/api/v1/public/ecosystems');
+    expect(status).toBe(200);
+    expect(body).toEqual({ ecosystems: await listEcosystems(sample), total: 3 });
+  });
+
+  it('/vendors pages and filters by prefix', async () => {
+    const { body } = await api.json<{ vendors: { vendor: string }[]; total: number }>('/api/v1/public/vendors?q=gr&limit=1');
+    expect(body).toMatchObject({ total: 1, vendors: [{ vendor: 'grafana' }] });
+  });
+
+  it('400 naming the malformed parameter', async () => {
+    for (const [path, parameter] of [
+      ['/api/v1/public/cwes?limit=500', 'limit'],
+      ['/api/v1/public/cwes?offset=x', 'offset'],
+      [`/api/v1/public/cwes?q=${'a'.repeat(101)}`, 'q'],
+      ['/api/v1/public/vendors?limit=0', 'limit'],
+      [`/api/v1/public/vendors?q=${'a'.repeat(101)}`, 'q'],
+    ] as const) {
+      const { status, body } = await api.json(path);
+      expect(status, path).toBe(400);
+      expect(body).toMatchObject({ code: 'INVALID_PARAMETER', parameter });
     }
   });
 });

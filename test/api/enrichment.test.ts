@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENRICHMENT_SECTIONS, findCveEnrichment, type CveEnrichment } from '../../api/queries/enrichment.ts';
 import type { OpenSnapshot } from '../../api/snapshot/open.ts';
 import { SAMPLE_RAW } from '../helpers/sample-snapshot.ts';
-import { openDamagedSample, openSample } from './sample-reader.ts';
+import { damagedSampleDataDir, openDamagedSample, openSample } from './sample-reader.ts';
+import { startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 const expected = JSON.parse(readFileSync(join(SAMPLE_RAW, 'expected.json'), 'utf8')) as {
   cves: Record<string, { enrichment?: Record<string, { fixed_branches: unknown[] | null }> }>;
@@ -173,5 +174,45 @@ describe('failed_sections', () => {
     } finally {
       broken.close();
     }
+  });
+});
+
+describe('GET /api/v1/public/cves/{id}/enrichment', () => {
+  let api: SampleServer;
+  let damaged: SampleServer;
+  beforeAll(async () => {
+    api = await startSampleServer();
+    const copy = await damagedSampleDataDir(['exploits']);
+    damaged = await startOn(copy.dataDir, copy.buildId);
+  });
+  afterAll(async () => {
+    await api?.server.close();
+    await damaged?.server.close();
+  });
+
+  it('answers every section; fixed_branches null and [] survive the wire', async () => {
+    const never = await api.get('/api/v1/public/cves/CVE-2026-90305/enrichment');
+    expect(never.status).toBe(200);
+    const text = await never.text();
+    expect(text).toContain('"fixed_branches":null');
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(await enrich('CVE-2026-90305'))));
+    const none = await api.json<CveEnrichment>('/api/v1/public/cves/cve-2026-90304/enrichment');
+    expect(none.body.affected_packages[0]!.fixed_branches).toEqual([]);
+    expect(none.body.failed_sections).toEqual([]);
+  });
+
+  it('names the sections of a damaged table and still answers 200', async () => {
+    const { status, body } = await damaged.json<CveEnrichment>('/api/v1/public/cves/CVE-2026-90121/enrichment');
+    expect(status).toBe(200);
+    expect(body.failed_sections).toEqual(['exploits', 'timeline']);
+    expect(body.exploits).toEqual([]);
+    expect(body.patches).toHaveLength(1);
+  });
+
+  it('404 for an unknown CVE, 400 naming id for a malformed one', async () => {
+    expect((await api.json('/api/v1/public/cves/CVE-1900-0001/enrichment')).status).toBe(404);
+    const bad = await api.json('/api/v1/public/cves/2024-3400/enrichment');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'id' });
   });
 });

@@ -3,10 +3,11 @@
  * 2026-11-20 with additions from 2022 to 2026-11-18.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listRecentKev } from '../../api/queries/kev.ts';
+import { listRecentKev, type KevRecent } from '../../api/queries/kev.ts';
 import { TableUnavailableError } from '../../api/queries/support.ts';
 import type { OpenSnapshot } from '../../api/snapshot/open.ts';
-import { openDamagedSample, openSample } from './sample-reader.ts';
+import { damagedSampleDataDir, openDamagedSample, openSample } from './sample-reader.ts';
+import { startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 let sample: OpenSnapshot;
 beforeAll(async () => {
@@ -69,6 +70,53 @@ describe('/kev/recent', () => {
       await expect(listRecentKev(damaged, { limit: 5, offset: 0 })).rejects.toBeInstanceOf(TableUnavailableError);
     } finally {
       damaged.close();
+    }
+  });
+});
+
+describe('GET /api/v1/public/kev/recent', () => {
+  let api: SampleServer;
+  beforeAll(async () => {
+    api = await startSampleServer();
+  });
+  afterAll(async () => {
+    await api?.server.close();
+  });
+  const recent = (query: string) => api.json<KevRecent>(`/api/v1/public/kev/recent${query}`);
+
+  it('defaults to 30 days; limit alone drops the window; both combine', async () => {
+    expect((await recent('')).body).toMatchObject({ days: 30, total: 4, limit: 50 });
+    const latest = (await recent('?limit=3')).body;
+    expect(latest).toMatchObject({ days: null, total: 12 });
+    expect(latest.cves).toHaveLength(3);
+    const both = (await recent('?days=60&limit=2')).body;
+    expect(both).toMatchObject({ days: 60, total: 5 });
+    expect(both.cves.map((k) => k.cve_id)).toEqual(['CVE-2026-90031', 'CVE-2026-90106']);
+  });
+
+  it('400 naming days, limit or offset', async () => {
+    for (const [query, parameter] of [
+      ['?days=0', 'days'],
+      ['?days=366', 'days'],
+      ['?days=1.5', 'days'],
+      ['?limit=201', 'limit'],
+      ['?offset=-3', 'offset'],
+    ] as const) {
+      const { status, body } = await api.json(`/api/v1/public/kev/recent${query}`);
+      expect(status, query).toBe(400);
+      expect(body).toMatchObject({ code: 'INVALID_PARAMETER', parameter });
+    }
+  });
+
+  it('503 when the kev table could not be read', async () => {
+    const copy = await damagedSampleDataDir(['kev']);
+    const damaged = await startOn(copy.dataDir, copy.buildId);
+    try {
+      const { status, body } = await damaged.json('/api/v1/public/kev/recent');
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ code: 'SNAPSHOT_TABLE_UNAVAILABLE', table: 'kev' });
+    } finally {
+      await damaged.server.close();
     }
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCveReferences, type CveReferences } from '../../api/queries/references.ts';
 import type { OpenSnapshot } from '../../api/snapshot/open.ts';
 import { openDamagedSample, openSample } from './sample-reader.ts';
+import { startSampleServer, type SampleServer } from './server-harness.ts';
 
 let sample: OpenSnapshot;
 beforeAll(async () => {
@@ -76,5 +77,32 @@ describe('references', () => {
     } finally {
       damaged.close();
     }
+  });
+});
+
+describe('GET /api/v1/public/cves/{id}/references', () => {
+  let api: SampleServer;
+  beforeAll(async () => {
+    api = await startSampleServer();
+  });
+  afterAll(async () => {
+    await api?.server.close();
+  });
+
+  it('answers the references and the unreferenced exploits', async () => {
+    const { status, body } = await api.json<CveReferences>('/api/v1/public/cves/CVE-2026-90062/references');
+    expect(status).toBe(200);
+    expect(body).toEqual(await refs('CVE-2026-90062'));
+    // The cross-walk's API path leads to the advisory.
+    const advisory = await api.get(body.references[0]!.vendor_advisory!.api_path);
+    expect(advisory.status).toBe(200);
+    expect(((await advisory.json()) as { cve_ids: string[] }).cve_ids).toContain('CVE-2026-90062');
+  });
+
+  it('404 for an unknown CVE, 400 naming id for a malformed one', async () => {
+    expect((await api.json('/api/v1/public/cves/CVE-1900-0001/references')).body).toMatchObject({ code: 'NOT_FOUND' });
+    const bad = await api.json('/api/v1/public/cves/CVE-XXXX-1234/references');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'id' });
   });
 });

@@ -19,6 +19,7 @@ import { OUT_OF_BUDGET, withinBudget } from '../../api/queries/support.ts';
 import type { OpenSnapshot } from '../../api/snapshot/open.ts';
 import { SAMPLE_RAW } from '../helpers/sample-snapshot.ts';
 import { openDamagedSample, openSample } from './sample-reader.ts';
+import { startSampleServer, type SampleServer } from './server-harness.ts';
 
 const LISTS: RelatedListName[] = ['same_product', 'same_vendor', 'same_cwe'];
 const expected = JSON.parse(readFileSync(join(SAMPLE_RAW, 'expected.json'), 'utf8')) as {
@@ -282,5 +283,48 @@ describe('cap of 10 and nearest-date windows (siblings added to an in-memory cop
 describe('unknown CVE', () => {
   it('is null (the route answers 404)', async () => {
     expect(await findRelatedCves(sample, 'CVE-1900-0001')).toBeNull();
+  });
+});
+
+describe('GET /api/v1/public/cves/{id}/related', () => {
+  let api: SampleServer;
+  let rushed: SampleServer;
+  beforeAll(async () => {
+    api = await startSampleServer();
+    // The API's execution budget set to nothing: every reason is out of time.
+    rushed = await startSampleServer({ queryBudgetMs: 0 });
+  });
+  afterAll(async () => {
+    await api?.server.close();
+    await rushed?.server.close();
+  });
+
+  it('answers the three lists and their basis, the id in any case', async () => {
+    const { status, body, res } = await api.json<RelatedCves>('/api/v1/public/cves/cve-2026-90153/related');
+    expect(status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(body.cve_id).toBe('CVE-2026-90153');
+    expect(body.basis).toEqual({ same_product: 'ok', same_vendor: 'ok', same_cwe: 'ok' });
+    expect(body).toEqual(await findRelatedCves(sample, 'CVE-2026-90153'));
+    const capped = await api.json<RelatedCves>('/api/v1/public/cves/CVE-2026-90161/related');
+    expect(capped.body.basis.same_vendor).toBe('capped');
+  });
+
+  it('says unknown for empty lists when the budget leaves no time, and keeps the lists', async () => {
+    const { status, body } = await rushed.json<RelatedCves>('/api/v1/public/cves/CVE-2026-90161/related');
+    expect(status).toBe(200);
+    expect(body.basis).toEqual({ same_product: 'ok', same_vendor: 'unknown', same_cwe: 'ok' });
+    expect(body.same_product.length).toBeGreaterThan(0);
+  });
+
+  it('404 NOT_FOUND for an unknown CVE, 400 INVALID_PARAMETER naming id for a malformed one', async () => {
+    const missing = await api.json('/api/v1/public/cves/CVE-1900-0001/related');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ code: 'NOT_FOUND' });
+    for (const bad of ['CVE-2024-1', 'not-a-cve', 'CVE-24-1234', "CVE-2024-1234'"]) {
+      const r = await api.json(`/api/v1/public/cves/${encodeURIComponent(bad)}/related`);
+      expect(r.status, bad).toBe(400);
+      expect(r.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'id' });
+    }
   });
 });

@@ -4,11 +4,12 @@
  * advisory matching checked with a catalog entry of the test's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { radarIndex, shadowAiRadar } from '../../api/queries/shadow-ai.ts';
+import { radarIndex, shadowAiRadar, type ShadowAiRadar } from '../../api/queries/shadow-ai.ts';
 import { TableUnavailableError } from '../../api/queries/support.ts';
 import { SHADOW_AI_CATALOG, SHADOW_AI_COMPONENT_IDS, type ShadowAiComponent } from '../../api/shadow-ai/catalog.ts';
 import type { OpenSnapshot } from '../../api/snapshot/open.ts';
 import { openDamagedSample, openSample } from './sample-reader.ts';
+import { startSampleServer, type SampleServer } from './server-harness.ts';
 
 let sample: OpenSnapshot;
 beforeAll(async () => {
@@ -106,6 +107,44 @@ describe('radar', () => {
       await expect(shadowAiRadar(damaged, { components: [], limit: 5 })).rejects.toBeInstanceOf(TableUnavailableError);
     } finally {
       damaged.close();
+    }
+  });
+});
+
+describe('GET /api/v1/public/shadow-ai-radar', () => {
+  let api: SampleServer;
+  beforeAll(async () => {
+    api = await startSampleServer();
+  });
+  afterAll(async () => {
+    await api?.server.close();
+  });
+  const radar = (query: string) => api.json<ShadowAiRadar>(`/api/v1/public/shadow-ai-radar${query}`);
+
+  it('answers the radar; component is a comma list of catalog ids, any case', async () => {
+    const all = await radar('');
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ total_cves: 8, total_advisories: 0, limit: 50 });
+    const some = await radar('?component=Ollama,vllm&limit=1');
+    expect(some.body).toMatchObject({ total_cves: 2, limit: 1 });
+    expect(some.body.cves).toHaveLength(1);
+    expect(some.body.components.map((c) => c.id).sort()).toEqual(['ollama', 'vllm']);
+  });
+
+  it('since filters on last modification', async () => {
+    expect((await radar('?since=2026-10-20')).body.total_cves).toBe(2);
+  });
+
+  it('400 naming component, since or limit', async () => {
+    for (const [query, parameter] of [
+      ['?component=skynet', 'component'],
+      ['?component=ollama,', 'component'],
+      ['?since=2026-10', 'since'],
+      ['?limit=0', 'limit'],
+    ] as const) {
+      const { status, body } = await api.json(`/api/v1/public/shadow-ai-radar${query}`);
+      expect(status, query).toBe(400);
+      expect(body).toMatchObject({ code: 'INVALID_PARAMETER', parameter });
     }
   });
 });
