@@ -227,3 +227,10 @@ FROM (
   )) AS j
   FROM cves
 );
+
+-- The scoring intermediates have served their purpose; dropping them keeps the build's memory
+-- to what later steps read.
+DROP TABLE score_base;
+DROP TABLE score_base2;
+DROP TABLE score_final;
+DROP TABLE score_inputs;

@@ -21,11 +21,11 @@ SELECT
 FROM cves c JOIN parts p USING (cve_id)
 GROUP BY c.cve_id, c.published, c.status;
 
+-- Terms are made distinct per document before unnesting: no global DISTINCT over millions of rows.
 CREATE TABLE search_terms AS
-SELECT DISTINCT term, cve_id, published, status
-FROM (SELECT cve_id, published, status, unnest(string_split(trim(text), ' ')) AS term FROM search_docs)
-WHERE term <> ''
-ORDER BY term, published DESC, cve_id DESC;
+SELECT term, cve_id, published, status
+FROM (SELECT cve_id, published, status, unnest(list_distinct(string_split(trim(text), ' '))) AS term FROM search_docs)
+WHERE term <> '';
 
 -- Document frequency per term: exact totals for one-word searches without scanning postings.
 CREATE TABLE search_term_stats AS

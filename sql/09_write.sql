@@ -21,7 +21,7 @@ COPY (SELECT * FROM cwes ORDER BY TRY_CAST(regexp_extract(cwe_id, '(\d+)$', 1) A
 COPY (SELECT * FROM kev ORDER BY date_added DESC, cve_id DESC) TO '{{out}}/kev.parquet' (FORMAT parquet, COMPRESSION zstd);
 COPY (SELECT * FROM related_keys) TO '{{out}}/related_keys.parquet' (FORMAT parquet, COMPRESSION zstd);
 COPY (SELECT * FROM search_docs ORDER BY published DESC, cve_id DESC) TO '{{out}}/search_docs.parquet' (FORMAT parquet, COMPRESSION zstd);
-COPY (SELECT * FROM search_terms) TO '{{out}}/search_terms.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000);
+COPY (SELECT * FROM search_terms ORDER BY term, published DESC, cve_id DESC) TO '{{out}}/search_terms.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000);
 COPY (SELECT * FROM search_term_stats ORDER BY term) TO '{{out}}/search_term_stats.parquet' (FORMAT parquet, COMPRESSION zstd);
 COPY (SELECT * FROM summary) TO '{{out}}/summary.parquet' (FORMAT parquet);
 COPY (SELECT * FROM trends_weekly) TO '{{out}}/trends_weekly.parquet' (FORMAT parquet);

@@ -120,7 +120,9 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   try {
     const staged = await stageSources(opts.rawDir, stageDir);
 
-    const instance = await DuckDBInstance.create(':memory:', {
+    // A database file in the work folder rather than memory: DuckDB's buffer manager can then
+    // evict the intermediate tables of a full-scale build and honour the memory limit.
+    const instance = await DuckDBInstance.create(join(workDir, 'build.duckdb'), {
       threads: String(opts.threads ?? 2),
       memory_limit: opts.memoryLimit ?? '2GB',
       temp_directory: join(workDir, 'duckdb-tmp'),
