@@ -141,8 +141,8 @@ function register(app: ApiApp, config: ApiConfig): void {
     const { request, reverseAvailable } = interpretList(query, presence(c));
     const snapshot = c.get('snapshot');
     const result = await listCves(snapshot, request, deadline);
-    const body = renderListBody(snapshot.records, result, { reverse: request.reverse, reverseAvailable, limit: request.limit, offset: request.offset });
-    return asRouteResponse(sendBody(c, body));
+    const page = renderListBody(snapshot.records, snapshot.buildId, result, { reverse: request.reverse, reverseAvailable, limit: request.limit, offset: request.offset });
+    return asRouteResponse(sendBody(c, page.body, { etag: page.etag }));
   });
 
   app.openapi(summaryRoute, async (c) => {
@@ -191,10 +191,9 @@ function register(app: ApiApp, config: ApiConfig): void {
       `${alias}.cve_id IN (SELECT cve_id FROM products WHERE vendor_key = ${params.add(vendor)}${product === null ? '' : ` AND product_key = ${params.add(product)}`})`;
     const snapshot = c.get('snapshot');
     const result = await listCves(snapshot, request, deadline);
-    const body = renderListBody(snapshot.records, result, { reverse: false, reverseAvailable: false, limit: request.limit, offset: request.offset });
-    // The matched keys close the object: splice them in before its final brace.
-    const keys = Buffer.from(`,"vendor":${JSON.stringify(vendor)},"product":${JSON.stringify(product)}}`);
-    return asRouteResponse(sendBody(c, Buffer.concat([body.subarray(0, body.length - 1), keys])));
+    const keys = `"vendor":${JSON.stringify(vendor)},"product":${JSON.stringify(product)}`;
+    const page = renderListBody(snapshot.records, snapshot.buildId, result, { reverse: false, reverseAvailable: false, limit: request.limit, offset: request.offset }, keys);
+    return asRouteResponse(sendBody(c, page.body, { etag: page.etag }));
   });
 
   app.openapi(recordRoute, async (c) => {
