@@ -101,7 +101,8 @@ interface Page {
   hasMore: boolean;
 }
 
-export async function listCves(snapshot: ServingSnapshot, req: ListRequest, deadline: number): Promise<ListResult> {
+export async function listCves(snapshot: ServingSnapshot, request: ListRequest, deadline: number): Promise<ListResult> {
+  let req = request;
   const uncounted = req.skipCount || req.cursor !== null;
   const cursorDoc = req.cursor ? firstDocAfter(snapshot.records, req.cursor) : null;
 
@@ -117,13 +118,24 @@ export async function listCves(snapshot: ServingSnapshot, req: ListRequest, dead
     if (req.search.terms.some((t) => (stats!.get(t) ?? 0) === 0)) {
       return { docs: [], total: 0, totalIsLowerBound: false, totalCounted: !uncounted, searchRelaxed: false, next: nextCursor(snapshot, req, uncounted, { docs: [], hasMore: false }) };
     }
+    // Most frequent first, rarest last: each INTERSECT builds its hash table on the right side.
+    const terms = [...req.search.terms].sort((a, b) => stats!.get(b)! - stats!.get(a)!);
+    req = { ...req, search: { ...req.search, terms } };
   }
+
+  const hasPhrases = req.search !== null && req.search.phrases.length > 0;
+  const oneWord = req.search && req.search.terms.length === 1 && !hasPhrases && !filtersBeyondStatus(req.filter) && !req.scope;
+  // Without phrases the count does not depend on the page: it runs beside it, on another
+  // connection, so the answer takes the longer of the two instead of their sum. Its result
+  // is used only if the page does not prove the total itself.
+  const early = !uncounted && !hasPhrases && !oneWord ? countMatches(snapshot, req, true, deadline) : null;
+  early?.catch(() => undefined);
 
   let searchRelaxed = false;
   let page: Page | typeof OVER_BUDGET = OVER_BUDGET;
-  if (req.search && req.search.phrases.length > 0) page = await readPage(snapshot, req, cursorDoc, true, deadline);
+  if (hasPhrases) page = await readPage(snapshot, req, cursorDoc, true, deadline);
   if (page === OVER_BUDGET) {
-    searchRelaxed = req.search !== null && req.search.phrases.length > 0;
+    searchRelaxed = hasPhrases;
     page = (await readPage(snapshot, req, cursorDoc, !searchRelaxed, null)) as Page;
   }
 
@@ -139,13 +151,13 @@ export async function listCves(snapshot: ServingSnapshot, req: ListRequest, dead
 
   if (!page.hasMore && (page.docs.length > 0 || req.offset === 0)) {
     // The page reached the end: its position is the total.
+    await early;
     return { ...result, total: req.offset + page.docs.length, totalCounted: true };
   }
-  const oneWord = req.search && req.search.terms.length === 1 && req.search.phrases.length === 0 && !filtersBeyondStatus(req.filter) && !req.scope;
   if (oneWord && stats) {
     return { ...result, total: stats.get(req.search!.terms[0]!) ?? 0, totalCounted: true };
   }
-  const counted = await countMatches(snapshot, req, !searchRelaxed, deadline);
+  const counted = await (early ?? countMatches(snapshot, req, !searchRelaxed, deadline));
   if (counted !== OVER_BUDGET) return { ...result, total: counted, totalCounted: true };
   if (page.docs.length > 0) {
     // Out of time: the rows in hand prove at least this many, one more if a row follows.

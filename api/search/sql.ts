@@ -15,12 +15,9 @@ function postingStatus(status: Status): string {
 /** Docs holding every term of the search (the conjunction), for CVEs of `status`. */
 export function conjunctionSql(search: SearchQuery, status: Status, params: SqlParams): string {
   const onStatus = postingStatus(status);
-  if (search.terms.length === 1) {
-    return `SELECT doc FROM search_postings WHERE term = ${params.add(search.terms[0]!)}${onStatus}`;
-  }
-  // Postings are distinct per (term, doc): a doc holding every term appears once per term.
-  const list = search.terms.map((t) => params.add(t)).join(', ');
-  return `SELECT doc FROM search_postings WHERE term IN (${list})${onStatus} GROUP BY doc HAVING count(*) = ${search.terms.length}`;
+  // One equality scan per term: the postings are stored by term, so each reads only its own
+  // rows (an IN list would be pruned to the whole range between its smallest and largest term).
+  return search.terms.map((t) => `SELECT doc FROM search_postings WHERE term = ${params.add(t)}${onStatus}`).join(' INTERSECT ');
 }
 
 /**
