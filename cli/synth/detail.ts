@@ -119,6 +119,16 @@ function classFor(rng: Rng, p: Product): VulnClass {
   return rng.weighted(ALL_CLASSES);
 }
 
+function v3Of(list: VectorInfo[]): VectorInfo | undefined {
+  for (const m of list) if (m.version === '3.1' || m.version === '3.0') return m;
+  return undefined;
+}
+
+function v4Of(list: VectorInfo[]): VectorInfo | undefined {
+  for (const m of list) if (m.version === '4.0') return m;
+  return undefined;
+}
+
 function clampNow(ms: number): number {
   return Math.min(Math.floor(ms), CORPUS_NOW - HOUR);
 }
@@ -169,27 +179,26 @@ export function cveDetail(plan: CorpusPlan, i: number): CveDetail {
   const nvdV3Version = published < NVD_V31_START && rng.chance(0.6) ? '3.0' : '3.1';
   const cnaV3Version = cna.key === 'jpcert' ? '3.0' : '3.1';
   const withNvdV2 = published < NVD_V2_END;
-  const v3 = (version: '3.0' | '3.1', b: Band) => pickVector(version, b, rng);
   switch (kind) {
     case KIND.V2_ONLY:
       nvdMetrics.push(pickVector('2.0', band, rng));
       break;
     case KIND.V3_NVD_ONLY:
-      nvdMetrics.push(v3(nvdV3Version, band));
+      nvdMetrics.push(pickVector(nvdV3Version, band, rng));
       if (withNvdV2) nvdMetrics.push(pickVector('2.0', v2BandFor(band), rng));
       break;
     case KIND.V3_CNA_ONLY:
-      cnaMetrics.push(v3(cnaV3Version, band));
+      cnaMetrics.push(pickVector(cnaV3Version, band, rng));
       break;
     case KIND.V3_BOTH_AGREE: {
-      const shared = v3(cnaV3Version, band);
+      const shared = pickVector(cnaV3Version, band, rng);
       cnaMetrics.push(shared);
-      nvdMetrics.push(shared.version === nvdV3Version ? shared : v3(nvdV3Version, band));
+      nvdMetrics.push(shared.version === nvdV3Version ? shared : pickVector(nvdV3Version, band, rng));
       if (withNvdV2) nvdMetrics.push(pickVector('2.0', v2BandFor(band), rng));
       break;
     }
     case KIND.V3_BOTH_DISAGREE: {
-      const nvd = v3('3.1', band);
+      const nvd = pickVector('3.1', band, rng);
       nvdMetrics.push(nvd);
       cnaMetrics.push(pickDisagreeing(nvd, band, rng));
       if (withNvdV2) nvdMetrics.push(pickVector('2.0', v2BandFor(band), rng));
@@ -211,8 +220,7 @@ export function cveDetail(plan: CorpusPlan, i: number): CveDetail {
   }
   const adpMetric = flags & FLAG.ADP_CVSS ? pickVector('3.1', band, rng) : null;
 
-  const v3Of = (list: VectorInfo[]) => list.find((m) => m.version === '3.1' || m.version === '3.0');
-  let primaryVector = v3Of(nvdMetrics) ?? v3Of(cnaMetrics) ?? cnaMetrics.find((m) => m.version === '4.0') ?? nvdMetrics[0] ?? null;
+  let primaryVector = v3Of(nvdMetrics) ?? v3Of(cnaMetrics) ?? v4Of(cnaMetrics) ?? nvdMetrics[0] ?? null;
 
   // GitHub's copy: the CNA's (or NVD's) vector most of the time, its own judgement otherwise.
   const ghsaVectors: VectorInfo[] = [];
@@ -220,7 +228,7 @@ export function cveDetail(plan: CorpusPlan, i: number): CveDetail {
     const base = v3Of(cnaMetrics) ?? v3Of(nvdMetrics);
     if (kind === KIND.GHSA_VECTOR_ONLY || !base) ghsaVectors.push(pickVector('3.1', band === 0 && kind === KIND.V2_ONLY ? 1 : band, rng));
     else ghsaVectors.push(rng.chance(0.8) || base.version !== '3.1' ? base : pickDisagreeing(base, band, rng));
-    const v4 = cnaMetrics.find((m) => m.version === '4.0');
+    const v4 = v4Of(cnaMetrics);
     if (v4 && rng.chance(0.5)) ghsaVectors.push(v4);
   }
   primaryVector ??= ghsaVectors[0] ?? null;
@@ -374,6 +382,14 @@ export function cveDetail(plan: CorpusPlan, i: number): CveDetail {
   };
 }
 
+function addReference(refs: Reference[], rng: Rng, c: RefContext, url: string, nvd: string[], cve5: string[] | null, legacyTag: string): void {
+  refs.push({
+    url,
+    nvdTags: c.analysed ? nvd : null,
+    cve5Tags: c.legacyEra ? [legacyTag] : rng.chance(0.5) ? cve5 : null,
+  });
+}
+
 interface RefContext {
   product: Product;
   cna: Cna;
@@ -392,13 +408,7 @@ function vendorDomain(p: Product): string {
 /** 1–6 references in the shapes real records carry, tagged the way NVD and CVE 5 tag them. */
 function buildReferences(rng: Rng, c: RefContext): Reference[] {
   const refs: Reference[] = [];
-  const add = (url: string, nvd: string[], cve5: string[] | null, legacyTag: string) => {
-    refs.push({
-      url,
-      nvdTags: c.analysed ? nvd : null,
-      cve5Tags: c.legacyEra ? [legacyTag] : rng.chance(0.5) ? cve5 : null,
-    });
-  };
+  const add = addReference.bind(null, refs, rng, c);
   const p = c.product;
   const owner = p.vendor.replace(/_/g, '-');
   if (c.legacyEra) {

@@ -187,14 +187,16 @@ export class CorpusPlan {
       if (rng.chance(0.05)) kind = KIND.REJECTED;
       else if (year < 2016) kind = rng.chance(0.02) ? KIND.V3_NVD_ONLY : KIND.V2_ONLY;
       else {
+        // One uniform draw against stacked probabilities, each only where eligible.
         const u = rng.float();
+        const recentCve = year >= 2024;
+        const lib = this.ghsaOnlyEligible(i);
         let acc = 0;
-        const pick = (pr: number, ok: boolean) => ok && u < (acc += pr);
-        if (pick(pNoSignal, year >= 2024)) kind = KIND.NO_SIGNAL;
-        else if (pick(pV4, year >= 2024)) kind = KIND.V4_ONLY;
-        else if (pick(pVendor, this.vendorOnlyEligible(i))) kind = KIND.VENDOR_ONLY;
-        else if (pick(pGhsaVector, this.ghsaOnlyEligible(i))) kind = KIND.GHSA_VECTOR_ONLY;
-        else if (pick(pGhsaBand, this.ghsaOnlyEligible(i))) kind = KIND.GHSA_BAND_ONLY;
+        if (recentCve && u < (acc += pNoSignal)) kind = KIND.NO_SIGNAL;
+        else if (recentCve && u < (acc += pV4)) kind = KIND.V4_ONLY;
+        else if (this.vendorOnlyEligible(i) && u < (acc += pVendor)) kind = KIND.VENDOR_ONLY;
+        else if (lib && u < (acc += pGhsaVector)) kind = KIND.GHSA_VECTOR_ONLY;
+        else if (lib && u < (acc += pGhsaBand)) kind = KIND.GHSA_BAND_ONLY;
         else {
           kind = rng.weighted(V3_SHAPES);
           // The Linux kernel CNA publishes no CVSS; Microsoft always does.

@@ -23,6 +23,8 @@ function mix32(x: number): number {
   return x >>> 0;
 }
 
+const HEX2 = Array.from({ length: 256 }, (_, k) => k.toString(16).padStart(2, '0'));
+
 /** sfc32: small, fast, passes PractRand; state is four 32-bit words. */
 export class Rng {
   private a: number;
@@ -109,7 +111,8 @@ export class Rng {
 
   /** Eight hex digits. */
   hex8(): string {
-    return this.u32().toString(16).padStart(8, '0');
+    const x = this.u32();
+    return HEX2[x >>> 24]! + HEX2[(x >>> 16) & 255]! + HEX2[(x >>> 8) & 255]! + HEX2[x & 255]!;
   }
 
   /** A 40-digit git commit hash. */

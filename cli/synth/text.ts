@@ -28,8 +28,19 @@ function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
+const titles = new Map<string, string>();
+
 /** "cross-site scripting (XSS)" → "Cross-Site Scripting (XSS)" (KEV and MSRC naming). */
 export function titleCase(phrase: string): string {
+  let t = titles.get(phrase);
+  if (t === undefined) {
+    t = computeTitleCase(phrase);
+    titles.set(phrase, t);
+  }
+  return t;
+}
+
+function computeTitleCase(phrase: string): string {
   return phrase
     .split(' ')
     .map((w) => (w.startsWith('(') ? w : w.split('-').map(capitalise).join('-')))

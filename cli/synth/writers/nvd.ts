@@ -24,27 +24,23 @@ const METRIC_KEYS: Record<VectorInfo['version'], string> = {
   '2.0': 'cvssMetricV2',
 };
 
+const METRIC_ORDER: Array<VectorInfo['version']> = ['4.0', '3.1', '3.0', '2.0'];
+
 type Metric = ReturnType<typeof nvdMetric> | { source: string; ssvcData: unknown };
 
 function metrics(d: CveDetail, rng: Rng): Record<string, Metric[]> {
-  const groups: Record<string, Metric[]> = {};
-  const push = (v: VectorInfo, entry: Metric) => {
-    const key = METRIC_KEYS[v.version];
-    (groups[key] ??= []).push(entry);
-  };
-  const nvdScores = d.nvdMetrics.length > 0;
   // When NVD has not scored, a CNA score is sometimes typed Primary (real gotcha).
-  const cnaType = !nvdScores && rng.chance(0.3) ? 'Primary' : 'Secondary';
-  const entries: Array<[VectorInfo, Metric]> = [
-    ...d.cnaMetrics.map((v) => [v, nvdMetric(v, d.cna.sourceIdentifier, cnaType)] as [VectorInfo, Metric]),
-    ...d.nvdMetrics.map((v) => [v, nvdMetric(v, NVD_SOURCE, 'Primary')] as [VectorInfo, Metric]),
-  ];
+  const cnaType = d.nvdMetrics.length === 0 && rng.chance(0.3) ? 'Primary' : 'Secondary';
+  const entries: Array<[VectorInfo, Metric]> = [];
+  for (const v of d.cnaMetrics) entries.push([v, nvdMetric(v, d.cna.sourceIdentifier, cnaType)]);
+  for (const v of d.nvdMetrics) entries.push([v, nvdMetric(v, NVD_SOURCE, 'Primary')]);
   if (d.adpMetric) entries.push([d.adpMetric, nvdMetric(d.adpMetric, CISA_ADP.orgId, 'Secondary')]);
   // Array order carries no meaning: the Secondary comes first in some records.
   if (rng.chance(0.5)) entries.reverse();
-  for (const [v, m] of entries) push(v, m);
   const ordered: Record<string, Metric[]> = {};
-  for (const key of ['cvssMetricV40', 'cvssMetricV31', 'cvssMetricV30', 'cvssMetricV2']) if (groups[key]) ordered[key] = groups[key];
+  for (const version of METRIC_ORDER) {
+    for (const [v, m] of entries) if (v.version === version) (ordered[METRIC_KEYS[version]] ??= []).push(m);
+  }
   if (d.nvdSsvc && d.ssvc) {
     ordered.ssvcV203 = [
       {
@@ -160,12 +156,12 @@ export function nvdRecord(d: CveDetail, root: number): Record<string, unknown> {
   return rec;
 }
 
-/** The response envelope of one page, around already-serialised `{"cve": …}` items. */
-export function nvdPage(items: string[], startIndex: number, totalResults: number): string {
+/** The response envelope of one page, around already-serialised, comma-joined `{"cve": …}` items. */
+export function nvdPage(items: string, count: number, startIndex: number, totalResults: number): string {
   const head =
-    `{"resultsPerPage":${items.length},"startIndex":${startIndex},"totalResults":${totalResults},` +
+    `{"resultsPerPage":${count},"startIndex":${startIndex},"totalResults":${totalResults},` +
     `"format":"NVD_CVE","version":"2.0","timestamp":"${nvdTime(CORPUS_NOW)}","vulnerabilities":[`;
-  return `${head}${items.join(',')}]}`;
+  return `${head}${items}]}`;
 }
 
 /** `page-000000.json`, `page-000001.json`, … (page number, six digits). */
