@@ -34,6 +34,6 @@ export function searchDocsSql(search: SearchQuery, status: Status, params: SqlPa
 /** Document frequency of each term, for CVEs of `status` (precomputed at build time). */
 export function termStatsSql(terms: string[], status: Status, params: SqlParams): string {
   const column = status === 'active' ? 'active_count' : status === 'rejected' ? 'all_count - active_count' : 'all_count';
-  const list = terms.map((t) => params.add(t)).join(', ');
-  return `SELECT term, CAST(${column} AS BIGINT) AS n FROM search_term_stats WHERE term IN (${list})`;
+  // Equality per term, like the postings: each reads only the rows of its own term.
+  return terms.map((t) => `SELECT term, CAST(${column} AS BIGINT) AS n FROM search_term_stats WHERE term = ${params.add(t)}`).join(' UNION ALL ');
 }
