@@ -252,6 +252,11 @@ export class ProductCatalog {
     this.zipf = new ZipfSampler(total, 1, 15);
   }
 
+  /** Expected share of all CVEs whose product has this rank. */
+  share(rank: number): number {
+    return this.zipf.share(rank);
+  }
+
   sampleRank(rng: Rng): number {
     return this.zipf.sample(rng);
   }
