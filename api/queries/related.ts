@@ -16,7 +16,7 @@
  * The lists are always computed in full. Why a list is empty is a second, best-effort query run
  * under an execution budget; past it the basis is `unknown` and the lists are unchanged.
  */
-import { cveBriefColumns, type CveBrief } from './cve-summary.ts';
+import { readBriefs, type CveBrief } from './cve-summary.ts';
 import { OUT_OF_BUDGET, placeholders, selectRows, selectRowsWithin, shiftDay, type SnapshotReader } from './support.ts';
 
 export const RELATED_LIST_MAX = 10;
@@ -85,7 +85,6 @@ export interface KindFacts {
 
 /** Null when the CVE is not in the snapshot. */
 export async function findRelatedCves(reader: SnapshotReader, cveId: string, options: RelatedOptions = {}): Promise<RelatedCves | null> {
-  const { connection } = reader;
   const target = await selectRows<{ cve_id: string; published_day: string | null }>(
     reader,
     `SELECT cve_id, strftime(published, '%Y-%m-%d') AS published_day FROM cves WHERE cve_id = $1`,
@@ -93,7 +92,6 @@ export async function findRelatedCves(reader: SnapshotReader, cveId: string, opt
   );
   const cve = target[0];
   if (!cve) return null;
-
   // Without the key table no list can be built and no reason established: say so, do not fail.
   if (reader.unreadableTables.has('related_keys')) {
     return { cve_id: cve.cve_id, same_product: [], same_vendor: [], same_cwe: [], basis: allBasis('unknown') };
@@ -101,9 +99,14 @@ export async function findRelatedCves(reader: SnapshotReader, cveId: string, opt
 
   const evidence = await readEvidenceKeys(reader, cveId);
   const keysOf = (kind: KeyKind) => evidence.filter((k) => k.kind === kind);
-  const same_product = await sameProduct(reader, cveId, keysOf('product'));
-  const same_vendor = await sameVendor(reader, cveId, keysOf('advisory'));
-  const same_cwe = await sameCwe(reader, cveId, cve.published_day, keysOf('cwe'));
+  // Rank with light columns, then fetch the brief of the (at most 30) winners at once.
+  const keyed = await rankKeyedSiblings(reader, cveId, keysOf('product'), keysOf('advisory'));
+  const cwe = await rankCweSiblings(reader, cveId, cve.published_day, keysOf('cwe'));
+  const briefs = await readBriefs(reader, [...keyed.same_product, ...keyed.same_vendor, ...cwe].map((r) => r.doc));
+  const withBrief = <T extends RankedSibling>({ doc, service_score: _score, ...evidenceOf }: T) => ({ ...briefs.get(doc)!, ...evidenceOf });
+  const same_product = keyed.same_product.map(withBrief) as SameProductEntry[];
+  const same_vendor = keyed.same_vendor.map(withBrief) as RelatedEntry[];
+  const same_cwe = cwe.map(withBrief) as SameCweEntry[];
 
   const lists = { same_product, same_vendor, same_cwe };
   const needReason = Object.values(lists).some((l) => l.length === 0);
@@ -165,101 +168,139 @@ async function readKindFacts(reader: SnapshotReader, cveId: string, budgetMs: nu
   return new Map(rows.map((r) => [r.kind, { keys: r.keys, too_common_keys: r.too_common_keys, shared_beyond_cap: r.shared_beyond_cap }]));
 }
 
-/** SQL of the sibling rows sharing one of `count` keys of `kind`, keys bound from $2 on. */
-function sharedKeysSql(kind: KeyKind, count: number): string {
-  return `SELECT cve_id, key, key_cve_count FROM related_keys
-          WHERE kind = '${kind}' AND key IN (${placeholders(2, count)}) AND cve_id <> $1`;
+/** A sibling as ranked, before its brief is fetched. */
+interface RankedSibling {
+  doc: number;
+  cve_id: string;
+  service_score: number;
+  shared_keys: string[];
+  shared_count: number;
+  key_cve_count?: number;
+  days_apart?: number | null;
 }
 
-async function sameProduct(reader: SnapshotReader, cveId: string, keys: EvidenceKey[]): Promise<SameProductEntry[]> {
-  if (keys.length === 0) return [];
-  return selectRows<SameProductEntry>(
-    reader,
-    `WITH shared AS (${sharedKeysSql('product', keys.length)}),
-     per_sibling AS (
-       SELECT cve_id, min(key_cve_count)::INTEGER AS key_cve_count, count(*)::INTEGER AS shared_count,
-              list(key ORDER BY key_cve_count, key) AS shared_keys
-       FROM shared GROUP BY cve_id
-     )
-     SELECT ${cveBriefColumns('c')}, p.key_cve_count, p.shared_count, p.shared_keys[1:${SHARED_KEYS_SHOWN}] AS shared_keys
-     FROM per_sibling p JOIN cves c USING (cve_id)
-     WHERE c.status = 'active'
-     ORDER BY p.key_cve_count, c.service_score DESC, c.cve_id DESC
-     LIMIT ${RELATED_LIST_MAX}`,
-    [cveId, ...keys.map((k) => k.key)],
-  );
+/** Higher service score first, then cve_id descending: the tie-break of every list. */
+function byScoreThenId(a: RankedSibling, b: RankedSibling): number {
+  return b.service_score - a.service_score || (a.cve_id < b.cve_id ? 1 : a.cve_id > b.cve_id ? -1 : 0);
 }
 
-async function sameVendor(reader: SnapshotReader, cveId: string, keys: EvidenceKey[]): Promise<RelatedEntry[]> {
-  if (keys.length === 0) return [];
-  return selectRows<RelatedEntry>(
+/**
+ * same_product and same_vendor in one read: each kind's siblings come from its own key range of
+ * related_keys (an IN list on the sorted `key` column skips the rest of the table), and both
+ * are joined to `cves` once for status and score.
+ */
+async function rankKeyedSiblings(
+  reader: SnapshotReader,
+  cveId: string,
+  productKeys: EvidenceKey[],
+  advisoryKeys: EvidenceKey[],
+): Promise<{ same_product: RankedSibling[]; same_vendor: RankedSibling[] }> {
+  const params: string[] = [cveId];
+  const branches: string[] = [];
+  for (const [list, kind, keys] of [
+    ['same_product', 'product', productKeys],
+    ['same_vendor', 'advisory', advisoryKeys],
+  ] as const) {
+    if (keys.length === 0) continue;
+    const first = params.length + 1;
+    params.push(...keys.map((k) => k.key));
+    branches.push(
+      `SELECT '${list}' AS list, cve_id, key, key_cve_count FROM related_keys
+       WHERE kind = '${kind}' AND key IN (${placeholders(first, keys.length)}) AND cve_id <> $1`,
+    );
+  }
+  if (branches.length === 0) return { same_product: [], same_vendor: [] };
+  const rows = await selectRows<RankedSibling & { list: 'same_product' | 'same_vendor' }>(
     reader,
-    `WITH shared AS (${sharedKeysSql('advisory', keys.length)}),
+    `WITH shared AS (${branches.join(' UNION ALL ')}),
      per_sibling AS (
-       SELECT cve_id, count(*)::INTEGER AS shared_count, list(key ORDER BY key) AS shared_keys
-       FROM shared GROUP BY cve_id
+       SELECT list, cve_id, min(key_cve_count)::INTEGER AS key_cve_count, count(*)::INTEGER AS shared_count,
+              -- product keys most specific first; advisory keys by name (list is constant per group)
+              list(key ORDER BY CASE WHEN list = 'same_product' THEN key_cve_count END, key) AS shared_keys
+       FROM shared GROUP BY list, cve_id
+     ),
+     ranked AS MATERIALIZED (
+       SELECT p.*, c.doc, c.service_score FROM per_sibling p JOIN cves c USING (cve_id) WHERE c.status = 'active'
      )
-     SELECT ${cveBriefColumns('c')}, p.shared_count, p.shared_keys[1:${SHARED_KEYS_SHOWN}] AS shared_keys
-     FROM per_sibling p JOIN cves c USING (cve_id)
-     WHERE c.status = 'active'
-     ORDER BY p.shared_count DESC, c.service_score DESC, c.cve_id DESC
-     LIMIT ${RELATED_LIST_MAX}`,
-    [cveId, ...keys.map((k) => k.key)],
+     (SELECT * FROM ranked WHERE list = 'same_product' ORDER BY key_cve_count, service_score DESC, cve_id DESC LIMIT ${RELATED_LIST_MAX})
+     UNION ALL
+     (SELECT * FROM ranked WHERE list = 'same_vendor' ORDER BY shared_count DESC, service_score DESC, cve_id DESC LIMIT ${RELATED_LIST_MAX})`,
+    params,
   );
+  const pick = (list: string) => rows.filter((r) => r.list === list).map(({ list: _list, ...r }) => ({ ...r, shared_keys: r.shared_keys.slice(0, SHARED_KEYS_SHOWN) }));
+  const same_product = pick('same_product').sort((a, b) => a.key_cve_count! - b.key_cve_count! || byScoreThenId(a, b));
+  const same_vendor = pick('same_vendor')
+    .map(({ key_cve_count: _k, ...r }) => r)
+    .sort((a, b) => b.shared_count - a.shared_count || byScoreThenId(a, b));
+  return { same_product, same_vendor };
 }
 
 /**
  * Publication windows (± days) tried in turn for same_cwe before reading every sibling. A CWE
  * like CWE-79 has tens of thousands of CVEs: rather than rank them all, read the CVEs published
- * near this one (the table is stored in publication order, so a date range skips most of it)
- * and widen only while fewer than 10 siblings fall inside.
+ * near this one (`cves` is kept in publication order, so a date range skips most of it), keep
+ * those carrying one of the CWEs (`cwe_ids`, the same CWE rows related_keys is built from), and
+ * widen only while fewer than 10 fall inside.
  */
 const CWE_WINDOWS_DAYS = [30, 365, 3650];
-/** Below this many possible siblings, reading them all is cheaper than trying windows. */
+/** Below this many possible siblings, reading them through related_keys is cheaper than windows. */
 const CWE_WINDOWING_FROM = 500;
 
-async function sameCwe(reader: SnapshotReader, cveId: string, publishedDay: string | null, keys: EvidenceKey[]): Promise<SameCweEntry[]> {
+async function rankCweSiblings(reader: SnapshotReader, cveId: string, publishedDay: string | null, keys: EvidenceKey[]): Promise<RankedSibling[]> {
   if (keys.length === 0) return [];
   const possibleSiblings = keys.reduce((sum, k) => sum + k.key_cve_count - 1, 0);
-  const windows = publishedDay !== null && possibleSiblings >= CWE_WINDOWING_FROM ? CWE_WINDOWS_DAYS : [];
-  for (const days of windows) {
-    const rows = await sameCweWithin(reader, cveId, publishedDay, keys, days);
-    // Every sibling outside ±days is farther than every one inside, so a full page is exact.
-    if (rows.length >= RELATED_LIST_MAX) return rows;
+  if (publishedDay !== null && possibleSiblings >= CWE_WINDOWING_FROM) {
+    for (const days of CWE_WINDOWS_DAYS) {
+      const rows = await cweSiblingsWithin(reader, cveId, publishedDay, keys, days);
+      // Every sibling outside ±days is farther than every one inside, so a full list is exact.
+      if (rows.length >= RELATED_LIST_MAX) return rows;
+    }
   }
-  return sameCweWithin(reader, cveId, publishedDay, keys, null);
+  return cweSiblingsByKey(reader, cveId, publishedDay, keys);
 }
 
-async function sameCweWithin(
-  reader: SnapshotReader,
-  cveId: string,
-  publishedDay: string | null,
-  keys: EvidenceKey[],
-  windowDays: number | null,
-): Promise<SameCweEntry[]> {
+const cweNumber = (key: string) => Number(/(\d+)$/.exec(key)?.[1] ?? Number.MAX_SAFE_INTEGER);
+const byCweNumber = (a: string, b: string) => cweNumber(a) - cweNumber(b) || (a < b ? -1 : a > b ? 1 : 0);
+
+function sortCweRows(rows: RankedSibling[]): RankedSibling[] {
+  for (const r of rows) r.shared_keys = r.shared_keys.sort(byCweNumber).slice(0, SHARED_KEYS_SHOWN);
+  return rows.sort((a, b) => (a.days_apart ?? Infinity) - (b.days_apart ?? Infinity) || byScoreThenId(a, b));
+}
+
+function daysApartSql(dayParam: string): string {
+  return `abs(date_diff('day', CAST(c.published AS DATE), CAST(${dayParam} AS DATE)))::INTEGER`;
+}
+
+async function cweSiblingsWithin(reader: SnapshotReader, cveId: string, publishedDay: string, keys: EvidenceKey[], windowDays: number): Promise<RankedSibling[]> {
   const n = keys.length;
-  const dayParam = `$${n + 2}`;
-  const params: (string | null)[] = [cveId, ...keys.map((k) => k.key), publishedDay];
-  let window = '';
-  if (windowDays !== null && publishedDay !== null) {
-    params.push(shiftDay(publishedDay, -windowDays), shiftDay(publishedDay, windowDays + 1));
-    window = `AND c.published >= CAST($${n + 3} AS TIMESTAMP) AND c.published < CAST($${n + 4} AS TIMESTAMP)`;
-  }
-  return selectRows<SameCweEntry>(
+  const cwes = `[${placeholders(5, n)}]`;
+  const rows = await selectRows<RankedSibling>(
     reader,
-    `WITH shared AS (${sharedKeysSql('cwe', n)}),
-     per_sibling AS (
-       SELECT cve_id, count(*)::INTEGER AS shared_count,
-              list(key ORDER BY TRY_CAST(regexp_extract(key, '(\\d+)$', 1) AS INTEGER), key) AS shared_keys
-       FROM shared GROUP BY cve_id
-     )
-     SELECT ${cveBriefColumns('c')},
-            abs(date_diff('day', CAST(c.published AS DATE), CAST(${dayParam} AS DATE)))::INTEGER AS days_apart,
-            p.shared_count, p.shared_keys[1:${SHARED_KEYS_SHOWN}] AS shared_keys
+    `SELECT c.doc, c.cve_id, c.service_score, ${daysApartSql('$2')} AS days_apart,
+            list_intersect(c.cwe_ids, ${cwes}) AS shared_keys, len(list_intersect(c.cwe_ids, ${cwes}))::INTEGER AS shared_count
+     FROM cves c
+     WHERE c.published >= CAST($3 AS TIMESTAMP) AND c.published < CAST($4 AS TIMESTAMP)
+       AND c.status = 'active' AND c.cve_id <> $1 AND list_has_any(c.cwe_ids, ${cwes})
+     ORDER BY days_apart, c.service_score DESC, c.cve_id DESC
+     LIMIT ${RELATED_LIST_MAX}`,
+    [cveId, publishedDay, shiftDay(publishedDay, -windowDays), shiftDay(publishedDay, windowDays + 1), ...keys.map((k) => k.key)],
+  );
+  return sortCweRows(rows);
+}
+
+async function cweSiblingsByKey(reader: SnapshotReader, cveId: string, publishedDay: string | null, keys: EvidenceKey[]): Promise<RankedSibling[]> {
+  const rows = await selectRows<RankedSibling>(
+    reader,
+    `WITH shared AS (
+       SELECT cve_id, key FROM related_keys WHERE kind = 'cwe' AND key IN (${placeholders(3, keys.length)}) AND cve_id <> $1
+     ),
+     per_sibling AS (SELECT cve_id, count(*)::INTEGER AS shared_count, list(key) AS shared_keys FROM shared GROUP BY cve_id)
+     SELECT c.doc, c.cve_id, c.service_score, ${daysApartSql('$2')} AS days_apart, p.shared_count, p.shared_keys
      FROM per_sibling p JOIN cves c USING (cve_id)
-     WHERE c.status = 'active' ${window}
+     WHERE c.status = 'active'
      ORDER BY days_apart NULLS LAST, c.service_score DESC, c.cve_id DESC
      LIMIT ${RELATED_LIST_MAX}`,
-    params,
+    [cveId, publishedDay, ...keys.map((k) => k.key)],
   );
+  return sortCweRows(rows);
 }

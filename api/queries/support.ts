@@ -28,6 +28,17 @@ export interface SnapshotReader {
   readonly unreadableTables: ReadonlySet<string>;
   /** When present, queries use it instead of `connection`. */
   readonly pool?: QueryPool;
+  /** When present, short CVE forms are cut from the record JSON instead of read with SQL. */
+  readonly records?: CveRecordSource;
+}
+
+/**
+ * The snapshot's CVE records in memory (api/snapshot/records.ts), addressed by `doc`: the row's
+ * position in the published order, also a column of the `cves` table.
+ */
+export interface CveRecordSource {
+  /** The record JSON of one doc, as UTF-8 bytes. */
+  bytes(doc: number): Uint8Array;
 }
 
 /** Rows as JSON-ready objects. Callers cast BIGINT to INTEGER in SQL so counts are numbers. */

@@ -216,22 +216,25 @@ describe('order and content on every sample CVE', () => {
 describe('cap of 10 and nearest-date windows (siblings added to an in-memory copy)', () => {
   const TARGET = 'CVE-2099-0001';
   const SIBLINGS = 700; // past the point where same_cwe reads publication windows
+  const LONER = 'CVE-2099-30000'; // published a year before the first sibling
   let aug: OpenSnapshot;
 
   beforeAll(async () => {
     aug = await openSample();
     const c = aug.connection;
-    await c.run(`INSERT INTO cves (cve_id, published, status, service_score, service_severity, score_assessed, severity, description)
-      SELECT 'CVE-2099-' || (10000 + i), TIMESTAMP '2098-01-01 12:00:00' + to_days(CAST(i AS INTEGER)), 'active',
-             (i * 7 % 10) / 2.0, 'MEDIUM', true, 'MEDIUM', 'synthetic sibling ' || i
+    // `doc` and `cwe_ids` as openSnapshot and the build give them (same_cwe windows read cwe_ids).
+    await c.run(`INSERT INTO cves (cve_id, doc, published, status, service_score, service_severity, score_assessed, severity, description, cwe_ids)
+      SELECT 'CVE-2099-' || (10000 + i), 1000000 + i, TIMESTAMP '2098-01-01 12:00:00' + to_days(CAST(i AS INTEGER)), 'active',
+             (i * 7 % 10) / 2.0, 'MEDIUM', true, 'MEDIUM', 'synthetic sibling ' || i, ['CWE-99999']
       FROM range(${SIBLINGS}) t(i)`);
-    await c.run(`INSERT INTO cves (cve_id, published, status, service_score, service_severity, score_assessed, severity, description) VALUES
-      ('${TARGET}', TIMESTAMP '2098-12-01 08:00:00', 'active', 5.0, 'MEDIUM', true, 'MEDIUM', 'synthetic target'),
-      ('CVE-2099-20000', TIMESTAMP '2098-12-01 09:00:00', 'rejected', 0, 'NONE', false, 'NONE', 'rejected, same day')`);
+    await c.run(`INSERT INTO cves (cve_id, doc, published, status, service_score, service_severity, score_assessed, severity, description, cwe_ids) VALUES
+      ('${TARGET}', 2000000, TIMESTAMP '2098-12-01 08:00:00', 'active', 5.0, 'MEDIUM', true, 'MEDIUM', 'synthetic target', ['CWE-99999']),
+      ('CVE-2099-20000', 2000001, TIMESTAMP '2098-12-01 09:00:00', 'rejected', 0, 'NONE', false, 'NONE', 'rejected, same day', ['CWE-99999']),
+      ('${LONER}', 2000002, TIMESTAMP '2097-01-01 10:00:00', 'active', 9.0, 'CRITICAL', true, 'CRITICAL', 'a year before the others', ['CWE-99999'])`);
     const keys = (kind: string, key: string, members: string, count: number) =>
       c.run(`INSERT INTO related_keys SELECT cve_id, '${kind}', '${key}', ${count}, false, 1 FROM (${members})`);
     const sib = (from: number, to: number) => `SELECT 'CVE-2099-' || (10000 + i) AS cve_id FROM range(${from}, ${to}) t(i)`;
-    await keys('cwe', 'CWE-99999', `${sib(0, SIBLINGS)} UNION ALL SELECT '${TARGET}' UNION ALL SELECT 'CVE-2099-20000'`, SIBLINGS + 2);
+    await keys('cwe', 'CWE-99999', `${sib(0, SIBLINGS)} UNION ALL SELECT '${TARGET}' UNION ALL SELECT 'CVE-2099-20000' UNION ALL SELECT '${LONER}'`, SIBLINGS + 3);
     await keys('product', 'pkg:test/wide', `${sib(0, 15)} UNION ALL SELECT '${TARGET}'`, 16);
     await keys('product', 'pkg:test/narrow', `${sib(20, 23)} UNION ALL SELECT '${TARGET}'`, 4);
     await keys('advisory', 'test/ADV-1', `${sib(0, 15)} UNION ALL SELECT '${TARGET}'`, 16);
@@ -272,11 +275,15 @@ describe('cap of 10 and nearest-date windows (siblings added to an in-memory cop
     for (const e of result.same_cwe) expect(Math.abs(Date.parse(e.published!.slice(0, 10)) - days) / 86_400_000).toBe(e.days_apart);
   });
 
-  it('widens the window until 10 siblings fall inside (a target at the edge of the range)', async () => {
+  it('widens the window until 10 siblings fall inside', async () => {
     // The first sibling is published 2098-01-01: its nearest are all later, up to 10 days away.
-    const result = (await findRelatedCves(aug, 'CVE-2099-10000'))!;
-    expect(ids(result, 'same_cwe')).toEqual(await bruteForce(aug.connection, 'CVE-2099-10000', 'same_cwe'));
-    expect(result.same_cwe.map((e) => e.days_apart)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const edge = (await findRelatedCves(aug, 'CVE-2099-10000'))!;
+    expect(ids(edge, 'same_cwe')).toEqual(await bruteForce(aug.connection, 'CVE-2099-10000', 'same_cwe'));
+    expect(edge.same_cwe.map((e) => e.days_apart)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // Nothing within ±30 days, one sibling within ±365 (exactly 365 days later), ten within ±3650.
+    const loner = (await findRelatedCves(aug, LONER))!;
+    expect(loner.same_cwe.map((e) => e.days_apart)).toEqual([365, 366, 367, 368, 369, 370, 371, 372, 373, 374]);
+    expect(ids(loner, 'same_cwe')).toEqual(await bruteForce(aug.connection, LONER, 'same_cwe'));
   });
 });
 
@@ -308,6 +315,17 @@ describe('GET /api/v1/public/cves/{id}/related', () => {
     expect(body).toEqual(await findRelatedCves(sample, 'CVE-2026-90153'));
     const capped = await api.json<RelatedCves>('/api/v1/public/cves/CVE-2026-90161/related');
     expect(capped.body.basis.same_vendor).toBe('capped');
+  });
+
+  it('gives the same answer as the data layer for every sample CVE (briefs from the records vs SQL)', async () => {
+    const all = (await sample.connection.runAndReadAll(`SELECT cve_id FROM cves ORDER BY cve_id`)).getRowObjectsJson().map((r) => r.cve_id as string);
+    let cut = 0;
+    for (const cveId of all) {
+      const { body } = await api.json<RelatedCves>(`/api/v1/public/cves/${cveId}/related`);
+      expect(body, cveId).toEqual(await findRelatedCves(sample, cveId));
+      cut += LISTS.flatMap((l) => body[l]).filter((e) => e.description?.endsWith('…')).length;
+    }
+    expect(cut).toBeGreaterThan(0);
   });
 
   it('says unknown for empty lists when the budget leaves no time, and keeps the lists', async () => {
