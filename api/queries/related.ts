@@ -11,7 +11,8 @@
  *   same_cwe      siblings sharing a CWE among this CVE's first 50 CWE keys; nearest
  *                 publication day first.
  * Ties: higher service_score first, then cve_id descending. Siblings are active CVEs only
- * (`related_keys` holds active CVEs only; the join re-checks).
+ * (`related_keys` holds active CVEs only; the join re-checks). For a CWE with many CVEs,
+ * same_cwe reads `cves` around the publication date instead (see CWE_WINDOWS_DAYS).
  *
  * The lists are always computed in full. Why a list is empty is a second, best-effort query run
  * under an execution budget; past it the basis is `unknown` and the lists are unchanged.
@@ -132,8 +133,8 @@ export function basisOf(list: RelatedListName, entries: number, facts: KindFacts
   if (facts === OUT_OF_BUDGET) return 'unknown';
   if (!facts || facts.keys === 0) return 'no_data';
   if (list === 'same_product') {
-    // Every key a too-common package is shared (it has thousands of CVEs), so with no usable
-    // sibling, a too-common key means: shared, but only through packages that are no evidence.
+    // A too-common key is always shared (more CVEs carry it than the threshold), so with no
+    // usable sibling it means: shared, but only through packages that are no evidence.
     return facts.too_common_keys > 0 ? 'no_specific_key' : 'no_siblings';
   }
   return facts.shared_beyond_cap > 0 ? 'capped' : 'no_siblings';
