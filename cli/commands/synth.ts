@@ -61,7 +61,13 @@ function sum(parts: OutputStats[]): OutputStats {
   return parts.reduce((a, s) => ({ entries: a.entries + s.entries, bytes: a.bytes + s.bytes }), { entries: 0, bytes: 0 });
 }
 
-export async function runSynth(opts: SynthOptions): Promise<SynthReport> {
+/** The CLI action: writes the corpus and prints the per-source summary. */
+export async function runSynth(opts: SynthOptions): Promise<void> {
+  await synthesize(opts);
+}
+
+/** Writes the corpus; returns what was written per source (records, bytes, bytes on disk). */
+export async function synthesize(opts: SynthOptions): Promise<SynthReport> {
   const n = Number(opts.cves);
   const seed = String(opts.seed ?? '1');
   if (!Number.isInteger(n) || n <= 0) throw new Error('--cves must be a positive integer');

@@ -177,7 +177,8 @@ export function cveDetail(plan: CorpusPlan, i: number): CveDetail {
   const cnaMetrics: VectorInfo[] = [];
   let cnaMinimal = cna.style === 'vuldb';
   const nvdV3Version = published < NVD_V31_START && rng.chance(0.6) ? '3.0' : '3.1';
-  const cnaV3Version = cna.key === 'jpcert' ? '3.0' : '3.1';
+  // CVSS 3.1 appeared in mid-2019: older scores are 3.0 unless re-analysed later.
+  const cnaV3Version = cna.key === 'jpcert' || (published < NVD_V31_START && rng.chance(0.7)) ? '3.0' : '3.1';
   const withNvdV2 = published < NVD_V2_END;
   switch (kind) {
     case KIND.V2_ONLY:
@@ -198,7 +199,7 @@ export function cveDetail(plan: CorpusPlan, i: number): CveDetail {
       break;
     }
     case KIND.V3_BOTH_DISAGREE: {
-      const nvd = pickVector('3.1', band, rng);
+      const nvd = pickVector(nvdV3Version, band, rng);
       nvdMetrics.push(nvd);
       cnaMetrics.push(pickDisagreeing(nvd, band, rng));
       if (withNvdV2) nvdMetrics.push(pickVector('2.0', v2BandFor(band), rng));
@@ -240,18 +241,18 @@ export function cveDetail(plan: CorpusPlan, i: number): CveDetail {
   const reserved = published - rng.int(1, legacyEra ? 60 : 120) * DAY - rng.int(0, 86_399) * 1000;
   const vulnStatus = kind === KIND.REJECTED ? 'Rejected' : rng.weighted(STATUS[kind] ?? [['Analyzed', 1]]);
   const analysed = vulnStatus === 'Analyzed' || vulnStatus === 'Modified' || (legacyEra && vulnStatus === 'Deferred');
-  let cnaUpdated = clampNow(rng.chance(0.7) ? published + rng.int(0, 3 * 24) * HOUR : between(rng, published, published + 600 * DAY));
+  let cnaUpdated = clampNow(rng.chance(0.7) ? published + rng.int(0, 3 * 24 * 3600) * 1000 : between(rng, published, published + 600 * DAY));
   let nvdModified: number;
   if (vulnStatus === 'Received') nvdModified = rng.chance(0.6) ? published : clampNow(published + rng.int(1, 90) * 60_000);
   else if (legacyEra) nvdModified = rng.chance(0.4) ? BULK_REFRESH + rng.int(0, 900) * 1000 : clampNow(between(rng, published + 365 * DAY, CORPUS_NOW));
   else if (analysed) {
     nvdModified = clampNow(published + rng.int(1, 45) * DAY + rng.int(0, 86_399) * 1000);
     if (vulnStatus === 'Modified') nvdModified = clampNow(between(rng, nvdModified, CORPUS_NOW));
-  } else nvdModified = clampNow(published + rng.int(0, 30 * 24) * HOUR);
+  } else nvdModified = clampNow(published + rng.int(0, 30 * 24 * 3600) * 1000);
   if (kind === KIND.V3_BOTH_DISAGREE) {
     // Half the disagreements have the CNA's metric fresher than NVD's record, half older.
-    const t1 = clampNow(published + rng.int(1, 200) * DAY);
-    const t2 = clampNow(t1 + rng.int(1, 300) * DAY);
+    const t1 = clampNow(published + rng.int(1, 200) * DAY + rng.int(0, 86_399_999));
+    const t2 = clampNow(t1 + rng.int(1, 300) * DAY + rng.int(0, 86_399_999));
     if (rng.chance(0.5)) [nvdModified, cnaUpdated] = [t1, t2];
     else [cnaUpdated, nvdModified] = [t1, t2];
   }

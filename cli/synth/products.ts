@@ -249,7 +249,7 @@ export class ProductCatalog {
     for (let rank = this.products.length; rank < total; rank++) this.products.push(tailProduct(root, rank, vendorPool));
     // Zipf–Mandelbrot: the top few products carry ~0.6–0.8 % of all CVEs each (> 2,000 at
     // 340k CVEs), the tail product ~1 CVE.
-    this.zipf = new ZipfSampler(total, 1, 15);
+    this.zipf = new ZipfSampler(total, 1, 12);
   }
 
   /** Expected share of all CVEs whose product has this rank. */

@@ -109,7 +109,7 @@ export function description(ctx: TextContext, rng: Rng): string {
     default:
       text = rng.chance(0.5)
         ? `${capitalise(cls.phrase)} in ${name} ${versionPhrase(ctx, rng)} allows ${actor(ctx, rng)} to ${cls.achieves} via ${rng.pick(VECTORS)}.`
-        : `A ${cls.phrase} vulnerability in ${name} could allow ${actor(ctx, rng)} to ${cls.achieves}. This vulnerability is due to improper handling of ${rng.pick(VECTORS).replace(/^an? /, '')}.`;
+        : `A ${cls.phrase} vulnerability in ${name} could allow ${actor(ctx, rng)} to ${cls.achieves}. This vulnerability is due to insufficient validation of user-supplied input.`;
   }
   // Text quirks of real feeds, on a small share of records.
   const q = rng.float();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSynth } from '../../cli/commands/synth.ts';
+import { type SynthReport, runSynth, synthesize } from '../../cli/commands/synth.ts';
 import { listFiles, readDocuments } from '../../cli/raw/documents.ts';
 
 process.env.VULNINTEL_QUIET = '1';
@@ -37,9 +37,10 @@ let nvd: Json[] = [];
 let nvdPages: Json[] = [];
 let cve5 = new Map<string, Json>();
 let ids = new Set<string>();
+let report: SynthReport;
 
 beforeAll(async () => {
-  await runSynth({ cves: N, raw: rawA, seed: 'a' });
+  report = await synthesize({ cves: N, raw: rawA, seed: 'a' });
   nvdPages = (await docs(join(rawA, 'nvd'))).map((d) => d.json);
   nvd = nvdPages.flatMap((p) => p.vulnerabilities.map((v: Json) => v.cve));
   ids = new Set(nvd.map((c) => c.id));
@@ -59,6 +60,16 @@ describe('determinism', () => {
     expect([...b]).toEqual([...a]);
     expect(c.get('/cvelist/cves.zip')).not.toBe(a.get('/cvelist/cves.zip'));
     expect(c.get('/nvd/page-000000.json')).not.toBe(a.get('/nvd/page-000000.json'));
+  });
+});
+
+describe('report', () => {
+  it('counts what each source received, with its size on disk', () => {
+    expect(report.sources.nvd?.entries).toBe(N);
+    expect(report.sources.cvelist?.entries).toBe(N);
+    for (const s of Object.values(report.sources)) expect(s.diskBytes).toBeGreaterThan(0);
+    // Zipped sources take less room than their content.
+    expect(report.sources.cvelist!.diskBytes).toBeLessThan(report.sources.cvelist!.bytes);
   });
 });
 

@@ -22,6 +22,7 @@ import { type Branch, lastAffectedOf, makeBranches } from '../versions.ts';
 import { VULN_CLASSES, type VulnClass } from '../vocab.ts';
 import { cnaByKey } from '../cnas.ts';
 
+const GHSA_START = Date.UTC(2018, 0, 1);
 const GHSA_ALPHABET = '23456789cfghjmpqrvwx';
 
 function ghsaId(rng: Rng, used: Set<string>): string {
@@ -101,8 +102,11 @@ function record(f: AdvisoryFacts, rng: Rng): Record<string, unknown> {
 }
 
 function factsForCve(d: CveDetail, id: string, rng: Rng): AdvisoryFacts {
-  // Published around the CVE: GitHub as CNA publishes both together, else a few days later.
-  const published = Math.min(CORPUS_NOW - DAY, d.published + (d.cna.key === 'github' ? 0 : rng.int(0, 20) * DAY) + rng.int(0, 3600) * 1000);
+  // Published around the CVE (GitHub as CNA publishes both together); CVEs older than the
+  // advisory database were imported in its first years.
+  const published = d.published < GHSA_START
+    ? GHSA_START + rng.int(0, 1500) * DAY + rng.int(0, 86_399) * 1000
+    : Math.min(CORPUS_NOW - DAY, d.published + (d.cna.key === 'github' ? 0 : rng.int(0, 20) * DAY) + rng.int(0, 3600) * 1000);
   const reviewed = d.kind === KIND.GHSA_BAND_ONLY || rng.chance(0.9);
   return {
     id,
