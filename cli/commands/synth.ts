@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatCount, info, progress, step } from '../../lib/log.ts';
+import { type Progress, formatCount, info, progress, step } from '../../lib/log.ts';
 import { RAW_SOURCES, type RawSourceKey } from '../../lib/raw-layout.ts';
 import { listFiles } from '../raw/documents.ts';
 import { DeflatePool } from '../synth/deflate-pool.ts';
@@ -57,6 +57,15 @@ async function measured<T>(name: string, fn: () => Promise<T>, detail: (result: 
   });
 }
 
+async function withProgress<T>(label: string, fn: (bar: Progress) => Promise<T>, total = 0): Promise<T> {
+  const bar = progress(label, total, 'records');
+  try {
+    return await fn(bar);
+  } finally {
+    bar.stop();
+  }
+}
+
 function sum(parts: OutputStats[]): OutputStats {
   return parts.reduce((a, s) => ({ entries: a.entries + s.entries, bytes: a.bytes + s.bytes }), { entries: 0, bytes: 0 });
 }
@@ -93,17 +102,15 @@ export async function synthesize(opts: SynthOptions): Promise<SynthReport> {
 async function writeSources(plan: CorpusPlan, raw: string, pool: DeflatePool, written: Partial<Record<RawSourceKey, OutputStats>>): Promise<void> {
   const dir = (source: RawSourceKey) => join(raw, RAW_SOURCES[source]);
   await measured('NVD pages + CVE List V5 zip', async () => {
-    const bar = progress('CVEs', plan.n, 'records');
-    const stats = await writeCveFeeds(plan, dir('nvd'), dir('cvelist'), pool, bar);
-    bar.stop();
+    const stats = await withProgress('CVEs', (bar) => writeCveFeeds(plan, dir('nvd'), dir('cvelist'), pool, bar), plan.n);
     written.nvd = { entries: plan.n, bytes: stats.nvd.bytes };
     written.cvelist = stats.cvelist;
     return stats;
   }, (s) => `nvd ${formatCount(s.nvd.entries)} pages, ${mb(s.nvd.bytes)}; cvelist ${describe(s.cvelist)}`);
   written.kev = await measured('KEV catalog', () => writeKev(plan, dir('kev')), describe);
   written.epss = await measured('EPSS scores', () => writeEpss(plan, dir('epss')), describe);
-  written.ghsa = await measured('GHSA (OSV) all.zip', () => writeGhsa(plan, dir('ghsa'), pool), describe);
-  const csaf = await measured('CSAF vendor advisories', () => writeCsaf(plan, dir('csaf'), pool), (s) =>
+  written.ghsa = await measured('GHSA (OSV) all.zip', () => withProgress('GHSA', (bar) => writeGhsa(plan, dir('ghsa'), pool, bar)), describe);
+  const csaf = await measured('CSAF vendor advisories', () => withProgress('CSAF', (bar) => writeCsaf(plan, dir('csaf'), pool, bar)), (s) =>
     Object.entries(s).map(([v, o]) => `${v} ${formatCount(o.entries)}`).join(', '),
   );
   written.csaf = sum(Object.values(csaf));

@@ -98,7 +98,7 @@ const PROFILES: Record<CsafVendor, Profile> = {
     semverVersion: false,
   },
   cisco: {
-    publisher: { category: 'vendor', contact_details: 'Emergency Support:\n+1 877 228 7302 (toll-free within North America)\n+1 408 525 6532 (International direct-dial)\nNon-emergency Support:\nEmail: psirt@cisco.com', issuing_authority: 'Cisco PSIRT', name: 'Cisco', namespace: 'https://wwww.cisco.com' },
+    publisher: { category: 'vendor', contact_details: 'Emergency Support:\n+1 877 228 7302 (toll-free within North America)\n+1 408 525 6532 (International direct-dial)\nNon-emergency Support:\nEmail: psirt@cisco.com', issuing_authority: 'Cisco PSIRT', name: 'Cisco', namespace: 'https://www.cisco.com' },
     engine: { name: 'TVCE', version: '1.0' },
     tlpUrl: 'https://www.first.org/tlp/',
     time: offsetTime,

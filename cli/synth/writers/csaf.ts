@@ -5,6 +5,7 @@
  * cisco-sa-<slug>-<tag>, SSA-123456, ICSA-24-081-01.
  */
 import { join } from 'node:path';
+import type { Progress } from '../../../lib/log.ts';
 import type { DeflatePool } from '../deflate-pool.ts';
 import { cveDetail } from '../detail.ts';
 import { type OutputStats, ZipStreamWriter } from '../output.ts';
@@ -76,7 +77,7 @@ function vendorProducts(plan: CorpusPlan, vendor: CsafVendor): number[] {
   return ranks.length ? ranks : [0];
 }
 
-async function writeVendor(plan: CorpusPlan, vendor: CsafVendor, dir: string, pool: DeflatePool): Promise<OutputStats> {
+async function writeVendor(plan: CorpusPlan, vendor: CsafVendor, dir: string, pool: DeflatePool, progress: Progress): Promise<OutputStats> {
   const rng = rngFor(plan.root, 'csaf', vendor);
   const advisories: AdvisoryPlan[] = layoutAdvisories(plan, vendor);
   const ids = new TrackingIds(vendor, rng);
@@ -93,12 +94,14 @@ async function writeVendor(plan: CorpusPlan, vendor: CsafVendor, dir: string, po
     const fileName = csafFileName(trackingId);
     const doc = csafDocument({ vendor, trackingId, fileName, released: adv.released, vulns, informational }, docRng);
     await zip.add(`${new Date(adv.released).getUTCFullYear()}/${fileName}`, JSON.stringify(doc, null, 2));
+    progress.tick();
   }
   return zip.close();
 }
 
-export async function writeCsaf(plan: CorpusPlan, dir: string, pool: DeflatePool): Promise<Record<CsafVendor, OutputStats>> {
+export async function writeCsaf(plan: CorpusPlan, dir: string, pool: DeflatePool, progress: Progress): Promise<Record<CsafVendor, OutputStats>> {
+  progress.setTotal(Object.values(plan.counts.csaf).reduce((a, b) => a + b, 0));
   const out = {} as Record<CsafVendor, OutputStats>;
-  for (const vendor of CSAF_VENDORS) out[vendor] = await writeVendor(plan, vendor, dir, pool);
+  for (const vendor of CSAF_VENDORS) out[vendor] = await writeVendor(plan, vendor, dir, pool, progress);
   return out;
 }

@@ -8,7 +8,9 @@
  * `database_specific.last_known_affected_version_range`.
  */
 import { join } from 'node:path';
+import { cnaByKey } from '../cnas.ts';
 import { type VectorInfo, pickVector } from '../cvss.ts';
+import type { Progress } from '../../../lib/log.ts';
 import type { DeflatePool } from '../deflate-pool.ts';
 import { type CveDetail, cveDetail } from '../detail.ts';
 import { githubEmptyArrays, isoSeconds } from '../format.ts';
@@ -20,7 +22,6 @@ import { CORPUS_NOW } from '../scale.ts';
 import { description } from '../text.ts';
 import { type Branch, lastAffectedOf, makeBranches } from '../versions.ts';
 import { VULN_CLASSES, type VulnClass } from '../vocab.ts';
-import { cnaByKey } from '../cnas.ts';
 
 const GHSA_START = Date.UTC(2018, 0, 1);
 const GHSA_ALPHABET = '23456789cfghjmpqrvwx';
@@ -157,7 +158,7 @@ function serialise(rec: Record<string, unknown>): string {
   return githubEmptyArrays(JSON.stringify(rec, null, 2));
 }
 
-export async function writeGhsa(plan: CorpusPlan, dir: string, pool: DeflatePool): Promise<OutputStats> {
+export async function writeGhsa(plan: CorpusPlan, dir: string, pool: DeflatePool, progress: Progress): Promise<OutputStats> {
   const zip = await ZipStreamWriter.open(join(dir, 'all.zip'), pool);
   const rng = rngFor(plan.root, 'ghsa');
   const used = new Set<string>();
@@ -166,16 +167,19 @@ export async function writeGhsa(plan: CorpusPlan, dir: string, pool: DeflatePool
   const linked: number[] = [];
   for (let i = 0; i < plan.n; i++) if (plan.has(i, FLAG.GHSA)) linked.push(i);
   const every = Math.max(1, Math.floor(linked.length / Math.max(1, withoutCve)));
+  progress.setTotal(linked.length + withoutCve);
   let k = 0;
   for (let pos = 0; pos < linked.length || k < withoutCve; pos++) {
     if (k < withoutCve && (pos % every === 0 || pos >= linked.length)) {
       const f = factsWithoutCve(plan, k++, ghsaId(rng, used));
       await zip.add(`${f.id}.json`, serialise(record(f, rngFor(plan.root, 'ghsa-record', f.id))));
+      progress.tick();
     }
     const i = linked[pos];
     if (i === undefined) continue;
     const f = factsForCve(cveDetail(plan, i), ghsaId(rng, used), rngFor(plan.root, 'ghsa-facts', i));
     await zip.add(`${f.id}.json`, serialise(record(f, rngFor(plan.root, 'ghsa-record', f.id))));
+    progress.tick();
   }
   return zip.close();
 }
