@@ -192,9 +192,10 @@ export function cveDetail(plan: CorpusPlan, i: number): CveDetail {
       cnaMetrics.push(pickVector(cnaV3Version, band, rng));
       break;
     case KIND.V3_BOTH_AGREE: {
+      // NVD confirms the CNA's vector as is (same version, same score).
       const shared = pickVector(cnaV3Version, band, rng);
       cnaMetrics.push(shared);
-      nvdMetrics.push(shared.version === nvdV3Version ? shared : pickVector(nvdV3Version, band, rng));
+      nvdMetrics.push(shared);
       if (withNvdV2) nvdMetrics.push(pickVector('2.0', v2BandFor(band), rng));
       break;
     }

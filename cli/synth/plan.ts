@@ -67,9 +67,10 @@ const V3_BANDS: Array<[Band, number]> = [[0, 4], [1, 42], [2, 40], [3, 14]];
 const V2_BANDS: Array<[Band, number]> = [[0, 8], [1, 60], [2, 32]];
 const VENDOR_BANDS: Array<[Band, number]> = [[0, 10], [1, 50], [2, 33], [3, 7]];
 
-const DAY = 86_400_000;
-const MSRC_START = Date.UTC(2016, 3, 1);
-const KEV_START = Date.UTC(2021, 10, 3);
+export const DAY = 86_400_000;
+/** MSRC's CVRF API starts in April 2016; CISA's KEV catalog on 2021-11-03. */
+export const MSRC_START = Date.UTC(2016, 3, 1);
+export const KEV_START = Date.UTC(2021, 10, 3);
 
 export class CorpusPlan {
   readonly n: number;
@@ -386,5 +387,3 @@ export class CorpusPlan {
     }
   }
 }
-
-export { DAY, KEV_START, MSRC_START };
