@@ -16,11 +16,11 @@ const benchDir = join(root, 'data', 'bench');
 const raw = join(benchDir, `raw-${cves}-${seed}`);
 const data = join(benchDir, `data-${cves}-${seed}`);
 
-/** Runs a node script in a child and returns its wall time and peak RSS (from the child itself). */
-function runMeasured(label: string, code: string): Promise<{ seconds: number; peakMb: number }> {
+/** Runs one step in a child process; returns its wall time and peak RSS (from the child itself). */
+function runMeasured(label: string, args: string[]): Promise<{ seconds: number; peakMb: number }> {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'measured-step.ts'), label, ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env },
@@ -36,22 +36,15 @@ function runMeasured(label: string, code: string): Promise<{ seconds: number; pe
   });
 }
 
-const report = `process.on('exit', () => console.log('PEAK_RSS_KB=' + process.resourceUsage().maxRSS));`;
-
 await mkdir(benchDir, { recursive: true });
 if (!existsSync(join(raw, 'nvd'))) {
   await rm(raw, { recursive: true, force: true });
-  const synth = await runMeasured('synth', `${report}
-    const { runSynth } = await import('./cli/commands/synth.ts');
-    await runSynth({ cves: ${cves}, raw: ${JSON.stringify(raw)}, seed: ${JSON.stringify(seed)} });`);
+  const synth = await runMeasured('synth', [raw, String(cves), seed]);
   console.log(`synth ${cves.toLocaleString('en-US')} CVEs: ${synth.seconds.toFixed(1)} s, peak RSS ${synth.peakMb.toFixed(0)} MB`);
 } else {
   console.log(`reusing ${raw}`);
 }
 await rm(data, { recursive: true, force: true });
-const build = await runMeasured('build', `${report}
-  const { resolveBuildOptions } = await import('./cli/commands/build.ts');
-  const { buildSnapshot } = await import('./cli/build/build.ts');
-  await buildSnapshot(await resolveBuildOptions({ raw: ${JSON.stringify(raw)}, data: ${JSON.stringify(data)}, keep: 1 }));`);
+const build = await runMeasured('build', [raw, data]);
 console.log('');
 console.log(`build ${cves.toLocaleString('en-US')} CVEs: wall ${build.seconds.toFixed(1)} s (target ≤ 120 s), peak RSS ${build.peakMb.toFixed(0)} MB (target ≤ 3,072 MB)`);

@@ -40,7 +40,7 @@ program
   .option('--data <dir>', 'data folder (snapshots/ and CURRENT)', defaultDataDir())
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--threads <n>', 'DuckDB threads (default: all cores)', positiveInt('--threads'))
-  .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 2GB', '2GB')
+  .option('--memory-limit <size>', 'DuckDB memory limit (the build spills past it), e.g. 2GB', '1500MB')
   .action(async (opts) => (await import('./commands/build.ts')).runBuild(opts));
 
 program

@@ -1,6 +1,10 @@
 -- Step 1 — stage: load what the parsers extracted (NDJSON, one folder per table) into typed
 -- tables. The columns mirror cli/stage/tables.ts; a type mismatch fails here, naming the table.
--- {{stage}} is the build's staging folder.
+-- {{stage}} is the build's staging folder. Every `file` column holds a short document id; the
+-- `stg_file` dictionary maps it to the raw path (archive.zip!member for zip members).
+
+CREATE TABLE stg_file AS SELECT * FROM read_json('{{stage}}/file/*.ndjson', format = 'newline_delimited', columns = {
+  id: 'VARCHAR', path: 'VARCHAR'});
 
 CREATE TABLE stg_nvd_cve AS SELECT * FROM read_json('{{stage}}/nvd_cve/*.ndjson', format = 'newline_delimited', columns = {
   cve_id: 'VARCHAR', published: 'TIMESTAMP', last_modified: 'TIMESTAMP', vuln_status: 'VARCHAR',

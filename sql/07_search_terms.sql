@@ -2,8 +2,8 @@
 -- downloaded offline). Per CVE, one normalised text (id, title, description, vendors,
 -- products, packages, advisory titles): lower case, every run of non-letters/digits folded to
 -- one space, padded with spaces, so a phrase is a plain substring test (' use after free ').
--- The term table is the inverted index, one row per (term, CVE), ordered for the default
--- listing (newest first) so the first page of a one-word search is a prefix scan.
+-- The term table is the inverted index, one row per (term, CVE), with the CVE's publication
+-- time and status so a search can order and filter postings without touching `cves`.
 
 CREATE TABLE search_docs AS
 WITH parts AS (

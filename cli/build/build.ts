@@ -124,7 +124,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     // evict the intermediate tables of a full-scale build and honour the memory limit.
     const instance = await DuckDBInstance.create(join(workDir, 'build.duckdb'), {
       threads: String(opts.threads ?? 2),
-      memory_limit: opts.memoryLimit ?? '2GB',
+      memory_limit: opts.memoryLimit ?? '1500MB',
       temp_directory: join(workDir, 'duckdb-tmp'),
       preserve_insertion_order: 'true',
     });

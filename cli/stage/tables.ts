@@ -323,6 +323,16 @@ export interface CweRow {
   description: string | null;
 }
 
+/**
+ * The staging writer's dictionary of raw documents: rows carry a short id in `file` (ids sort
+ * in reading order within a writer), this table maps it back to the path. Written by the
+ * writer itself, not by parsers.
+ */
+export interface FileRow {
+  id: string;
+  path: string;
+}
+
 export interface StageTables {
   nvd_cve: NvdCveRow;
   cve5: Cve5Row;
@@ -340,6 +350,7 @@ export interface StageTables {
   vendor_advisory_cve: VendorAdvisoryCveRow;
   exploit: ExploitRow;
   cwe: CweRow;
+  file: FileRow;
 }
 
 export type StageTableName = keyof StageTables;
@@ -347,7 +358,7 @@ export type StageTableName = keyof StageTables;
 export const STAGE_TABLES: StageTableName[] = [
   'nvd_cve', 'cve5', 'cvss', 'ssvc', 'cve_cwe', 'reference', 'product', 'kev', 'epss',
   'osv_advisory', 'osv_package', 'osv_range', 'vendor_advisory', 'vendor_advisory_cve',
-  'exploit', 'cwe',
+  'exploit', 'cwe', 'file',
 ];
 
 /** Where parsers send rows. */

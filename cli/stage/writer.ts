@@ -14,6 +14,17 @@ export class NdjsonStageWriter implements StageSink {
   private readonly buffers = new Map<StageTableName, string[]>();
   private readonly sizes = new Map<StageTableName, number>();
   readonly counts = new Map<StageTableName, number>();
+  private readonly fileIds = new Map<string, string>();
+
+  private fileId(path: string): string {
+    let id = this.fileIds.get(path);
+    if (id === undefined) {
+      id = `${this.part}:${String(this.fileIds.size).padStart(9, '0')}`;
+      this.fileIds.set(path, id);
+      this.emit('file', { id, path });
+    }
+    return id;
+  }
 
   /** `part` names this writer's files, so several writers can share one stage folder. */
   constructor(private readonly dir: string, private readonly part = 'main') {
@@ -21,6 +32,11 @@ export class NdjsonStageWriter implements StageSink {
   }
 
   emit<T extends StageTableName>(table: T, row: StageTables[T]): void {
+    if (table !== 'file' && 'file' in row) {
+      // Raw paths repeat on every child row (~90 bytes); a short id keeps the NDJSON small and
+      // the SQL joins on `file` cheap. Ids sort in reading order, like the paths they replace.
+      (row as { file: string }).file = this.fileId((row as { file: string }).file);
+    }
     const line = JSON.stringify(row);
     let buf = this.buffers.get(table);
     if (!buf) this.buffers.set(table, (buf = []));
