@@ -89,6 +89,7 @@ export class ZipStreamWriter {
       this.stats.entries++;
       this.stats.bytes += e.size;
     });
+    this.zip.flush();
     await drained(this.out);
   }
 

@@ -47,8 +47,14 @@ export class StreamingZip {
     this.dos = dosDateTime(mtime);
   }
 
-  /** Writes one entry; `data` is the raw-deflated content. Returns the sink's backpressure. */
-  add(name: string, size: number, crc: number, data: Uint8Array): boolean {
+  /** Local headers and data not yet handed to the sink (written in one piece by `flush`). */
+  private pending: Uint8Array[] = [];
+
+  /**
+   * Queues one entry; `data` is the raw-deflated content. Call `flush` to write the queued
+   * entries: one sink write per batch instead of two per entry.
+   */
+  add(name: string, size: number, crc: number, data: Uint8Array): void {
     const nameBytes = Buffer.from(name, 'utf8');
     if (size > U32_MAX || data.length > U32_MAX) throw new Error(`zip entry ${name} is over 4 GiB`);
     const local = Buffer.alloc(30 + nameBytes.length);
@@ -65,11 +71,17 @@ export class StreamingZip {
     local.writeUInt16LE(0, 28);
     nameBytes.copy(local, 30);
     this.centralRecord(nameBytes, size, crc, data.length, this.offset);
-    this.sink.write(local);
-    const ok = this.sink.write(data);
+    this.pending.push(local, data);
     this.offset += local.length + data.length;
     this.entries++;
-    return ok;
+  }
+
+  /** Writes the queued entries; returns the sink's backpressure signal. */
+  flush(): boolean {
+    if (this.pending.length === 0) return true;
+    const chunk = Buffer.concat(this.pending);
+    this.pending = [];
+    return this.sink.write(chunk);
   }
 
   private centralRecord(name: Buffer, size: number, crc: number, compressed: number, offset: number): void {
@@ -108,8 +120,9 @@ export class StreamingZip {
     this.centralBytes += length;
   }
 
-  /** Writes the central directory and end records. */
+  /** Writes any queued entries, the central directory and the end records. */
   finish(): void {
+    this.flush();
     const cdOffset = this.offset;
     const cdSize = this.centralBytes;
     this.central.push(this.chunk.subarray(0, this.chunkUsed));

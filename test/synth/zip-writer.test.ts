@@ -15,6 +15,7 @@ function buildZip(entries: number, content: (k: number) => string): Buffer {
   for (let k = 0; k < entries; k++) {
     const raw = Buffer.from(content(k));
     zip.add(`docs/${k}.json`, raw.length, crc32(raw), deflateRawSync(raw));
+    if (k % 2 === 0) zip.flush();
   }
   zip.finish();
   return Buffer.concat(parts);
