@@ -21,6 +21,7 @@ import { formatMicros } from '../http/timestamps.ts';
 import type { SearchQuery } from '../search/parse.ts';
 import { searchDocsSql, termStatsSql } from '../search/sql.ts';
 import { filterConditions, filtersBeyondStatus, SqlParams, type CveFilter } from './cves-filter.ts';
+import { scanList } from './cves-scan.ts';
 
 export const SORTS = ['published', 'epss', 'severity', 'cvss_v3_score'] as const;
 export type CveSort = (typeof SORTS)[number];
@@ -110,6 +111,7 @@ export async function listCves(snapshot: ServingSnapshot, request: ListRequest, 
     return listFromDocArrays(snapshot.records, req, cursorDoc, uncounted);
   }
   if (req.reverse) throw new Error('reverse is served on the unfiltered published listing only');
+  if (!req.search && !req.scope) return listFromColumns(snapshot, req, cursorDoc, uncounted, deadline);
 
   let stats: Map<string, number> | null = null;
   if (req.search) {
@@ -188,6 +190,20 @@ function listFromDocArrays(records: RecordStore, req: ListRequest, cursorDoc: nu
     searchRelaxed: false,
     next: nextCursor({ records }, req, uncounted, page),
   };
+}
+
+/** Filters without search: a walk over the JS column store (cves-scan.ts). */
+function listFromColumns(snapshot: ServingSnapshot, req: ListRequest, cursorDoc: number | null, uncounted: boolean, deadline: number): ListResult {
+  const scan = scanList(
+    snapshot.columns,
+    { filter: req.filter, sort: req.sort, startDoc: cursorDoc ?? 0, offset: req.offset, limit: req.limit, count: !uncounted },
+    deadline,
+  );
+  const page: Page = { docs: scan.docs, hasMore: scan.hasMore };
+  const result: ListResult = { docs: scan.docs, total: 0, totalIsLowerBound: false, totalCounted: false, searchRelaxed: false, next: nextCursor(snapshot, req, uncounted, page) };
+  if (uncounted) return result;
+  // Out of budget the walk still proves every match it saw (at least one past the page).
+  return { ...result, total: scan.matched, totalCounted: true, totalIsLowerBound: !scan.complete };
 }
 
 function nextCursor(snapshot: Pick<ServingSnapshot, 'records'>, req: ListRequest, uncounted: boolean, page: Page): ListResult['next'] {

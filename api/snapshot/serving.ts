@@ -1,13 +1,15 @@
 /**
  * One snapshot as the server serves it: the opened database (open.ts), the records in JS
- * memory (records.ts), a connection pool (pool.ts), and a reference count. Each request
- * retains the snapshot it started on and releases it when its response is done (a streamed
- * export only when its stream ends); a snapshot replaced by a newer one is closed only once
- * the last of those requests has released it, so a swap never fails a request in flight.
+ * memory (records.ts), the filter columns as typed arrays (columns.ts), a connection pool
+ * (pool.ts), and a reference count. Each request retains the snapshot it started on and
+ * releases it when its response is done (a streamed export only when its stream ends); a
+ * snapshot replaced by a newer one is closed only once the last of those requests has
+ * released it, so a swap never fails a request in flight.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SnapshotManifest } from '../../cli/build/manifest.ts';
 import { openSnapshot, type OpenOptions, type OpenSnapshot } from './open.ts';
+import { CveColumns } from './columns.ts';
 import { ConnectionPool } from './pool.ts';
 import { RecordStore } from './records.ts';
 
@@ -21,6 +23,8 @@ export class ServingSnapshot {
   readonly manifest: SnapshotManifest;
   readonly dir: string;
   readonly records: RecordStore;
+  /** Filter and sort columns of the CVEs as typed arrays (columns.ts). */
+  readonly columns: CveColumns;
   readonly pool: ConnectionPool;
   /**
    * A connection shared by every request for simple materialised reads (`SnapshotReader` of
@@ -39,7 +43,7 @@ export class ServingSnapshot {
   private isClosed = false;
   private resolveClosed!: () => void;
 
-  private constructor(opened: OpenSnapshot, records: RecordStore, pool: ConnectionPool) {
+  private constructor(opened: OpenSnapshot, records: RecordStore, columns: CveColumns, pool: ConnectionPool) {
     this.opened = opened;
     this.buildId = opened.buildId;
     this.manifest = opened.manifest;
@@ -47,6 +51,7 @@ export class ServingSnapshot {
     this.connection = opened.connection;
     this.unreadableTables = opened.unreadableTables;
     this.records = records;
+    this.columns = columns;
     this.pool = pool;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
   }
@@ -56,8 +61,9 @@ export class ServingSnapshot {
     const opened = await openSnapshot(dataDir, buildId, opts);
     try {
       const records = await RecordStore.load(opened.connection, opened.dir);
+      const columns = await CveColumns.load(opened.connection);
       const pool = await ConnectionPool.create(opened.instance, opts.poolSize ?? 4);
-      return new ServingSnapshot(opened, records, pool);
+      return new ServingSnapshot(opened, records, columns, pool);
     } catch (err) {
       opened.close();
       throw err;
