@@ -168,17 +168,20 @@ SELECT
       END
     )
   ) AS score_factors
-FROM s;
+FROM s
+-- The published order (DESIGN §4), sorted once here while the rows are narrow; the JSON and the
+-- Parquet files keep it.
+ORDER BY s.published DESC, s.cve_id DESC;
 
 -- The API's JSON for each record. score_unassessed_reason is absent when assessed (contract 2.2).
-CREATE TABLE cve_json AS
+CREATE TABLE cves_with_json AS
 SELECT
-  cve_id,
+  * EXCLUDE (j),
   -- Removing the one fragment as text: json_merge_patch would re-parse every record. The
   -- fragment cannot occur inside a string value, where quotes are escaped.
   CASE WHEN score_assessed THEN replace(CAST(j AS VARCHAR), '"score_unassessed_reason":null,', '') ELSE CAST(j AS VARCHAR) END AS record_json
 FROM (
-  SELECT cve_id, score_assessed, to_json(struct_pack(
+  SELECT *, to_json(struct_pack(
     cve_id := cve_id,
     published := strftime(published, '%Y-%m-%dT%H:%M:%S.%gZ'),
     last_modified := strftime(last_modified, '%Y-%m-%dT%H:%M:%S.%gZ'),
@@ -229,6 +232,9 @@ FROM (
   )) AS j
   FROM cves
 );
+
+DROP TABLE cves;
+ALTER TABLE cves_with_json RENAME TO cves;
 
 -- The scoring intermediates have served their purpose; dropping them keeps the build's memory
 -- to what later steps read.
