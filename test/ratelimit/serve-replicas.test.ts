@@ -11,9 +11,18 @@ import { freePort, startRedis, waitFor, type RedisProcess } from './helpers.ts';
 
 const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'vulnintel.mjs');
 let redis: RedisProcess;
-const replicas: Array<{ child: ChildProcess; base: string }> = [];
+interface Replica {
+  child: ChildProcess;
+  base: string;
+}
+const replicas: Replica[] = [];
+const replica = (i: number): Replica => {
+  const r = replicas[i];
+  if (!r) throw new Error(`replica ${i} did not start`);
+  return r;
+};
 
-async function startReplica(dataDir: string, redisUrl: string): Promise<{ child: ChildProcess; base: string }> {
+async function startReplica(dataDir: string, redisUrl: string): Promise<Replica> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(port), '--redis', redisUrl], {
     env: { ...process.env, VULNINTEL_QUIET: '1', VULNINTEL_RATE_PER_MINUTE: 'cves=30,standard=10,other=5', VULNINTEL_RATE_PER_SECOND: 'cves=1000,standard=1000,other=1000', VULNINTEL_RATE_BURST: '5000' },
@@ -39,7 +48,7 @@ afterAll(async () => {
 
 describe('two vulnintel serve replicas sharing Redis', () => {
   it('refuse a tier together once their shared count passes its ceiling, while /cves still answers', async () => {
-    const [a, b] = replicas as [{ base: string }, { base: string }];
+    const [a, b] = [replica(0), replica(1)];
     // Ten /cwes requests, alternating replicas: exactly the 6,000-tier ceiling (here 10).
     for (let i = 0; i < 10; i++) {
       const res = await fetch(`${(i % 2 ? b : a).base}/api/v1/public/cwes`);
@@ -63,7 +72,7 @@ describe('two vulnintel serve replicas sharing Redis', () => {
   });
 
   it('a header naming another client changes nothing', async () => {
-    const [a] = replicas as [{ base: string }];
+    const a = replica(0);
     const res = await fetch(`${a.base}/api/v1/public/cwes`, { headers: { 'X-Forwarded-For': '203.0.113.9', 'X-Real-IP': '203.0.113.9' } });
     expect(res.status).toBe(429);
   });
