@@ -14,6 +14,7 @@
  * Every other table is loaded as it is, under its view name (`products`, `related_keys`, …).
  */
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { SnapshotManifest } from '../../cli/build/manifest.ts';
@@ -65,6 +66,9 @@ export async function openSnapshot(dataDir: string, buildId: string, opts: OpenO
   const instance = await DuckDBInstance.create(':memory:', {
     threads: String(opts.threads ?? 2),
     memory_limit: opts.memoryLimit ?? '4GB',
+    // Spill (if ever) under the system temp folder, never into the server's working directory
+    // (DuckDB's default is `./.tmp`).
+    temp_directory: join(tmpdir(), `vulnintel-serve-${process.pid}`),
   });
   const connection = await instance.connect();
   try {

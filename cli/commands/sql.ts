@@ -3,17 +3,17 @@
  * snapshot is a view (`cves`, `advisories`, `affected_packages`, …), read straight from its
  * Parquet files, read-only.
  */
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { CliError } from '../../lib/errors.ts';
 import { readCurrentBuildId, SNAPSHOT_TABLES, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
-import { join } from 'node:path';
 
 export async function openSnapshotViews(dataDir: string) {
   const buildId = await readCurrentBuildId(dataDir);
   if (!buildId) throw new CliError(`no published snapshot in ${dataDir} (run \`vulnintel build\` first)`);
   const dir = join(snapshotsDir(dataDir), buildId);
-  const instance = await DuckDBInstance.create(':memory:');
+  const instance = await DuckDBInstance.create(':memory:', { temp_directory: join(tmpdir(), `vulnintel-sql-${process.pid}`) });
   const connection = await instance.connect();
   for (const table of Object.keys(SNAPSHOT_TABLES)) {
     await connection.run(`CREATE VIEW "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
