@@ -24,9 +24,10 @@ SELECT
   strftime(max(last_modified), '%Y-%m-%dT%H:%M:%S.%gZ') AS newest_modified
 FROM cves WHERE status = 'active';
 
-CREATE TABLE trends_weekly AS
+-- One definition for every period length: counts by service severity per period.
+CREATE MACRO severity_trend(unit) AS TABLE
 SELECT
-  CAST(date_trunc('week', published) AS DATE) AS period_start,
+  CAST(date_trunc(unit, published) AS DATE) AS period_start,
   count(*) AS total,
   count(*) FILTER (service_severity = 'CRITICAL') AS critical,
   count(*) FILTER (service_severity = 'HIGH') AS high,
@@ -37,15 +38,5 @@ SELECT
 FROM cves WHERE status = 'active'
 GROUP BY ALL ORDER BY period_start;
 
-CREATE TABLE trends_monthly AS
-SELECT
-  CAST(date_trunc('month', published) AS DATE) AS period_start,
-  count(*) AS total,
-  count(*) FILTER (service_severity = 'CRITICAL') AS critical,
-  count(*) FILTER (service_severity = 'HIGH') AS high,
-  count(*) FILTER (service_severity = 'MEDIUM') AS medium,
-  count(*) FILTER (service_severity = 'LOW') AS low,
-  count(*) FILTER (service_severity = 'NONE') AS unscored,
-  count(*) FILTER (in_kev) AS kev
-FROM cves WHERE status = 'active'
-GROUP BY ALL ORDER BY period_start;
+CREATE TABLE trends_weekly AS SELECT * FROM severity_trend('week');
+CREATE TABLE trends_monthly AS SELECT * FROM severity_trend('month');
