@@ -132,3 +132,12 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
+
+/**
+ * A JSON Schema document (`$schema` plus `properties`), as feeds publish beside their data
+ * (cisagov/kev-data ships `known_exploited_vulnerabilities_schema.json` next to the catalog):
+ * not data, so readers skip it rather than fail on it.
+ */
+export function isJsonSchemaDocument(json: unknown): boolean {
+  return isObject(json) && typeof json.$schema === 'string' && isObject(json.properties);
+}

@@ -62,6 +62,28 @@ export function csafVendorOf(file: string, sourceDir: string): string | null {
   return first.toLowerCase();
 }
 
+/**
+ * The vendor slug a document names itself, for documents outside a vendor folder (a mirror or
+ * a download of mixed providers): the host of `document.publisher.namespace` without `www.`
+ * and its domain suffix (`https://www.redhat.com` → `redhat`, `https://www.bsi.bund.de` →
+ * `bsi`), else the publisher name's first word.
+ */
+export function csafVendorFromPublisher(json: unknown): string | null {
+  if (!isObject(json) || !isObject(json.document) || !isObject(json.document.publisher)) return null;
+  const publisher = json.document.publisher;
+  const namespace = stringOrNull(publisher.namespace);
+  if (namespace) {
+    try {
+      const label = new URL(namespace).hostname.toLowerCase().replace(/^www\./, '').split('.')[0];
+      if (label && /^[a-z0-9-]+$/.test(label)) return label;
+    } catch {
+      // not a URL: fall back to the name
+    }
+  }
+  const word = stringOrNull(publisher.name)?.toLowerCase().match(/[a-z0-9]+/)?.[0];
+  return word ?? null;
+}
+
 /** One CVSS object (`cvss_v3`, `cvss_v4`, `cvss_v2`): its base score (computed if omitted). */
 function readCvss(value: unknown): CvssPick | null {
   if (!isObject(value)) return null;
@@ -250,9 +272,12 @@ export const csafParser: SourceParser = {
     let records = 0;
     for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
       files++;
-      const vendor = csafVendorOf(doc.path, dir);
-      if (!vendor) throw new RawFormatError(doc.path, undefined, 'CSAF files must sit in a vendor folder: csaf/<vendor>/…');
-      const rows = parseCsafDocument(parseJsonDocument(doc), doc.path, vendor);
+      const json = parseJsonDocument(doc);
+      // Listings (provider metadata, ROLIE feeds) need no vendor: parseCsafDocument skips them.
+      const isCsaf = isObject(json) && isObject(json.document);
+      const vendor = csafVendorOf(doc.path, dir) ?? csafVendorFromPublisher(json);
+      if (!vendor && isCsaf) throw new RawFormatError(doc.path, undefined, 'no vendor: put CSAF files in csaf/<vendor>/…, or the document must name its publisher');
+      const rows = parseCsafDocument(json, doc.path, vendor ?? '');
       if (!rows) continue;
       sink.emit('vendor_advisory', rows.advisory);
       for (const c of rows.cves) sink.emit('vendor_advisory_cve', c);

@@ -7,7 +7,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { KevRow, StageSink } from '../stage/tables.ts';
-import { isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate } from './common.ts';
+import { isJsonSchemaDocument, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate } from './common.ts';
 import type { SourceParser } from './source.ts';
 
 /** Text fields the schema requires on every entry. */
@@ -72,8 +72,10 @@ export const kevParser: SourceParser = {
     let files = 0;
     let records = 0;
     for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+      const json = parseJsonDocument(doc);
+      if (isJsonSchemaDocument(json)) continue;
       files++;
-      const n = stageKevDocument(parseJsonDocument(doc), doc.path, sink);
+      const n = stageKevDocument(json, doc.path, sink);
       records += n;
       progress.tick(n);
     }

@@ -312,12 +312,27 @@ describe('csafParser.stage', () => {
     expect(sink.rows.vendor_advisory_cve).toHaveLength(7);
   });
 
-  it('rejects a document that is not inside a vendor folder', async () => {
+  it('takes the vendor of a document outside a vendor folder from its publisher namespace', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'csaf-'));
     try {
-      mkdirSync(join(dir, 'acme'));
-      writeFileSync(join(dir, 'loose.json'), JSON.stringify(csafDoc({})));
-      await expect(csafParser.stage(dir, new MemoryStageSink(), noProgress)).rejects.toThrow(/loose\.json: CSAF files must sit in a vendor folder/);
+      const doc = csafDoc({}) as { document: { publisher: Record<string, unknown> } };
+      doc.document.publisher = { category: 'vendor', name: 'Acme Product Security', namespace: 'https://www.acme.example' };
+      writeFileSync(join(dir, 'loose.json'), JSON.stringify(doc));
+      const sink = new MemoryStageSink();
+      await csafParser.stage(dir, sink, noProgress);
+      expect(sink.rows.vendor_advisory.map((a) => a.vendor)).toEqual(['acme']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects a document outside a vendor folder that names no publisher', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'csaf-'));
+    try {
+      const doc = csafDoc({}) as { document: Record<string, unknown> };
+      delete doc.document.publisher;
+      writeFileSync(join(dir, 'loose.json'), JSON.stringify(doc));
+      await expect(csafParser.stage(dir, new MemoryStageSink(), noProgress)).rejects.toThrow(/loose\.json: no vendor/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -94,5 +95,17 @@ describe('KEV malformed input', () => {
   it('a catalog without a vulnerabilities list', () => {
     expect(stageError({ catalogVersion: '2025.08.25', vulnerabilities: null }).message).toMatch(/`vulnerabilities` is not an array/);
     expect(stageError('[]').message).toMatch(/expected a JSON object/);
+  });
+
+  it('skips the JSON Schema that cisagov/kev-data publishes beside the catalog', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kev-schema-'));
+    try {
+      for (const f of readdirSync(REAL)) copyFileSync(join(REAL, f), join(dir, f));
+      copyFileSync(fileURLToPath(new URL('../fixtures/kev/schema-beside-catalog.json', import.meta.url)), join(dir, 'known_exploited_vulnerabilities_schema.json'));
+      const sink = new MemoryStageSink();
+      expect(await kevParser.stage(dir, sink, countingProgress())).toEqual({ files: 1, records: 6 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
