@@ -50,9 +50,10 @@ const STAGE_LANES: RawSourceKey[][] = [
   ['cvelist', 'ghsa', 'msrc'],
 ];
 
-function runLane(input: StageWorkerInput, onMessage: (m: StageWorkerMessage) => void): Promise<void> {
+function runLane(input: StageWorkerInput, onMessage: (m: StageWorkerMessage) => void, started: (w: Worker) => void): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const worker = new Worker(new URL('./stage-worker-entry.mjs', import.meta.url), { workerData: input });
+    started(worker);
     let settled = false;
     worker.on('message', (m: StageWorkerMessage) => {
       if (m.type === 'error') {
@@ -82,18 +83,28 @@ export async function stageSources(rawDir: string, stageDir: string): Promise<Re
     'stage sources',
     async () => {
       const bar = progress('staging', 0, 'records');
+      const workers: Worker[] = [];
+      const lanes = STAGE_LANES.map((keys, lane) =>
+        runLane(
+          { rawDir, stageDir, part: `lane${lane}`, keys },
+          (m) => {
+            if (m.type === 'tick') bar.tick(m.records);
+            else if (m.type === 'done') {
+              results[m.key] = m.result;
+              info(`  ${m.key}: ${formatCount(m.result.records)} records from ${formatCount(m.result.files)} files (${formatDuration(m.ms)})`);
+            }
+          },
+          (w) => workers.push(w),
+        ),
+      );
       try {
-        await Promise.all(
-          STAGE_LANES.map((keys, lane) =>
-            runLane({ rawDir, stageDir, part: `lane${lane}`, keys }, (m) => {
-              if (m.type === 'tick') bar.tick(m.records);
-              else if (m.type === 'done') {
-                results[m.key] = m.result;
-                info(`  ${m.key}: ${formatCount(m.result.records)} records from ${formatCount(m.result.files)} files (${formatDuration(m.ms)})`);
-              }
-            }),
-          ),
-        );
+        await Promise.all(lanes);
+      } catch (err) {
+        // One lane failed: stop the others and wait until they are gone, so nothing writes into
+        // the work folder while the build removes it.
+        await Promise.all(workers.map((w) => w.terminate()));
+        await Promise.allSettled(lanes);
+        throw err;
       } finally {
         bar.stop();
       }
