@@ -9,7 +9,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Worker } from 'node:worker_threads';
-import { RawFormatError } from '../../lib/errors.ts';
+import { CliError, RawFormatError } from '../../lib/errors.ts';
 import { formatCount, formatDuration, info, progress, step } from '../../lib/log.ts';
 import type { RawSourceKey } from '../../lib/raw-layout.ts';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../lib/snapshot-layout.ts';
@@ -130,6 +130,10 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   info(`build ${buildId}: raw ${opts.rawDir} → ${opts.dataDir}`);
   try {
     const staged = await stageSources(opts.rawDir, stageDir);
+    // A wrong --raw path or an empty fetch must not replace a good snapshot with an empty one.
+    if ((staged.nvd?.records ?? 0) + (staged.cvelist?.records ?? 0) === 0) {
+      throw new CliError(`no CVE records in ${opts.rawDir} (expected NVD pages in nvd/ or CVE 5 records in cvelist/; run \`vulnintel fetch\` first): nothing published`);
+    }
 
     // In memory, spilling to the work folder past the memory limit. A database file was tried:
     // its write-ahead log made every CREATE TABLE write its rows twice, ~40 % slower overall.

@@ -98,6 +98,16 @@ describe('publishing', () => {
     expect(await readCurrentBuildId(data)).toBeNull();
   });
 
+  it('refuses to publish from a raw folder without CVE records, keeping the published snapshot', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const good = await build(raw, data);
+    const empty = await writeCorpus({ epss: [['CVE-2025-20001', 0.5]] });
+    const error = await build(empty, data).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/no CVE records in .*nothing published/);
+    expect(await readCurrentBuildId(data)).toBe(good.buildId);
+    expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
+  });
+
   it('keeps the newest 3 snapshots and always the published one', async () => {
     const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
     const ids: string[] = [];
