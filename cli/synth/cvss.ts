@@ -376,28 +376,15 @@ function buildCve5Metric(v: VectorInfo, minimal: boolean): Record<string, unknow
       scenarios: [{ lang: 'en', value: 'GENERAL' }],
     };
   }
-  const d = nvdV3Data(v);
   return {
-    [v.version === '3.1' ? 'cvssV3_1' : 'cvssV3_0']: {
-      attackComplexity: d.attackComplexity,
-      attackVector: d.attackVector,
-      availabilityImpact: d.availabilityImpact,
-      baseScore: v.score,
-      baseSeverity: v.severity,
-      confidentialityImpact: d.confidentialityImpact,
-      integrityImpact: d.integrityImpact,
-      privilegesRequired: d.privilegesRequired,
-      scope: d.scope,
-      userInteraction: d.userInteraction,
-      vectorString: v.vector,
-      version: v.version,
-    },
+    // CVE 5 and CSAF both use the FIRST CVSS v3 JSON schema object.
+    [v.version === '3.1' ? 'cvssV3_1' : 'cvssV3_0']: csafCvssV3(v),
     format: 'CVSS',
     scenarios: [{ lang: 'en', value: 'GENERAL' }],
   };
 }
 
-/** CSAF `scores[].cvss_v3` (the FIRST JSON schema fields). */
+/** The FIRST CVSS v3 JSON schema object: CSAF `scores[].cvss_v3` and CVE 5 `cvssV3_x`. */
 export function csafCvssV3(v: VectorInfo) {
   const d = nvdV3Data(v);
   return {
