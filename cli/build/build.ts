@@ -12,7 +12,6 @@ import { Worker } from 'node:worker_threads';
 import { CliError, RawFormatError } from '../../lib/errors.ts';
 import { formatCount, formatDuration, info, progress, step } from '../../lib/log.ts';
 import type { RawSourceKey } from '../../lib/raw-layout.ts';
-import { SNAPSHOT_SCHEMA_VERSION } from '../../lib/snapshot-layout.ts';
 import { PARSERS } from '../parse/index.ts';
 import type { StageResult } from '../parse/source.ts';
 import { STAGE_TABLES } from '../stage/tables.ts';

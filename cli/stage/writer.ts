@@ -13,7 +13,6 @@ export class NdjsonStageWriter implements StageSink {
   private readonly fds = new Map<StageTableName, number>();
   private readonly buffers = new Map<StageTableName, string[]>();
   private readonly sizes = new Map<StageTableName, number>();
-  readonly counts = new Map<StageTableName, number>();
   private readonly fileIds = new Map<string, string>();
 
   private fileId(path: string): string {
@@ -43,7 +42,6 @@ export class NdjsonStageWriter implements StageSink {
     buf.push(line);
     const size = (this.sizes.get(table) ?? 0) + line.length + 1;
     this.sizes.set(table, size);
-    this.counts.set(table, (this.counts.get(table) ?? 0) + 1);
     if (size >= FLUSH_BYTES) this.flush(table);
   }
 
