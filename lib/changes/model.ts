@@ -1,0 +1,164 @@
+/**
+ * The change model shared by the build step that writes `changes.parquet` (sql/), the change
+ * feed of the API (`/changes`, `/cves/{id}/history`, Atom, SSE), the notifier (`vulnintel
+ * notify`) and the /pulse pages. PULSE.md §2–§4 define it; this file is the one place that
+ * names the columns, the kinds and the filter, so every consumer matches a change the same way.
+ *
+ * `changes.parquet` columns (one row per subject and kind; newest build first, then change_id):
+ *   change_id        VARCHAR    stable: hex of sha256(build_id|subject_type|subject|kind), 24 chars
+ *   build_id         VARCHAR    the build that detected it
+ *   detected_at      TIMESTAMP  the build's time (UTC)
+ *   subject_type     VARCHAR    'cve' | 'advisory'
+ *   cve_id           VARCHAR    the CVE (NULL for an advisory that names none)
+ *   vendor           VARCHAR    advisory subjects: the advisory's vendor (its source); NULL for CVEs
+ *   advisory_id      VARCHAR    advisory subjects: the advisory id; NULL for CVEs
+ *   kind             VARCHAR    one of CHANGE_KINDS
+ *   before, after    VARCHAR    JSON objects of the fields that changed (NULL when not applicable)
+ *   why              VARCHAR    one plain-English sentence
+ *   -- the subject's brief as of this build, for matching without joins:
+ *   title            VARCHAR
+ *   service_severity VARCHAR    CRITICAL | HIGH | MEDIUM | LOW | NONE (CVE subjects)
+ *   service_score    DOUBLE
+ *   service_risk     DOUBLE
+ *   in_kev           BOOLEAN
+ *   epss_score       DOUBLE
+ *   vendor_severity  VARCHAR    the advisory's own band mapped to CRITICAL/HIGH/MEDIUM/LOW, else NULL
+ *   vendors          VARCHAR[]  vendor keys (lower case, spaces as '_', as products.parquet)
+ *   products         VARCHAR[]  'vendor_key:product_key'
+ *   ecosystems       VARCHAR[]  OSV ecosystem names as published (e.g. 'npm', 'PyPI')
+ *   packages         VARCHAR[]  'ecosystem:package_name' as published
+ *   cwe_ids          VARCHAR[]  'CWE-79', …
+ */
+
+export const CHANGE_KINDS = [
+  'new_cve',
+  'new_advisory',
+  'advisory_linked',
+  'kev_added',
+  'kev_removed',
+  'severity_changed',
+  'score_changed',
+  'risk_changed',
+  'epss_crossed',
+  'exploit_published',
+  'assessed',
+  'rejected',
+  'cvss_changed',
+  'ssvc_changed',
+] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+export const SEVERITY_ORDER = ['NONE', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
+export type ServiceSeverity = (typeof SEVERITY_ORDER)[number];
+
+/** One row of changes.parquet as JS reads it (timestamps as ISO strings, JSON left as text). */
+export interface ChangeRow {
+  change_id: string;
+  build_id: string;
+  detected_at: string;
+  subject_type: 'cve' | 'advisory';
+  cve_id: string | null;
+  vendor: string | null;
+  advisory_id: string | null;
+  kind: ChangeKind;
+  before: string | null;
+  after: string | null;
+  why: string;
+  title: string | null;
+  service_severity: string | null;
+  service_score: number | null;
+  service_risk: number | null;
+  in_kev: boolean | null;
+  epss_score: number | null;
+  vendor_severity: string | null;
+  vendors: string[];
+  products: string[];
+  ecosystems: string[];
+  packages: string[];
+  cwe_ids: string[];
+}
+
+/**
+ * A filter over changes: the query parameters of `/changes`, the Atom feed and the stream,
+ * and the filter of a subscription. Every member is optional; an empty filter matches all.
+ * Text members are compared case-insensitively.
+ */
+export interface ChangeFilter {
+  kinds?: ChangeKind[];
+  /** A whole vendor (vendor key). */
+  vendor?: string;
+  /** With vendor: one product of it (product key). */
+  product?: string;
+  ecosystem?: string;
+  /** With ecosystem (or alone: any ecosystem): the package name. */
+  package?: string;
+  cwe?: string;
+  /** Words that must all occur in the subject's id, title, why, vendors or products. */
+  search?: string;
+  min_severity?: Exclude<ServiceSeverity, 'NONE'>;
+  min_risk?: number;
+  kev_only?: boolean;
+}
+
+/** The key form products.parquet uses: lower case, spaces as '_'. */
+export function vendorKey(text: string): string {
+  return text.trim().toLowerCase().replace(/\s+/g, '_');
+}
+
+function severityRank(value: string | null | undefined): number {
+  return value ? SEVERITY_ORDER.indexOf(value.toUpperCase() as ServiceSeverity) : -1;
+}
+
+function searchWords(search: string): string[] {
+  return search
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_.-]+/u)
+    .filter((w) => w.length > 0);
+}
+
+/**
+ * Whether one change matches a filter (PULSE §3): filters match the subject's brief as
+ * recorded with the change. An advisory change is kept by min_severity when its vendor
+ * severity meets it, and left out by min_risk and kev_only.
+ */
+export function changeMatches(filter: ChangeFilter, change: ChangeRow): boolean {
+  if (filter.kinds && filter.kinds.length > 0 && !filter.kinds.includes(change.kind)) return false;
+  const isAdvisory = change.subject_type === 'advisory';
+  if (filter.vendor !== undefined) {
+    const vendor = vendorKey(filter.vendor);
+    const vendors = isAdvisory && change.vendor ? [vendorKey(change.vendor), ...change.vendors] : change.vendors;
+    if (!vendors.includes(vendor)) return false;
+    if (filter.product !== undefined && !change.products.includes(`${vendor}:${vendorKey(filter.product)}`)) return false;
+  } else if (filter.product !== undefined) {
+    const product = vendorKey(filter.product);
+    if (!change.products.some((p) => p.slice(p.indexOf(':') + 1) === product)) return false;
+  }
+  if (filter.ecosystem !== undefined) {
+    const ecosystem = filter.ecosystem.toLowerCase();
+    if (!change.ecosystems.some((e) => e.toLowerCase() === ecosystem)) return false;
+    if (filter.package !== undefined && !change.packages.some((p) => p.toLowerCase() === `${ecosystem}:${filter.package!.toLowerCase()}`)) return false;
+  } else if (filter.package !== undefined) {
+    const name = filter.package.toLowerCase();
+    if (!change.packages.some((p) => p.slice(p.indexOf(':') + 1).toLowerCase() === name)) return false;
+  }
+  if (filter.cwe !== undefined) {
+    const cwe = filter.cwe.toUpperCase();
+    if (!change.cwe_ids.some((c) => c.toUpperCase() === cwe)) return false;
+  }
+  if (filter.min_severity !== undefined) {
+    const basis = isAdvisory ? change.vendor_severity : change.service_severity;
+    if (severityRank(basis) < severityRank(filter.min_severity)) return false;
+  }
+  if (filter.min_risk !== undefined) {
+    if (isAdvisory || change.service_risk === null || change.service_risk < filter.min_risk) return false;
+  }
+  if (filter.kev_only === true && (isAdvisory || change.in_kev !== true)) return false;
+  if (filter.search !== undefined) {
+    const haystack = [change.cve_id, change.advisory_id, change.vendor, change.title, change.why, ...change.vendors, ...change.products]
+      .filter((s): s is string => typeof s === 'string')
+      .join(' ')
+      .toLowerCase();
+    for (const word of searchWords(filter.search)) if (!haystack.includes(word)) return false;
+  }
+  return true;
+}
