@@ -30,6 +30,33 @@
  *   cwe_ids          VARCHAR[]  'CWE-79', …
  */
 
+/** The columns of changes.parquet with their DuckDB types, in file order (see above). */
+export const CHANGE_COLUMNS: ReadonlyArray<readonly [name: keyof ChangeRow, duckdbType: string]> = [
+  ['change_id', 'VARCHAR'],
+  ['build_id', 'VARCHAR'],
+  ['detected_at', 'TIMESTAMP'],
+  ['subject_type', 'VARCHAR'],
+  ['cve_id', 'VARCHAR'],
+  ['vendor', 'VARCHAR'],
+  ['advisory_id', 'VARCHAR'],
+  ['kind', 'VARCHAR'],
+  ['before', 'VARCHAR'],
+  ['after', 'VARCHAR'],
+  ['why', 'VARCHAR'],
+  ['title', 'VARCHAR'],
+  ['service_severity', 'VARCHAR'],
+  ['service_score', 'DOUBLE'],
+  ['service_risk', 'DOUBLE'],
+  ['in_kev', 'BOOLEAN'],
+  ['epss_score', 'DOUBLE'],
+  ['vendor_severity', 'VARCHAR'],
+  ['vendors', 'VARCHAR[]'],
+  ['products', 'VARCHAR[]'],
+  ['ecosystems', 'VARCHAR[]'],
+  ['packages', 'VARCHAR[]'],
+  ['cwe_ids', 'VARCHAR[]'],
+];
+
 export const CHANGE_KINDS = [
   'new_cve',
   'new_advisory',
