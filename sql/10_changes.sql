@@ -9,7 +9,7 @@
 
 -- Numbers in sentences: one decimal, without a trailing ".0" (41 → 88, 6.5 → 7.5).
 CREATE MACRO change_num(x) AS coalesce(regexp_replace(printf('%.1f', x), '\.0$', ''), 'none');
-CREATE MACRO change_epss(x) AS coalesce(printf('%.2f', x), 'none');
+CREATE MACRO change_epss(x) AS coalesce(CAST(round(x, 5) AS VARCHAR), 'none');
 
 -- 10a. Old and new state side by side, only what the kinds compare.
 CREATE TABLE change_cve_pairs AS
@@ -185,13 +185,16 @@ pkg AS (
 )
 SELECT
   c.cve_id,
-  coalesce(c.title, c.kev_vulnerability_name, CASE WHEN length(c.description) > 160 THEN left(c.description, 157) || '...' ELSE c.description END) AS title,
+  coalesce(c.title, c.kev_vulnerability_name,
+           CASE WHEN length(d.text) > 160 THEN rtrim(left(d.text, 157)) || '...' ELSE d.text END) AS title,
   c.service_severity, c.service_score, c.service_risk, c.in_kev, c.epss_score, c.vendor_severity,
   coalesce(prod.vendors, []) AS vendors, coalesce(prod.products, []) AS products,
   coalesce(pkg.ecosystems, []) AS ecosystems, coalesce(pkg.packages, []) AS packages,
   c.cwe_ids
 FROM cves c
 SEMI JOIN ids USING (cve_id)
+-- NVD records have no title: the description's start, on one line, stands in.
+CROSS JOIN LATERAL (SELECT trim(regexp_replace(c.description, '\s+', ' ', 'g')) AS text) d
 LEFT JOIN prod USING (cve_id)
 LEFT JOIN pkg USING (cve_id);
 
