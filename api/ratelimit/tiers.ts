@@ -1,6 +1,7 @@
 /**
  * Which limit tier a path falls in (contract §8.1 table). Paths outside `/api/v1/public`
- * (openapi, docs, health, /pulse) are not limited at all (DESIGN §6 decision).
+ * (openapi, docs, health, /pulse pages) are not limited at all (DESIGN §6 decision), except
+ * the change feeds under /pulse, which read the snapshot like the API (PULSE §3).
  */
 import type { TierLimits } from './config.ts';
 
@@ -16,7 +17,11 @@ export type TierIndex = typeof CVES | typeof STANDARD | typeof OTHER;
 const PUBLIC_PREFIX = '/api/v1/public';
 
 /** The contract's 6,000-per-minute paths, each with every path under it. */
-const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent'];
+const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent', '/changes'];
+
+/** The change feeds outside the API: the Atom feed polled like `/changes`; opening a stream is rarer. */
+const PULSE_FEEDS = '/pulse/feeds';
+const PULSE_STREAM = '/pulse/stream';
 
 /** True when `path` is `prefix` itself or a path under it, starting at `offset` (no allocation). */
 function isAtOrUnder(path: string, offset: number, prefix: string): boolean {
@@ -27,7 +32,11 @@ function isAtOrUnder(path: string, offset: number, prefix: string): boolean {
 
 /** The tier of a request path, or undefined when the path is not rate limited. */
 export function tierOfPath(path: string): TierIndex | undefined {
-  if (!isAtOrUnder(path, 0, PUBLIC_PREFIX)) return undefined;
+  if (!isAtOrUnder(path, 0, PUBLIC_PREFIX)) {
+    if (isAtOrUnder(path, 0, PULSE_FEEDS)) return STANDARD;
+    if (isAtOrUnder(path, 0, PULSE_STREAM)) return OTHER;
+    return undefined;
+  }
   const offset = PUBLIC_PREFIX.length;
   if (isAtOrUnder(path, offset, '/cves')) return CVES;
   for (const prefix of STANDARD_PATHS) if (isAtOrUnder(path, offset, prefix)) return STANDARD;

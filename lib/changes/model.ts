@@ -136,7 +136,8 @@ function severityRank(value: string | null | undefined): number {
   return value ? SEVERITY_ORDER.indexOf(value.toUpperCase() as ServiceSeverity) : -1;
 }
 
-function searchWords(search: string): string[] {
+/** The words of a search filter, as changeMatches looks for them (exported for SQL mirrors). */
+export function searchWords(search: string): string[] {
   return search
     .toLowerCase()
     .split(/[^\p{L}\p{N}_.-]+/u)

@@ -20,11 +20,15 @@ describe('tierOfPath (contract §8.1 table)', () => {
     ['/api/v1/public/cvesfoo', OTHER],
     ['/api/v1/public/cwesx', OTHER],
     ['/api/v1/public/anything/else', OTHER],
+    ['/api/v1/public/changes', STANDARD],
+    ['/api/v1/public/cves/CVE-2024-3400/history', CVES],
+    ['/pulse/feeds/changes.atom', STANDARD],
+    ['/pulse/stream', OTHER],
   ] as const)('%s → tier %i', (path, tier) => {
     expect(tierOfPath(path)).toBe(tier);
   });
 
-  it.each(['/api/v1/openapi.json', '/api/v1/docs', '/health', '/pulse', '/api/v1/publicity', '/', '/api/v2/public/cves'])(
+  it.each(['/api/v1/openapi.json', '/api/v1/docs', '/health', '/pulse', '/pulse/cves', '/pulse/streamer', '/api/v1/publicity', '/', '/api/v2/public/cves'])(
     '%s is not limited',
     (path) => {
       expect(tierOfPath(path)).toBeUndefined();
