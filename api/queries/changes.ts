@@ -110,7 +110,7 @@ export async function listChanges(reader: SnapshotReader, query: ChangePageQuery
   requireTables(reader, 'changes');
   const params = new Params();
   const where = changeFilterSql(query.filter, params);
-  if (query.sinceMicros !== undefined) where.push(`detected_at > make_timestamp(${params.add(query.sinceMicros)})`);
+  if (query.sinceMicros !== undefined) where.push(`detected_at > make_timestamp(CAST(${params.add(query.sinceMicros)} AS BIGINT))`);
   if (query.after) {
     const b = params.add(query.after.build_id);
     where.push(`build_id < ${b} OR (build_id = ${b} AND change_id > ${params.add(query.after.change_id)})`);
