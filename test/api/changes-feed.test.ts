@@ -61,8 +61,8 @@ describe('GET /api/v1/public/changes', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const path = `/api/v1/public/changes?limit=4${cursor ? `&cursor=${cursor}` : ''}`;
-      const { status, body } = await api.json<Page>(path);
+      const path: string = `/api/v1/public/changes?limit=4${cursor ? `&cursor=${cursor}` : ''}`;
+      const { status, body }: { status: number; body: Page } = await api.json<Page>(path);
       expect(status).toBe(200);
       seen.push(...body.changes.map((c) => c.change_id));
       cursor = body.next_cursor;
