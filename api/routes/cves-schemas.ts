@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import {
   booleanParam,
+  CVE_ID_PATTERN,
   enumListParam,
   enumParam,
   integerParam,
@@ -74,6 +75,7 @@ const listParams = {
     '2024-04-12T08:15:06.230Z',
   ),
   before_cve_id: queryParam(parseCveId, {
+    pattern: CVE_ID_PATTERN,
     description: 'Keyset cursor, with `before_published`: send the previous page\'s `next_cve_id`.',
     example: 'CVE-2024-3400',
   }),

@@ -55,6 +55,7 @@ export function productKey(text: string): string {
 }
 
 const listRoute = createRoute({
+  operationId: 'listCves',
   method: 'get',
   path: BASE,
   tags: [TAG],
@@ -70,6 +71,7 @@ const listRoute = createRoute({
 });
 
 const summaryRoute = createRoute({
+  operationId: 'getCveSummary',
   method: 'get',
   path: `${BASE}/summary`,
   tags: [TAG],
@@ -81,6 +83,7 @@ const summaryRoute = createRoute({
 });
 
 const trendsRoute = createRoute({
+  operationId: 'getCveTrends',
   method: 'get',
   path: `${BASE}/trends`,
   tags: [TAG],
@@ -92,6 +95,7 @@ const trendsRoute = createRoute({
 });
 
 const exportRoute = createRoute({
+  operationId: 'exportCves',
   method: 'get',
   path: `${BASE}/export.ndjson`,
   tags: [TAG],
@@ -109,6 +113,7 @@ const exportRoute = createRoute({
 });
 
 const matchRoute = createRoute({
+  operationId: 'matchCves',
   method: 'get',
   path: `${BASE}/match`,
   tags: [TAG],
@@ -123,6 +128,7 @@ const matchRoute = createRoute({
 });
 
 const recordRoute = createRoute({
+  operationId: 'getCve',
   method: 'get',
   path: `${BASE}/{id}`,
   tags: [TAG],
