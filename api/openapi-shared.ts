@@ -3,6 +3,7 @@
  * route module, so a route added later gets it without a line of its own:
  *   - 304 (a matching `If-None-Match`, api/http/respond.ts): no body, the `ETag`;
  *   - 429 (api/ratelimit): the RateLimitError body, `Retry-After` and `X-RateLimit-*`;
+ *   - 431 (api/http/client-errors.ts): a request head too large for Node's parser;
  *   - 500 INTERNAL (api/app.ts), possible anywhere;
  *   - 503 on every path under /api/v1/public (retainSnapshot: NO_SNAPSHOT; a table that could
  *     not be read: SNAPSHOT_TABLE_UNAVAILABLE);
@@ -76,6 +77,11 @@ const RESPONSES: Record<string, object> = {
     headers: headers(['Retry-After', ...RATE_HEADERS]),
     content: errorContent('RateLimitError'),
   },
+  RequestHeadersTooLarge: {
+    description: 'The request line and headers exceed the server\'s limit (16 KB by default): REQUEST_HEADERS_TOO_LARGE, answered before any routing.',
+    headers: headers(['X-Snapshot']),
+    content: errorContent('Error'),
+  },
   Internal: {
     description: 'Internal error (INTERNAL); logged, retrying may succeed.',
     content: errorContent('Error'),
@@ -145,6 +151,7 @@ export function withSharedDeclarations(document: Record<string, unknown>): Recor
       add('304', 'NotModified');
       if ((op.parameters?.length ?? 0) > 0) add('400', 'InvalidParameter');
       add('429', 'RateLimited');
+      add('431', 'RequestHeadersTooLarge');
       add('500', 'Internal');
       if (path.startsWith(`${PUBLIC_PREFIX}/`)) add('503', 'Unavailable');
       // Status order, as readers expect.

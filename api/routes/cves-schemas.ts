@@ -16,6 +16,7 @@ import {
   textParam,
   timestampParam,
 } from '../http/params.ts';
+import { ERROR_STATUS, type ErrorCode } from '../http/errors.ts';
 import { SEVERITIES, STATUSES } from '../queries/cves-filter.ts';
 import { SORTS } from '../queries/cves-list.ts';
 
@@ -106,17 +107,7 @@ export const CveExportQuery = z.object(filterParams);
 
 export const ErrorSchema = z
   .object({
-    code: z.enum([
-      'INVALID_PARAMETER',
-      'VENDOR_FILTER_NOT_ALLOWED',
-      'REVERSE_NOT_ALLOWED',
-      'NOT_FOUND',
-      'METHOD_NOT_ALLOWED',
-      'RATE_LIMIT_EXCEEDED',
-      'NO_SNAPSHOT',
-      'SNAPSHOT_TABLE_UNAVAILABLE',
-      'INTERNAL',
-    ]),
+    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
     message: z.string(),
     parameter: z.string().optional().openapi({ description: 'The parameter at fault (INVALID_PARAMETER, REVERSE_NOT_ALLOWED, VENDOR_FILTER_NOT_ALLOWED).' }),
   })

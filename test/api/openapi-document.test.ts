@@ -98,8 +98,10 @@ describe('the document', () => {
     }
   });
 
-  it('declares 503 on every public operation and 400 on every operation taking a parameter', () => {
+  it('declares 503 on every public operation, 400 on every operation taking a parameter, 431 and 500 everywhere', () => {
     for (const { path, op } of operations) {
+      expect(resolved(op, '431'), path).toBeDefined();
+      expect(resolved(op, '500'), path).toBeDefined();
       if (path.startsWith('/api/v1/public/')) expect(resolved(op, '503'), path).toBeDefined();
       if ((op.parameters ?? []).length > 0) expect(resolved(op, '400'), path).toBeDefined();
     }
