@@ -106,6 +106,12 @@ const exportRoute = createRoute({
   responses: {
     200: {
       description: 'NDJSON stream of CVE records.',
+      headers: {
+        'X-Export-Total': { required: true, description: 'CVEs matching the filter.', schema: { type: 'integer', minimum: 0 } },
+        'X-Export-Rows': { required: true, description: 'Rows in this body: the total, at most the cap.', schema: { type: 'integer', minimum: 0 } },
+        'X-Export-Cap': { required: true, description: 'Rows per call (VULNINTEL_EXPORT_CAP).', schema: { type: 'integer', minimum: 1 } },
+        'X-Export-Truncated': { required: true, description: 'true when the total exceeds the cap.', schema: { type: 'string', enum: ['true', 'false'] } },
+      },
       content: { 'application/x-ndjson': { schema: z.string().openapi({ description: 'One CveRecord JSON per line.' }) } },
     },
     ...errorResponses(400, 503),

@@ -52,6 +52,8 @@ export async function startOn(dataDir: string, buildId: string, opts: Partial<Se
     ...opts,
   });
   const validator = documentValidator(server.url);
+  // Fetched now, so that a test's first request is the request it times (e.g. one in flight at close()).
+  await validator();
   const get = async (path: string, init?: RequestInit) => {
     const url = `${server.url}${path}`;
     const res = await fetch(url, init);
