@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, RawFormatError } from '../lib/errors.ts';
 import { defaultDataDir } from '../lib/paths.ts';
+import { sourcesHelp } from './fetch/source-summaries.ts';
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -31,6 +32,7 @@ program
   .option('--data <dir>', 'data folder', defaultDataDir())
   .option('--config <file>', 'source URL overrides (JSON, see config/sources.example.json)')
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
+  .addHelpText('after', sourcesHelp)
   .action(async (opts) => (await import('./commands/fetch.ts')).runFetch(opts));
 
 program
@@ -52,6 +54,7 @@ program
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
+  .addHelpText('after', sourcesHelp)
   .action(async (opts) => (await import('./commands/update.ts')).runUpdate(opts));
 
 program

@@ -24,7 +24,7 @@ function parseVendor(raw: string): string {
 
 const ListQuery = z.object({
   has_cve: booleanParam('true: only advisories linked to a CVE; false: only those not linked to one yet (many advisories precede their CVE).'),
-  vendor: queryParam(parseVendor, { description: 'Advisory source (`redhat`, `cisco`, `microsoft`, `suse`, …), any case.', example: 'redhat' }),
+  vendor: queryParam(parseVendor, { pattern: VENDOR.source, description: 'Advisory source (`redhat`, `cisco`, `microsoft`, `suse`, …), any case.', example: 'redhat' }),
   since: timestampParam('Modified (else published) at or after this time (`YYYY-MM-DD` or RFC 3339; UTC when no offset).'),
   ...pagingParams,
 });
@@ -102,6 +102,7 @@ const AdvisorySchema = z
   .openapi('VendorAdvisory');
 
 const listRoute = createRoute({
+  operationId: 'listVendorAdvisories',
   method: 'get',
   path: `${PUBLIC_BASE}/vendor-advisories`,
   tags: [TAG],
@@ -115,6 +116,7 @@ const listRoute = createRoute({
 });
 
 const oneRoute = createRoute({
+  operationId: 'getVendorAdvisory',
   method: 'get',
   path: `${PUBLIC_BASE}/vendor-advisories/{vendor}/{advisory_id}`,
   tags: [TAG],

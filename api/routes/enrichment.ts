@@ -72,6 +72,7 @@ const EnrichmentSchema = z
   .openapi('CveEnrichment');
 
 const enrichmentRoute = createRoute({
+  operationId: 'getCveEnrichment',
   method: 'get',
   path: `${PUBLIC_BASE}/cves/{id}/enrichment`,
   tags: ['CVEs'],
