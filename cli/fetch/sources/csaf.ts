@@ -188,8 +188,7 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
       todo,
       ctx.config.sources.csaf.concurrency,
       async (e) => {
-        const res = await ctx.http.get(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal });
-        const raw = Buffer.from(await res.body.arrayBuffer());
+        const raw = (await ctx.http.getBytes(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
         let doc: unknown;
         try {
           doc = JSON.parse(raw.toString('utf8'));

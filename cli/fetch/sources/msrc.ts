@@ -53,8 +53,7 @@ export const msrcSource: SourceFetcher = {
       for (const u of todo) {
         ctx.signal.throwIfAborted();
         try {
-          const res = await ctx.http.get(u.url, { headers: { accept: 'application/json' }, signal: ctx.signal });
-          const raw = Buffer.from(await res.body.arrayBuffer());
+          const raw = (await ctx.http.getBytes(u.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
           let doc: unknown;
           try {
             doc = JSON.parse(raw.toString('utf8'));
