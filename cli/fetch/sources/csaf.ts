@@ -3,6 +3,10 @@
  * ROLIE feeds (preferred, CSAF §7.3.2) or directory distributions (`changes.csv`, plus Red Hat's
  * `deletions.csv`) → one file per document at `csaf/<vendor>/<year>/<file>.json`.
  *
+ * A first run of a directory provider that publishes `archive_latest.txt` (Red Hat) starts from
+ * that archive instead of one request per document (csaf-archive.ts), then goes on from
+ * changes.csv like any later run.
+ *
  * No watermark file: each document's mtime is set to the `current_release_date`/`updated` the
  * listing gave, and a document is fetched only when the listing is newer than the file. That
  * makes unsorted listings (CISA's changes.csv has hundreds of inversions), interrupted runs and
@@ -18,6 +22,7 @@ import { FetchError, describeError } from '../errors.ts';
 import { HttpStatusError, parseJsonBody } from '../http.ts';
 import { getListing, listingKey } from '../listing.ts';
 import { runPool } from '../pool.ts';
+import { bootstrapFromArchive, needsBootstrap } from './csaf-archive.ts';
 import type { FetchContext, SourceFetcher, SourceOutcome } from './types.ts';
 
 interface Listing {
@@ -190,7 +195,15 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
   let listingBytes = meta.bytes;
   const byPath = new Map<string, CsafEntry>();
   const deleted = new Map<string, CsafEntry>();
+  let fromArchive = 0;
   for (const listing of listingsOf(meta.value, provider)) {
+    if (listing.kind === 'directory' && (await needsBootstrap(vendorDir, ctx.full))) {
+      const boot = await bootstrapFromArchive(ctx, provider.vendor, listing.url, vendorDir);
+      if (boot) {
+        fromArchive += boot.documents;
+        listingBytes += boot.bytes;
+      }
+    }
     const { entries, deletions, bytes } = await readListing(ctx, provider.vendor, listing);
     listingBytes += bytes;
     for (const e of entries) {
@@ -203,8 +216,10 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
   for (const [path, d] of deleted) if ((byPath.get(path)?.updated ?? '') <= d.updated) byPath.delete(path);
 
   const todo: CsafEntry[] = [];
-  for (const e of byPath.values()) if (ctx.full || !(await isCurrent(join(vendorDir, e.localPath), e.updated))) todo.push(e);
-  const result: ProviderResult = { fetched: 0, bytes: listingBytes, deleted: 0, listed: byPath.size, newest: null, failures: [] };
+  // After an archive bootstrap (--full included), the archive's files stand for the documents it held.
+  const refetchAll = ctx.full && fromArchive === 0;
+  for (const e of byPath.values()) if (refetchAll || !(await isCurrent(join(vendorDir, e.localPath), e.updated))) todo.push(e);
+  const result: ProviderResult = { fetched: fromArchive, bytes: listingBytes, deleted: 0, listed: byPath.size, newest: null, failures: [] };
   for (const e of byPath.values()) if (!result.newest || e.updated > result.newest) result.newest = e.updated;
 
   const bar = progress(`csaf ${provider.vendor}`, todo.length, 'documents');
