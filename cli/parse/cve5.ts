@@ -79,6 +79,8 @@ function stageMetrics(c: Container, cveId: string, file: string, sink: StageSink
         provider: c.provider,
         version,
         ...readMetricScore(data, data.baseSeverity, file, cveId, what),
+        // NVD's v2 flag; CVE 5 metrics have no such field.
+        user_interaction_required: null,
         modified: c.modified,
         file,
       } satisfies CvssRow);

@@ -111,6 +111,7 @@ function stageMetrics(
         provider,
         version,
         ...score,
+        user_interaction_required: version === '2.0' && typeof metric.userInteractionRequired === 'boolean' ? metric.userInteractionRequired : null,
         modified,
         file,
       } satisfies CvssRow);
