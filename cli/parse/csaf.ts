@@ -10,7 +10,7 @@ import { relative, sep } from 'node:path';
 import { parse as parseDomain } from 'tldts';
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
-import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
 import { affectedOrFixedIds, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
@@ -300,12 +300,16 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   return { advisory, cves };
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['.json'];
+
 export const csafParser: SourceParser = {
   key: 'csaf',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       files++;
       const json = parseJsonDocument(doc);
       // Listings (provider metadata, ROLIE feeds) need no vendor: parseCsafDocument skips them.
