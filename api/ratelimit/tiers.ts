@@ -16,7 +16,13 @@ export type TierIndex = typeof CVES | typeof STANDARD | typeof OTHER;
 const PUBLIC_PREFIX = '/api/v1/public';
 
 /** The contract's 6,000-per-minute paths, each with every path under it. */
-const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent'];
+const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent', '/packages'];
+
+/**
+ * Batch lookups (up to 100 answers per request) are held to the lowest tier whatever their
+ * prefix: 600 requests a minute is still 60,000 answers.
+ */
+const BATCH_PATHS = ['/cves/batch', '/packages/batch'];
 
 /** True when `path` is `prefix` itself or a path under it, starting at `offset` (no allocation). */
 function isAtOrUnder(path: string, offset: number, prefix: string): boolean {
@@ -29,6 +35,7 @@ function isAtOrUnder(path: string, offset: number, prefix: string): boolean {
 export function tierOfPath(path: string): TierIndex | undefined {
   if (!isAtOrUnder(path, 0, PUBLIC_PREFIX)) return undefined;
   const offset = PUBLIC_PREFIX.length;
+  for (const batch of BATCH_PATHS) if (isAtOrUnder(path, offset, batch)) return OTHER;
   if (isAtOrUnder(path, offset, '/cves')) return CVES;
   for (const prefix of STANDARD_PATHS) if (isAtOrUnder(path, offset, prefix)) return STANDARD;
   return OTHER;
