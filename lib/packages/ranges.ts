@@ -40,7 +40,7 @@ export function judgeBranch(ecosystem: string, branch: RangeBranch, version: str
       if (order.compare(version, branch.introduced!) < 0) return { kind: 'outside' };
       parts.push(`≥ introduced ${branch.introduced}`);
     } else {
-      parts.push('introduced from the first version');
+      parts.push(`no lower bound (introduced ${branch.introduced ?? 'none'})`);
     }
     if (branch.fixed !== null) {
       if (order.compare(version, branch.fixed) >= 0) return { kind: 'outside' };
@@ -55,7 +55,7 @@ export function judgeBranch(ecosystem: string, branch: RangeBranch, version: str
       if (order.compare(version, branch.limit!) >= 0) return { kind: 'outside' };
       parts.push(`< limit ${branch.limit}`);
     }
-    return { kind: 'inside', why: `${version} ${parts.join(', ')} (${branch.range_type ?? 'ECOSYSTEM'} range, ${order.name} order)` };
+    return { kind: 'inside', why: `${version}: ${parts.join(', ')} (${branch.range_type ?? 'ECOSYSTEM'} range, ${order.name} order)` };
   } catch (err) {
     if (!(err instanceof VersionSyntaxError)) throw err;
     return err.version === version
