@@ -18,7 +18,8 @@ export interface MemoSnapshot extends SnapshotReader {
   memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
 }
 
-export function packageIndexOf(snapshot: MemoSnapshot): Promise<PackageIndex> {
+/** Async: a table that could not be loaded is a rejection (503 for a request), never a throw out of the swap listener (api/app.ts). */
+export async function packageIndexOf(snapshot: MemoSnapshot): Promise<PackageIndex> {
   requireTables(snapshot, 'affected_packages', 'cves');
   return snapshot.memo('package-index', () => PackageIndex.load((sql) => selectRows<Record<string, unknown>>(snapshot, sql)));
 }

@@ -4,7 +4,8 @@
  * Debian, Ubuntu, Alpine, Rocky Linux and a GIT range.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSampleServer, type SampleServer } from './server-harness.ts';
+import { damagedSampleDataDir } from './sample-reader.ts';
+import { startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 let api: SampleServer;
 beforeAll(async () => {
@@ -115,4 +116,19 @@ describe('batches', () => {
     const { body } = await api.json<Body>('/api/v1/openapi.json');
     for (const path of ['/packages/{ecosystem}/{name}', '/packages', '/packages/batch', '/cves/batch']) expect(Object.keys(body.paths)).toContain(`${P}${path}`);
   });
+});
+
+describe('a snapshot whose affected_packages could not be read', () => {
+  it('answers 503 SNAPSHOT_TABLE_UNAVAILABLE naming the table, never "not affected"', async () => {
+    const copy = await damagedSampleDataDir(['affected_packages']);
+    const damaged = await startOn(copy.dataDir, copy.buildId);
+    try {
+      const { status, body } = await damaged.json<Body>(`${P}/packages/PyPI/mlflow?version=2.16.5`);
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ code: 'SNAPSHOT_TABLE_UNAVAILABLE', table: 'affected_packages' });
+      expect((await damaged.json<Body>(`${P}/cves/batch?ids=CVE-2024-3400`)).status).toBe(200);
+    } finally {
+      await damaged.server.close();
+    }
+  }, 120_000);
 });
