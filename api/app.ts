@@ -21,6 +21,8 @@ import { readOnly, retainSnapshot, standardHeaders } from './http/middleware.ts'
 import { CACHE_CONTROL, sendJson } from './http/respond.ts';
 import { registerOpenApi } from './openapi.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
+import { packageIndexOf } from './queries/packages.ts';
+import type { ServingSnapshot } from './snapshot/serving.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
 import { StreamRegistry } from './http/streams.ts';
 
@@ -85,6 +87,12 @@ export function createApp(opts: AppOptions): ApiApp {
   app.use('/pulse/feeds/*', retainSnapshot(opts.store));
 
   for (const module of ROUTE_MODULES) module.register(app, config);
+  // The package index (api/queries/packages.ts) starts building as soon as a snapshot is
+  // served, in the background: the replica answers everything else meanwhile, and a package
+  // question arriving first waits for the same build instead of starting another.
+  const warmPackages = (snapshot: ServingSnapshot) => void packageIndexOf(snapshot).catch(() => undefined);
+  opts.store.onSwap(warmPackages);
+  if (opts.store.current) warmPackages(opts.store.current);
   registerOpenApi(app);
   app.get('/api/v1/health', (c) => {
     const snapshot = opts.store.current;

@@ -95,6 +95,15 @@ program
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv', 'json']).default('table'))
   .action(async (query, opts) => (await import('./commands/sql.ts')).runSql(query, opts));
 
+program
+  .command('scan')
+  .description('check a CycloneDX (1.4-1.6) or SPDX (2.2/2.3) JSON SBOM offline against the current snapshot')
+  .argument('<file>', 'SBOM file (JSON)')
+  .option('--data <dir>', 'data folder', defaultDataDir())
+  .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'sarif']).default('table'))
+  .addOption(new Option('--fail-on <level>', 'exit 1 when a finding is critical, high (or critical), or in CISA KEV').choices(['critical', 'high', 'kev']))
+  .action(async (file, opts) => (await import('./commands/scan.ts')).runScan(file, opts));
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {

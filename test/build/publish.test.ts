@@ -139,7 +139,7 @@ describe('enrichment tables', () => {
     const byName = Object.fromEntries(rows.map((r) => [r.package_name, r]));
     expect(byName['pkg-ghsa-aaaa-bbbb-cccc']).toMatchObject({ source: 'osv', fixed_version: '1.2.3' });
     expect(byName['pkg-ghsa-aaaa-bbbb-cccc']!.fixed_branches).toEqual([
-      { introduced: '0', fixed: '1.2.3', last_affected: null, source: 'ghsa', advisory_id: 'GHSA-aaaa-bbbb-cccc' },
+      { introduced: '0', fixed: '1.2.3', last_affected: null, source: 'ghsa', advisory_id: 'GHSA-aaaa-bbbb-cccc', range_type: 'ECOSYSTEM', limit: null },
     ]);
     expect(byName['versions-only']!.fixed_branches).toEqual([]);
     expect(byName['versions-only']!.fixed_version).toBeNull();
