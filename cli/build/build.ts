@@ -149,13 +149,14 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     });
     const connection = await instance.connect();
     const counts: Record<string, number> = {};
+    let stepSeconds: Record<string, number> = {};
     const countOf = async (table: string): Promise<number> => {
       const reader = await connection.runAndReadAll(`SELECT count(*) AS n FROM "${table}"`);
       return Number(reader.getRowObjectsJson()[0]?.n ?? 0);
     };
     try {
       await attachPreviousSnapshot(connection, previousDir);
-      await runSqlSteps(
+      stepSeconds = await runSqlSteps(
         connection,
         {
           stage: stageDir,
@@ -188,7 +189,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     if (removed.length) info(`pruned ${removed.length} old snapshot(s): ${removed.join(', ')}`);
     const seconds = (performance.now() - started) / 1000;
     info(`build ${buildId} published in ${seconds.toFixed(1)} s: ${formatCount(counts.cves ?? 0)} CVEs`);
-    return { buildId, snapshotDir, published: true, counts, seconds };
+    return { buildId, snapshotDir, published: true, counts, seconds, stepSeconds };
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
