@@ -176,7 +176,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
           return parts.join(', ');
         },
       );
-      const manifest = await buildManifest(connection, { buildId, opts, staged, startedMs: started });
+      const manifest = await buildManifest(connection, { buildId, opts, staged, startedMs: started, stepSeconds });
       await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       Object.assign(counts, manifest.counts);
     } finally {
