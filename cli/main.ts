@@ -82,9 +82,11 @@ program
 program
   .command('synth')
   .description('write a synthetic corpus in the real upstream formats, at any scale (benchmarks)')
-  .requiredOption('--cves <n>', 'number of CVEs', positiveInt('--cves'))
+  .option('--cves <n>', 'number of CVEs (a new corpus)', positiveInt('--cves'))
   .requiredOption('--raw <dir>', 'output raw folder')
   .option('--seed <s>', 'random seed (same seed, same corpus)', '1')
+  .option('--evolve-from <dir>', 'instead: write the raw state of this corpus --days later (new CVEs, KEV, EPSS, rejections, rescorings, advisories)')
+  .option('--days <n>', 'with --evolve-from: days of upstream changes', positiveInt('--days'), 1)
   .action(async (opts) => (await import('./commands/synth.ts')).runSynth(opts));
 
 program

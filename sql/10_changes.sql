@@ -11,7 +11,8 @@
 CREATE MACRO change_num(x) AS coalesce(regexp_replace(printf('%.1f', x), '\.0$', ''), 'none');
 CREATE MACRO change_epss(x) AS coalesce(CAST(round(x, 5) AS VARCHAR), 'none');
 
--- 10a. Old and new state side by side, only what the kinds compare.
+-- 10a. Old and new state side by side, only what the kinds compare, and only for CVEs that are
+--      new or differ in one of those fields (most CVEs do not change between two builds).
 CREATE TABLE change_cve_pairs AS
 SELECT
   c.cve_id,
@@ -30,12 +31,24 @@ SELECT
   c.published
 FROM cves c
 LEFT JOIN prev_cves p USING (cve_id)
-WHERE {{has_previous}};
+WHERE {{has_previous}}
+  AND (p.cve_id IS NULL
+       OR p.status IS DISTINCT FROM c.status
+       OR p.in_kev IS DISTINCT FROM c.in_kev
+       OR p.service_severity IS DISTINCT FROM c.service_severity
+       OR p.service_score IS DISTINCT FROM c.service_score
+       OR p.service_risk IS DISTINCT FROM c.service_risk
+       OR p.epss_score IS DISTINCT FROM c.epss_score
+       OR p.exploit_count IS DISTINCT FROM c.exploit_count
+       OR p.score_unassessed_reason IS DISTINCT FROM c.score_unassessed_reason
+       OR p.cvss_v3_score IS DISTINCT FROM c.cvss_v3_score
+       OR p.cvss_v3_vector IS DISTINCT FROM c.cvss_v3_vector
+       OR p.service_ssvc_decision IS DISTINCT FROM c.service_ssvc_decision);
 
 -- 10b. The conditions of each kind (PULSE §2). A new CVE is `new_cve` alone (its brief says
 --      the rest); a rejection is `rejected` alone (its score becomes a placeholder). A CVE that
 --      arrives already rejected records nothing.
-CREATE TABLE change_cve_flags AS
+CREATE VIEW change_cve_flags AS
 SELECT
   x.*,
   existed AND old_status = 'active' AND new_status = 'rejected' AS is_rejected,

@@ -160,13 +160,14 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     });
     const connection = await instance.connect();
     const counts: Record<string, number> = {};
+    let stepSeconds: Record<string, number> = {};
     const countOf = async (table: string): Promise<number> => {
       const reader = await connection.runAndReadAll(`SELECT count(*) AS n FROM "${table}"`);
       return Number(reader.getRowObjectsJson()[0]?.n ?? 0);
     };
     try {
       await attachPreviousSnapshot(connection, previousDir);
-      await runSqlSteps(
+      stepSeconds = await runSqlSteps(
         connection,
         {
           stage: stageDir,
@@ -186,7 +187,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
           return parts.join(', ');
         },
       );
-      const manifest = await buildManifest(connection, { buildId, opts, staged, skipped, startedMs: started });
+      const manifest = await buildManifest(connection, { buildId, opts, staged, skipped, startedMs: started, stepSeconds });
       await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       Object.assign(counts, manifest.counts);
     } finally {
@@ -199,7 +200,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     if (removed.length) info(`pruned ${removed.length} old snapshot(s): ${removed.join(', ')}`);
     const seconds = (performance.now() - started) / 1000;
     info(`build ${buildId} published in ${seconds.toFixed(1)} s: ${formatCount(counts.cves ?? 0)} CVEs`);
-    return { buildId, snapshotDir, published: true, counts, seconds };
+    return { buildId, snapshotDir, published: true, counts, seconds, stepSeconds };
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

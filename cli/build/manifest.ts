@@ -16,6 +16,8 @@ export interface SnapshotManifest {
   build_id: string;
   built_at: string;
   build_seconds: number;
+  /** Seconds each SQL step of sql/ took (the change step's cost is `10_changes.sql`). */
+  step_seconds?: Record<string, number>;
   parameters: { related_product_threshold: number; mission_wellbeing: string };
   counts: Record<string, number>;
   /** Keyed by raw folder name (`nvd`, `cvelist`, …, `poc-in-github`), like the fetch statuses. */
@@ -77,7 +79,7 @@ async function scalarRow(connection: DuckDBConnection, sql: string): Promise<Rec
 
 export async function buildManifest(
   connection: DuckDBConnection,
-  ctx: { buildId: string; opts: BuildOptions; staged: Record<string, StageResult>; skipped: SkippedReport; startedMs: number },
+  ctx: { buildId: string; opts: BuildOptions; staged: Record<string, StageResult>; skipped: SkippedReport; startedMs: number; stepSeconds?: Record<string, number> },
 ): Promise<SnapshotManifest> {
   const counts: Record<string, number> = {};
   for (const [name, sql] of Object.entries(COUNTS)) {
@@ -102,6 +104,7 @@ export async function buildManifest(
     build_id: ctx.buildId,
     built_at: new Date().toISOString(),
     build_seconds: Math.round((performance.now() - ctx.startedMs) / 100) / 10,
+    ...(ctx.stepSeconds ? { step_seconds: Object.fromEntries(Object.entries(ctx.stepSeconds).map(([f, s]) => [f, Math.round(s * 100) / 100])) } : {}),
     parameters: {
       related_product_threshold: ctx.opts.relatedProductThreshold,
       mission_wellbeing: ctx.opts.missionWellbeing,

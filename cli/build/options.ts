@@ -19,4 +19,6 @@ export interface BuildResult {
   published: boolean;
   counts: Record<string, number>;
   seconds: number;
+  /** Seconds each SQL step of sql/ took, by file name. */
+  stepSeconds?: Record<string, number>;
 }

@@ -22,24 +22,29 @@ export function fillPlaceholders(sql: string, params: Record<string, string | nu
   });
 }
 
+/** Runs every step; returns the seconds each took (its SQL only, not the row counts after it). */
 export async function runSqlSteps(
   connection: DuckDBConnection,
   params: Record<string, string | number>,
   describe: (file: string) => Promise<string>,
-): Promise<void> {
+): Promise<Record<string, number>> {
+  const seconds: Record<string, number> = {};
   for (const file of await listSqlSteps()) {
     const sql = fillPlaceholders(await readFile(join(SQL_DIR, file), 'utf8'), params);
     await step(
       `sql/${file}`,
       async () => {
+        const started = performance.now();
         try {
           await connection.run(sql);
         } catch (err) {
           throw new Error(`build step sql/${file} failed: ${(err as Error).message}`);
         }
+        seconds[file] = (performance.now() - started) / 1000;
         return describe(file);
       },
       (detail) => detail,
     );
   }
+  return seconds;
 }

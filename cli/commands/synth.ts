@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { type Progress, formatCount, info, progress, step } from '../../lib/log.ts';
 import { RAW_SOURCES, type RawSourceKey } from '../../lib/raw-layout.ts';
 import { listFiles } from '../raw/documents.ts';
+import { CliError } from '../../lib/errors.ts';
 import { DeflatePool } from '../synth/deflate-pool.ts';
+import { evolveCorpus } from '../synth/evolve.ts';
 import type { OutputStats } from '../synth/output.ts';
 import { CorpusPlan } from '../synth/plan.ts';
 import { writeCsaf } from '../synth/writers/csaf.ts';
@@ -22,9 +24,11 @@ import { writeKev } from '../synth/writers/kev.ts';
 import { writeMsrc } from '../synth/writers/msrc.ts';
 
 export interface SynthOptions {
-  cves: number;
+  cves?: number;
   raw: string;
   seed: string;
+  evolveFrom?: string;
+  days?: number;
 }
 
 export interface SourceReport extends OutputStats {
@@ -72,6 +76,12 @@ function sum(parts: OutputStats[]): OutputStats {
 
 /** The CLI action: writes the corpus and prints the per-source summary. */
 export async function runSynth(opts: SynthOptions): Promise<void> {
+  if (opts.evolveFrom !== undefined) {
+    if (opts.cves !== undefined) throw new CliError('--cves and --evolve-from do not go together: an evolved corpus keeps the size of its source');
+    await evolveCorpus({ from: opts.evolveFrom, raw: opts.raw, days: opts.days ?? 1, seed: String(opts.seed ?? '1') });
+    return;
+  }
+  if (opts.cves === undefined) throw new CliError('give --cves N (a new corpus) or --evolve-from DIR (a later state of one)');
   await synthesize(opts);
 }
 

@@ -4,6 +4,7 @@
  * the expected change rows; a first build and a rebuild with no difference record nothing new.
  */
 import { createHash } from 'node:crypto';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -118,4 +119,22 @@ describe('change step: two consecutive builds', () => {
     expect(history.map((r) => r.change_id).sort()).toEqual(rows.map((r) => r.change_id).sort());
     expect(history.every((r) => r.build_id === corpus.second.buildId)).toBe(true);
   }, 120_000);
+
+  it('trims the history to the last 90 days', async () => {
+    // Age half of the published snapshot's history by 91 days, as if recorded long ago.
+    const current = await rebuild(corpus);
+    const path = join(current.snapshotDir, 'changes.parquet');
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    await connection.run(
+      `COPY (SELECT * REPLACE (CASE WHEN kind IN ('kev_added', 'rejected') THEN detected_at - INTERVAL 91 DAY ELSE detected_at END AS detected_at)
+             FROM read_parquet('${path}')) TO '${path}.aged' (FORMAT parquet)`,
+    );
+    connection.closeSync();
+    instance.closeSync();
+    await rename(`${path}.aged`, path);
+    const next = await rebuild(corpus);
+    const kept = await readChanges(next.snapshotDir);
+    expect(kept.map((r) => r.kind).sort()).toEqual(EXPECTED.map((e) => e[1]).filter((k) => k !== 'kev_added' && k !== 'rejected').sort());
+  }, 180_000);
 });
