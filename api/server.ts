@@ -7,7 +7,11 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
+import { servedChanges } from '../lib/pulse/changes-source.ts';
+import { PulseService, type PulseLimits } from '../lib/pulse/service.ts';
+import { openPulse, type PulseCliOptions, type PulseSetup } from '../lib/pulse/setup.ts';
 import { createApp, DEFAULT_EXPORT_CAP, DEFAULT_QUERY_BUDGET_MS } from './app.ts';
+import { CallerResolver } from './ratelimit/caller.ts';
 import type { ApiApp } from './http/context.ts';
 import { createRateLimiter, type RateLimitConfig, type RateLimiter } from './ratelimit/index.ts';
 import type { ServingOptions } from './snapshot/serving.ts';
@@ -30,6 +34,8 @@ export interface ServerOptions {
   closeGraceMs?: number;
   snapshot?: ServingOptions;
   logger?: Logger;
+  /** The /pulse subscription endpoints and pages, over this store, SMTP server and public URL. */
+  pulse?: (PulseCliOptions & { limits?: Partial<PulseLimits>; trustProxy?: string[] }) | undefined;
 }
 
 export interface RunningServer {
@@ -38,6 +44,8 @@ export interface RunningServer {
   port: number;
   app: ApiApp;
   store: SnapshotStore;
+  /** The /pulse store, links and mailer, when serving /pulse. */
+  pulse: PulseSetup | undefined;
   close(): Promise<void>;
 }
 
@@ -61,6 +69,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await store.start();
   let limiter: RateLimiter | undefined;
   if (opts.rateLimit) limiter = createRateLimiter({ ...opts.rateLimit, logger: opts.rateLimit.logger ?? logger });
+  let pulse: PulseSetup | undefined;
+  if (opts.pulse) {
+    try {
+      pulse = await openPulse(opts.pulse, opts.dataDir, opts.port ?? 8080);
+    } catch (err) {
+      await limiter?.close();
+      await store.close();
+      throw err;
+    }
+  }
 
   const app = createApp({
     store,
@@ -69,6 +87,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     queryBudgetMs: opts.queryBudgetMs ?? envNumber('VULNINTEL_QUERY_BUDGET_MS', DEFAULT_QUERY_BUDGET_MS),
     exportCap: Math.max(1, Math.trunc(opts.exportCap ?? envNumber('VULNINTEL_EXPORT_CAP', DEFAULT_EXPORT_CAP))),
     rateLimiter: limiter,
+    pulse: pulse && {
+      service: new PulseService({
+        store: pulse.store,
+        links: pulse.links,
+        mailer: pulse.mailer,
+        allowPrivateWebhooks: pulse.allowPrivateWebhooks,
+        changes: servedChanges(opts.dataDir, () => store.current?.buildId ?? null),
+        ...(opts.pulse?.limits ? { limits: opts.pulse.limits } : {}),
+      }),
+      // The same notion of one caller as the rate limiter's (trusted proxies included).
+      callers: new CallerResolver(opts.pulse?.trustProxy ?? (opts.rateLimit ? opts.rateLimit.trustProxy : [])),
+    },
   });
 
   const host = opts.host ?? '0.0.0.0';
@@ -86,6 +116,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     port: address.port,
     app,
     store,
+    pulse,
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
@@ -100,6 +131,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           });
         });
         await limiter?.close();
+        await pulse?.close();
         await store.close();
       })();
       return closing;
