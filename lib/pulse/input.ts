@@ -3,7 +3,8 @@
  * sent: strict objects (an unknown member is refused by name), bounded strings and lists.
  * A failure is a PulseInputError naming the field by its dotted path (`filter.min_risk`).
  */
-import { z } from 'zod';
+// zod as extended by @hono/zod-openapi: the same schemas also describe the endpoints (api/pulse/openapi.ts).
+import { z } from '@hono/zod-openapi';
 import { CHANGE_KINDS, type ChangeFilter } from '../changes/model.ts';
 import { PulseInputError } from './errors.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from './ssrf.ts';
