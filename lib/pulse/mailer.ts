@@ -25,8 +25,9 @@ export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000):
     throw new Error(`--smtp: not a URL: "${smtpUrl}" (e.g. smtp://user:password@mail.example.org:587)`);
   }
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error(`--smtp: must be smtp:// or smtps://, got "${url.protocol}"`);
-  // Timeouts bounded: a dead server must not hold notify for nodemailer's 10-minute default.
-  const transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } as never);
+  // A few pooled connections (notify sends many messages in a row); timeouts bounded, so a dead
+  // server cannot hold notify for nodemailer's 10-minute default.
+  const transport = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: 4, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } as never);
   return {
     async send(message) {
       await transport.sendMail({

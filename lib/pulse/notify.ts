@@ -12,7 +12,8 @@
  * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
  * given up (shown on the manage page). A webhook answering 410 Gone is paused.
  */
-import { changeMatches, type ChangeRow } from '../changes/model.ts';
+import type { ChangeRow } from '../changes/model.ts';
+import { ChangeIndex } from './change-index.ts';
 import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
@@ -70,28 +71,6 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_INTERVAL_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-/** First index whose detected_at is after `since` (changes are sorted by detected_at). */
-function firstAfter(changes: readonly ChangeRow[], since: string): number {
-  let lo = 0;
-  let hi = changes.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (changes[mid]!.detected_at > since) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-function matchesIn(changes: readonly ChangeRow[], sub: Subscription, from: string, to: string): ChangeRow[] {
-  const out: ChangeRow[] = [];
-  for (let i = firstAfter(changes, from); i < changes.length; i++) {
-    const change = changes[i]!;
-    if (change.detected_at > to) break;
-    if (changeMatches(sub.filter, change)) out.push(change);
-  }
-  return out;
-}
-
 interface SendOutcome {
   ok: boolean;
   gone: boolean;
@@ -134,6 +113,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       ? { buildId: null, changes: [] as ChangeRow[] }
       : await readCurrentChanges(opts.dataDir, oldestCursor);
   const changes = source.changes;
+  const index = new ChangeIndex(changes);
   const newest = changes.at(-1)?.detected_at ?? null;
 
   const summary: NotifySummary = {
@@ -154,7 +134,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   const dispatcher = webhookDispatcher(opts.allowPrivateWebhooks, timeoutMs);
   const bar = progress('notify', subscriptions.length, 'subscriptions');
 
-  async function send(sub: Subscription, delivery: Delivery, matched: ChangeRow[]): Promise<SendOutcome> {
+  async function send(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<SendOutcome> {
     const at = now();
     if (sub.channel === 'email') {
       // Each message gets a manage link of its own (tokens are stored hashed: an old one cannot be re-shown).
@@ -192,7 +172,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
     });
   }
 
-  async function attempt(sub: Subscription, delivery: Delivery, matched: ChangeRow[]): Promise<void> {
+  async function attempt(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<void> {
     const outcome = await send(sub, delivery, matched);
     const at = now();
     const digestPeriod = sub.cadence === 'realtime' ? null : delivery.periodKey;
@@ -245,7 +225,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
         const retry = await store.retryDelivery(open.id, at.toISOString());
         summary.matched++;
         summary.retried++;
-        await attempt(sub, retry, matchesIn(changes, sub, open.rangeFrom, open.rangeTo));
+        await attempt(sub, retry, index.matches(sub.filter, open.rangeFrom, open.rangeTo));
         return;
       }
     }
@@ -256,7 +236,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       if (period !== null) await store.updateSubscription(sub.id, { lastPeriod: period }, at.toISOString());
       return;
     }
-    const matched = matchesIn(changes, sub, sub.cursorAt, newest);
+    const matched = index.matches(sub.filter, sub.cursorAt, newest);
     if (matched.length === 0) {
       await store.updateSubscription(sub.id, period === null ? { cursorAt: newest } : { cursorAt: newest, lastPeriod: period }, at.toISOString());
       return;
