@@ -5,9 +5,28 @@
  * never interleave with another caller's statements on the same connection.
  */
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { Queryable, Row, SqlDriver, SqlValue } from './driver.ts';
+
+/**
+ * `node:sqlite`, loaded on first use without its "experimental" warning (Node 24 prints one on
+ * load; the module is stable enough for this store, and the warning would end up in every cron
+ * mail). Only that one warning is held back, only while loading.
+ */
+function loadSqlite(): typeof import('node:sqlite') {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(typeof warning === 'string' ? warning : warning.message).includes('SQLite is an experimental feature')) return;
+    (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite');
+  } finally {
+    process.emitWarning = emit;
+  }
+}
 
 /** `$1` → `?1`: SQLite's numbered parameters, so one SQL text serves both databases. */
 function toSqlite(sql: string): string {
@@ -21,7 +40,8 @@ export class SqliteDriver implements SqlDriver {
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.#db = new DatabaseSync(path);
+    const { DatabaseSync: Database } = loadSqlite();
+    this.#db = new Database(path);
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
   }
 
