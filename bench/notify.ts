@@ -7,12 +7,12 @@
  * kinds in the proportions of a busy day. 10,000 subscriptions (BENCH_SUBSCRIPTIONS) with the
  * filters people set: a vendor (some with a product), a package, a CWE, KEV only, a minimum
  * severity or risk, a search word, kinds; half e-mail, half webhook, all realtime.
- * Delivery goes to real local sinks (an SMTP server and an HTTP receiver on loopback), so the
- * figure is the whole run: reading the changes, matching, the ledger (SQLite, WAL) and sending.
+ * Delivery goes to real local sinks (an SMTP server and an HTTP receiver on loopback, in a child
+ * process: bench/notify-sinks.ts), so the figure is the whole run: reading the changes,
+ * matching, the ledger (SQLite, WAL), composing and sending.
  * Printed: the run, and matching alone (the same changeMatches over the same data).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,6 @@ import { formatNotifySummary, runNotify } from '../lib/pulse/notify.ts';
 import { openPulseStore } from '../lib/pulse/store/open.ts';
 import type { Subscription } from '../lib/pulse/types.ts';
 import { change, publishChanges } from '../test/pulse/changes-fixture.ts';
-import { startSmtpSink } from '../test/pulse/sinks.ts';
 
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 4000);
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
@@ -119,19 +118,18 @@ function cpuSeconds(start: NodeJS.CpuUsage): number {
 async function main(): Promise<void> {
   process.env.VULNINTEL_QUIET = '1';
   const dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-bench-notify-'));
-  const smtp = await startSmtpSink({ parse: false });
-  let hooks = 0;
-  const receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      hooks++;
-      res.end('ok');
+  const sinks = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'notify-sinks.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const urls = await new Promise<{ smtp: string; hook: string }>((resolve, reject) => {
+    let buffered = '';
+    sinks.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      if (buffered.includes('\n')) resolve(JSON.parse(buffered.slice(0, buffered.indexOf('\n'))) as { smtp: string; hook: string });
     });
+    sinks.once('exit', () => reject(new Error('the sinks process exited')));
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const hookUrl = `${urls.hook}/hook`;
   const store = await openPulseStore(undefined, dataDir);
-  const mailer = createMailer(smtp.url, 'vulnintel <pulse@bench.example.org>');
+  const mailer = createMailer(urls.smtp, 'vulnintel <pulse@bench.example.org>');
   try {
     const detectedAt = '2026-11-24T06:00:00.000Z';
     await publishChanges(dataDir, 'bench-day', dayOfChanges('bench-day', detectedAt));
@@ -185,7 +183,8 @@ async function main(): Promise<void> {
     const runS = (performance.now() - t1) / 1000;
     const runCpu = cpuSeconds(c1);
     console.log(formatNotifySummary(summary));
-    console.log(`  received: ${smtp.messages.length || '(unparsed)'} e-mails, ${hooks} webhook calls`);
+    const counts = (await (await fetch(`${urls.hook}/count`)).json()) as { mails: number; hooks: number };
+    console.log(`  received by the sinks: ${counts.mails} e-mails, ${counts.hooks} webhook calls`);
     const t2 = performance.now();
     const again = await runNotify({ dataDir, store, links, mailer, allowPrivateWebhooks: true, concurrency: 16, now: () => new Date('2026-11-24T06:10:00.000Z') });
     console.log(`rerun: ${again.sent} sent (nothing new), ${((performance.now() - t2) / 1000).toFixed(1)} s`);
@@ -194,9 +193,7 @@ async function main(): Promise<void> {
   } finally {
     mailer.close();
     await store.close();
-    await smtp.close();
-    receiver.closeAllConnections();
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    sinks.kill('SIGTERM');
     await rm(dataDir, { recursive: true, force: true });
   }
 }

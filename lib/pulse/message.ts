@@ -52,8 +52,6 @@ export interface MessageContext {
   cadence: Cadence;
   periodKey: string;
   links: PulseLinks;
-  /** E-mail only: the manage link (webhooks are managed with the link given at creation). */
-  manageUrl: string | null;
 }
 
 const KIND_LABEL: Record<string, string> = {
@@ -156,6 +154,20 @@ function periodLabel(ctx: MessageContext): string {
   return `${ctx.cadence} digest, ${ctx.periodKey.slice(ctx.periodKey.indexOf(':') + 1)}`;
 }
 
+const HTML_END = '</body></html>';
+
+/**
+ * The e-mail form: the message with its manage link (one per message; webhooks are managed with
+ * the link given at creation, and a chat channel should not hold it).
+ */
+export function withManageLink(message: AlertMessage, manageUrl: string): AlertMessage {
+  return {
+    ...message,
+    text: `${message.text}\nManage or unsubscribe: ${manageUrl}`,
+    html: `${message.html.slice(0, -HTML_END.length)}<p style="color:#555"><a href="${escapeHtml(manageUrl)}">Manage or unsubscribe</a></p>\n${HTML_END}`,
+  };
+}
+
 export function composeMessage(changes: readonly ChangeRow[], ctx: MessageContext): AlertMessage {
   const all = groupChanges(changes, ctx.links);
   const items = all.slice(0, MAX_SUBJECTS);
@@ -175,7 +187,6 @@ export function composeMessage(changes: readonly ChangeRow[], ctx: MessageContex
     text.push('');
   }
   if (omitted > 0) text.push(`…and ${omitted} more ${omitted === 1 ? 'subject' : 'subjects'} (see the change feed).`, '');
-  if (ctx.manageUrl) text.push(`Manage or unsubscribe: ${ctx.manageUrl}`);
 
   const html: string[] = [
     '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.4">',
@@ -190,8 +201,7 @@ export function composeMessage(changes: readonly ChangeRow[], ctx: MessageContex
     html.push('</ul>');
   }
   if (omitted > 0) html.push(`<p>…and ${omitted} more ${omitted === 1 ? 'subject' : 'subjects'} (see the change feed).</p>`);
-  if (ctx.manageUrl) html.push(`<p style="color:#555"><a href="${escapeHtml(ctx.manageUrl)}">Manage or unsubscribe</a></p>`);
-  html.push('</body></html>');
+  html.push(HTML_END);
 
   return { subject, text: text.join('\n'), html: html.join('\n'), items, totalChanges: changes.length, totalSubjects: all.length, omittedSubjects: omitted };
 }

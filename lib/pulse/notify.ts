@@ -18,7 +18,7 @@ import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
 import type { Mailer } from './mailer.ts';
-import { composeMessage, type AlertMessage } from './message.ts';
+import { composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
 import { webhookDispatcher } from './ssrf.ts';
@@ -77,25 +77,32 @@ interface SendOutcome {
   error: string | null;
 }
 
+/** Items serialised once per message (subscriptions sharing a filter share the message). */
+const itemsJson = new WeakMap<AlertMessage, string>();
+
 function webhookBody(message: AlertMessage, delivery: Delivery, sub: Subscription): string {
-  let items = message.items;
-  for (;;) {
-    const omitted = message.totalSubjects - items.length;
-    const body = JSON.stringify({
+  const head = (items: number, note: string) =>
+    JSON.stringify({
       type: 'changes',
       delivery_id: delivery.id,
       cadence: sub.cadence,
       period: delivery.periodKey,
       range: { after: delivery.rangeFrom, until: delivery.rangeTo },
-      text: omitted > message.omittedSubjects ? `${message.text}\n(${omitted} subjects left out of this message to keep it small.)` : message.text,
+      text: message.text + note,
       total_changes: message.totalChanges,
       total_subjects: message.totalSubjects,
-      truncated: omitted > 0,
-      items,
-    });
-    if (Buffer.byteLength(body) <= MAX_WEBHOOK_BODY_BYTES || items.length <= 1) return body;
+      truncated: message.totalSubjects > items,
+    }).slice(0, -1);
+  let json = itemsJson.get(message);
+  if (json === undefined) itemsJson.set(message, (json = JSON.stringify(message.items)));
+  let body = `${head(message.items.length, '')},"items":${json}}`;
+  // Past the size bound: halve the items until it fits (the text says how many were left out).
+  let items = message.items;
+  while (Buffer.byteLength(body) > MAX_WEBHOOK_BODY_BYTES && items.length > 1) {
     items = items.slice(0, Math.floor(items.length / 2));
+    body = `${head(items.length, `\n(${message.totalSubjects - items.length} subjects left out of this message to keep it small.)`)},"items":${JSON.stringify(items)}}`;
   }
+  return body;
 }
 
 export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
@@ -133,6 +140,16 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   const timeoutMs = opts.webhookTimeoutMs ?? 10_000;
   const dispatcher = webhookDispatcher(opts.allowPrivateWebhooks, timeoutMs);
   const bar = progress('notify', subscriptions.length, 'subscriptions');
+  // Subscriptions with the same filter get the same matches (ChangeIndex memo): compose once.
+  const composed = new WeakMap<readonly ChangeRow[], Map<string, AlertMessage>>();
+  const messageFor = (sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): AlertMessage => {
+    let byPeriod = composed.get(matched);
+    if (!byPeriod) composed.set(matched, (byPeriod = new Map()));
+    const key = `${sub.cadence}|${delivery.periodKey}`;
+    let message = byPeriod.get(key);
+    if (!message) byPeriod.set(key, (message = composeMessage(matched, { cadence: sub.cadence, periodKey: delivery.periodKey, links })));
+    return message;
+  };
 
   async function send(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<SendOutcome> {
     const at = now();
@@ -140,7 +157,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       // Each message gets a manage link of its own (tokens are stored hashed: an old one cannot be re-shown).
       const token = newToken();
       await store.addToken({ tokenHash: hashToken(token), subscriptionId: sub.id, purpose: 'manage', createdAt: at.toISOString(), expiresAt: null });
-      const message = composeMessage(matched, { cadence: sub.cadence, periodKey: delivery.periodKey, links, manageUrl: links.manage(token) });
+      const message = withManageLink(messageFor(sub, delivery, matched), links.manage(token));
       try {
         await opts.mailer!.send({
           to: sub.address,
@@ -158,7 +175,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
         return { ok: false, gone: false, error: `SMTP: ${(err as Error).message}` };
       }
     }
-    const message = composeMessage(matched, { cadence: sub.cadence, periodKey: delivery.periodKey, links, manageUrl: null });
+    const message = messageFor(sub, delivery, matched);
     return postWebhook({
       url: sub.address,
       secret: sub.secret ?? '',

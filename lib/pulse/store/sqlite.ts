@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Queryable, Row, SqlDriver, SqlValue } from './driver.ts';
 
 /**
@@ -36,6 +36,8 @@ function toSqlite(sql: string): string {
 export class SqliteDriver implements SqlDriver {
   readonly kind = 'sqlite' as const;
   readonly #db: DatabaseSync;
+  /** Prepared once per SQL text (the store uses a few dozen). */
+  readonly #statements = new Map<string, StatementSync>();
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(path: string) {
@@ -46,7 +48,12 @@ export class SqliteDriver implements SqlDriver {
   }
 
   #run(sql: string, params: readonly SqlValue[]): Row[] {
-    const statement = this.#db.prepare(toSqlite(sql));
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(toSqlite(sql));
+      // Dynamic SQL (updateSubscription's SET list) has few shapes; the bound keeps any caller honest.
+      if (this.#statements.size < 200) this.#statements.set(sql, statement);
+    }
     const values = params as SQLInputValue[];
     if (/^\s*(select|with)\b/i.test(sql) || /\breturning\b/i.test(sql)) return statement.all(...values) as Row[];
     statement.run(...values);
