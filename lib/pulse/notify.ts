@@ -239,7 +239,8 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
         return;
       } else {
         // A failed row whose time came, or one left `sending` by an interrupted run: same range again.
-        const retry = await store.retryDelivery(open.id, at.toISOString());
+        const retry = await store.retryDelivery(open.id, open.attempts, at.toISOString());
+        if (!retry) return; // another notifier is retrying it
         summary.matched++;
         summary.retried++;
         await attempt(sub, retry, index.matches(sub.filter, open.rangeFrom, open.rangeTo));

@@ -145,8 +145,10 @@ describe.each(['sqlite', 'postgres'] as const)('pulse store on %s', (kind) => {
     expect(await store.openDelivery('sub-b')).toMatchObject({ status: 'failed', lastError: 'HTTP 503', nextAttemptAt: '2026-11-21T00:06:01.000Z' });
     expect((await store.getSubscription('sub-b'))?.cursorAt).toBe(T0);
 
-    const retried = await store.retryDelivery('d1', '2026-11-21T00:07:00.000Z');
+    const retried = await store.retryDelivery('d1', 1, '2026-11-21T00:07:00.000Z');
     expect(retried).toMatchObject({ status: 'sending', attempts: 2, lastAttemptAt: '2026-11-21T00:07:00.000Z', nextAttemptAt: null });
+    // A second notifier that read the same row (1 attempt) loses the race: no double send.
+    expect(await store.retryDelivery('d1', 1, '2026-11-21T00:07:00.000Z')).toBeNull();
     await store.finishDelivery('d1', { status: 'sent', at: '2026-11-21T00:07:01.000Z', cursorAt: '2026-11-21T00:00:00.000Z', lastPeriod: null });
     expect(await store.openDelivery('sub-b')).toBeNull();
     expect((await store.getSubscription('sub-b'))?.cursorAt).toBe('2026-11-21T00:00:00.000Z');

@@ -178,13 +178,13 @@ export class SqlPulseStore implements PulseStore {
     return row ? toDelivery(row) : null;
   }
 
-  async retryDelivery(id: string, at: string): Promise<Delivery> {
+  async retryDelivery(id: string, attempts: number, at: string): Promise<Delivery | null> {
     const [row] = await this.#db.query(
-      `UPDATE deliveries SET status = 'sending', attempts = attempts + 1, last_attempt_at = $2, next_attempt_at = NULL WHERE id = $1 RETURNING *`,
-      [id, at],
+      `UPDATE deliveries SET status = 'sending', attempts = attempts + 1, last_attempt_at = $3, next_attempt_at = NULL
+       WHERE id = $1 AND attempts = $2 AND status IN ('sending', 'failed') RETURNING *`,
+      [id, attempts, at],
     );
-    if (!row) throw new Error(`no delivery ${id}`);
-    return toDelivery(row);
+    return row ? toDelivery(row) : null;
   }
 
   async finishDelivery(id: string, outcome: DeliveryOutcome): Promise<void> {

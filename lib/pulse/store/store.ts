@@ -42,8 +42,11 @@ export interface PulseStore {
   openDelivery(subscriptionId: string): Promise<Delivery | null>;
   /** Writes the ledger row before sending; null when that (subscription, period) already has one. */
   beginDelivery(delivery: NewDelivery): Promise<Delivery | null>;
-  /** Marks a failed or interrupted row `sending` again and counts the attempt. */
-  retryDelivery(id: string, at: string): Promise<Delivery>;
+  /**
+   * Marks a failed or interrupted row `sending` again and counts the attempt — only if it still
+   * has `attempts` attempts (null otherwise: another notifier took this retry).
+   */
+  retryDelivery(id: string, attempts: number, at: string): Promise<Delivery | null>;
   /** Records the outcome and moves the subscription on (cursor, digest period, pause) atomically. */
   finishDelivery(id: string, outcome: DeliveryOutcome): Promise<void>;
   /** Newest first. */
