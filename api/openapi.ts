@@ -25,7 +25,8 @@ function packageInfo(): { version: string; license: string } {
 
 const DESCRIPTION = [
   'Read-only vulnerability intelligence: every public CVE source merged and scored into immutable snapshots.',
-  'All endpoints are GET (HEAD too), CORS-enabled, without authentication. Every response carries `X-Snapshot` (the build id),',
+  'All `/api/v1` endpoints are GET (HEAD too), CORS-enabled, without authentication; the `/pulse/api` subscription endpoints',
+  '(POST/PATCH/DELETE, capability tokens instead of accounts) are the only writes. Every response carries `X-Snapshot` (the build id),',
   '`ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets 304.',
   'Errors are JSON `{"code", "message", …}` (see the Error schema). Rate limits: contract section 8 (429 RATE_LIMIT_EXCEEDED).',
   'Enumerated values and booleans are read in any case (booleans also as 1/0, yes/no); the document gives their canonical spelling.',

@@ -69,6 +69,8 @@ export interface PollerOptions {
   http?: HttpClient;
   /** Replace the NVD fetcher (tests). */
   nvdFetcher?: SourceFetcher;
+  /** Runs after each publish (the /pulse notify step); never fails the poll. */
+  afterPublish?: () => Promise<void>;
 }
 
 export function healthPath(dataDir: string): string {
@@ -170,6 +172,7 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
           if (!result.published) return fail(`build ${result.buildId} finished but did not publish`);
           health.last_build_id = result.buildId;
           health.last_published_at = now().toISOString();
+          if (opts.afterPublish) await opts.afterPublish();
         } catch (err) {
           return fail(`build: ${describeError(err)}`);
         }
