@@ -37,6 +37,9 @@ async function asking<T>(work: () => Promise<T>): Promise<T> {
 
 const rawText = (description: string, example?: string) => queryParam((raw) => raw, { description, ...(example ? { example } : {}) });
 
+/** A query parameter the operation cannot answer without: declared required in the document. */
+const requiredText = (description: string, example: string) => z.string().openapi({ type: 'string', description, example });
+
 const byNameRoute = createRoute({
   method: 'get',
   path: `${PUBLIC_BASE}/packages/{ecosystem}/{name}`,
@@ -63,7 +66,7 @@ const purlRoute = createRoute({
   tags: [TAG],
   summary: 'Is the package of this Package URL affected?',
   description: 'As `/packages/{ecosystem}/{name}`, the package named by a Package URL (purl types npm, pypi, maven, golang, cargo, gem, nuget, composer, deb, apk, rpm; a deb/apk `distro` qualifier picks the release). The purl\'s version is judged; without one, every advisory is listed.',
-  request: { query: z.object({ purl: rawText('A Package URL.', 'pkg:deb/debian/openssl@3.0.11-1~deb12u1?distro=debian-12') }) },
+  request: { query: z.object({ purl: requiredText('A Package URL.', 'pkg:deb/debian/openssl@3.0.11-1~deb12u1?distro=debian-12') }) },
   responses: {
     200: { description: 'The judgement or the advisories, with the purl.', content: { 'application/json': { schema: PurlAnswerSchema } } },
     ...errorResponses(400, 503),
@@ -76,7 +79,7 @@ const packageBatchRoute = createRoute({
   tags: [TAG],
   summary: `Up to ${MAX_BATCH} Package URLs in one round trip`,
   description: `\`purls\`: Package URLs separated by commas; a separator is a comma followed by \`pkg:\`, so a comma inside a purl (a \`checksums\` qualifier, or \`%2C\`) stays in it. At most ${MAX_BATCH} distinct purls; duplicates are answered once, where they first appear; answers come in the order asked. A purl that cannot be answered (malformed, unsupported type, unparseable version) carries \`error\` in its place; the others are answered.`,
-  request: { query: z.object({ purls: rawText('Comma-separated Package URLs.', 'pkg:pypi/mlflow@2.18.0,pkg:npm/body-parser@1.20.2') }) },
+  request: { query: z.object({ purls: requiredText('Comma-separated Package URLs.', 'pkg:pypi/mlflow@2.18.0,pkg:npm/body-parser@1.20.2') }) },
   responses: {
     200: { description: 'One answer per distinct purl, in the order asked.', content: { 'application/json': { schema: PackageBatchSchema } } },
     ...errorResponses(400, 503),
@@ -89,7 +92,7 @@ const cveBatchRoute = createRoute({
   tags: ['CVEs'],
   summary: `Up to ${MAX_BATCH} CVE records in one round trip`,
   description: `\`ids\`: comma-separated CVE ids, any case. At most ${MAX_BATCH} distinct ids; duplicates (in any case) are answered once, where they first appear. Records come in the order asked; ids the snapshot does not hold are listed in \`unknown\`. A malformed id is a 400 naming it.`,
-  request: { query: z.object({ ids: rawText('Comma-separated CVE ids.', 'CVE-2024-3400,CVE-2023-4966') }) },
+  request: { query: z.object({ ids: requiredText('Comma-separated CVE ids.', 'CVE-2024-3400,CVE-2023-4966') }) },
   responses: {
     200: { description: 'The records in the order asked, unknown ids apart.', content: { 'application/json': { schema: CveBatchSchema } } },
     ...errorResponses(400, 503),

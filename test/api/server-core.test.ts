@@ -9,10 +9,11 @@ import { startSampleServer, type SampleServer } from './server-harness.ts';
 let s: SampleServer;
 
 beforeAll(async () => {
-  s = await startSampleServer();
   // Registered before the first request (Hono builds its router on the first match).
-  s.server.app.get('/api/v1/public/test-boom', () => {
-    throw new Error('secret detail that must not reach the client');
+  s = await startSampleServer({}, (server) => {
+    server.app.get('/api/v1/public/test-boom', () => {
+      throw new Error('secret detail that must not reach the client');
+    });
   });
 });
 

@@ -35,12 +35,21 @@ export interface SampleServer {
 }
 
 /** A server over the sample snapshot's data folder (shared, read-only: do not publish into it). */
-export async function startSampleServer(opts: Partial<ServerOptions> = {}): Promise<SampleServer> {
+/**
+ * `prepare` runs before the server answers its first request: routes a test adds must be
+ * registered then (Hono builds its router on the first match).
+ */
+export async function startSampleServer(opts: Partial<ServerOptions> = {}, prepare?: (server: RunningServer) => void): Promise<SampleServer> {
   const { dataDir, result } = await buildCorpus();
-  return startOn(dataDir, result.buildId, opts);
+  return startOn(dataDir, result.buildId, opts, prepare);
 }
 
-export async function startOn(dataDir: string, buildId: string, opts: Partial<ServerOptions> = {}): Promise<SampleServer> {
+export async function startOn(
+  dataDir: string,
+  buildId: string,
+  opts: Partial<ServerOptions> = {},
+  prepare?: (server: RunningServer) => void,
+): Promise<SampleServer> {
   const server = await startServer({
     dataDir,
     host: '127.0.0.1',
@@ -51,6 +60,7 @@ export async function startOn(dataDir: string, buildId: string, opts: Partial<Se
     snapshot: { threads: 1, memoryLimit: '512MB', poolSize: 2 },
     ...opts,
   });
+  prepare?.(server);
   const validator = documentValidator(server.url);
   // Fetched now, so that a test's first request is the request it times (e.g. one in flight at close()).
   await validator();
