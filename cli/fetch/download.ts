@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
 import { dirname, relative } from 'node:path';
 import { progress } from '../../lib/log.ts';
 import { moveIntoPlace, tempPathFor } from './atomic.ts';
@@ -25,6 +26,9 @@ export interface TempDownloadOptions extends GetOptions {
   /** Progress bar label. */
   label: string;
 }
+
+/** Bytes received but not yet written before the body is paused. */
+const WRITE_QUEUE_BYTES = 8 * 1024 * 1024;
 
 /** What lets a broken download continue: byte ranges, and a strong validator for If-Range. */
 function resumeValidator(res: HttpResponse): string | null {
@@ -81,15 +85,35 @@ export async function downloadToTemp(http: HttpClient, url: string, dest: string
           total = Number(headerValue(res.headers, 'content-length') ?? NaN);
           bar.setTotal(Number.isFinite(total) ? total : 0);
         }
-        // Chunk by chunk, each write awaited: `have` is exactly what reached the file, so the
-        // next Range starts at the right byte whatever broke the connection.
+        // Every chunk is taken as soon as it arrives (a paused stream that errors drops what it
+        // holds) and written in order; `have` counts what reached the file, so the next Range
+        // starts at the right byte whatever broke the connection.
         const out = await open(tmp, resumed ? 'a' : 'w');
         try {
-          for await (const chunk of res.body as AsyncIterable<Buffer>) {
-            await out.write(chunk);
-            have += chunk.length;
-            bar.tick(chunk.length);
+          const body = res.body;
+          let writes = Promise.resolve();
+          {
+            let queued = 0;
+            body.on('data', (chunk: Buffer) => {
+              queued += chunk.length;
+              if (queued > WRITE_QUEUE_BYTES) body.pause();
+              writes = writes.then(async () => {
+                await out.write(chunk);
+                have += chunk.length;
+                queued -= chunk.length;
+                bar.tick(chunk.length);
+                if (body.isPaused() && queued <= WRITE_QUEUE_BYTES) body.resume();
+              });
+            });
           }
+          // `finished` also settles for a body that ended or broke before the listener was on.
+          try {
+            await finished(body);
+          } catch (err) {
+            await writes;
+            throw err;
+          }
+          await writes;
         } finally {
           await out.close();
         }

@@ -254,15 +254,6 @@ export class HttpClient {
     }
   }
 
-  /**
-   * GET with retries up to the headers. Resolves with any 2xx or 304, body unread: a failure
-   * while the caller reads it is NOT retried, so whole bodies are read with `getBytes`,
-   * `getJson` or `downloadToTemp` instead.
-   */
-  get(url: string, opts: GetOptions = {}): Promise<HttpResponse> {
-    return this.exchange(url, opts, async (res) => res);
-  }
-
   /** GET and read the whole body, retrying failures on both sides of the headers. */
   getBytes(url: string, opts: ExchangeOptions = {}): Promise<BodyResponse> {
     return this.exchange(url, opts, async (res) => {

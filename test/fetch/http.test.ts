@@ -29,7 +29,7 @@ describe('HTTP client', () => {
   it('does not retry a 404, and puts the plain-text error body in the message', async () => {
     const server = await startServer(routes({}));
     const { http, sleeps } = testHttp();
-    await expect(http.get(`${server.base}/missing`)).rejects.toThrow(/GET http:\/\/127\.0\.0\.1:\d+\/missing: HTTP 404 \(not found\)$/);
+    await expect(http.getBytes(`${server.base}/missing`)).rejects.toThrow(/GET http:\/\/127\.0\.0\.1:\d+\/missing: HTTP 404 \(not found\)$/);
     expect(server.requests).toHaveLength(1);
     expect(sleeps).toEqual([]);
     await server.close();
@@ -40,8 +40,8 @@ describe('HTTP client', () => {
     const server = await startServer(() => (n++ === 0 ? { status: 429, headers: { 'retry-after': '86400' } } : { body: 'ok' }));
     const sleeps: number[] = [];
     const http = new HttpClient({ maxRetryWaitMs: 5000, sleep: async (ms) => void sleeps.push(ms) });
-    const res = await http.get(`${server.base}/x`);
-    expect(await res.body.text()).toBe('ok');
+    const res = await http.getBytes(`${server.base}/x`);
+    expect(res.body.toString()).toBe('ok');
     expect(sleeps).toEqual([5000]);
     await server.close();
   });
@@ -69,7 +69,7 @@ describe('a host that accepts the connection and never answers', () => {
       backoffMs: 10,
     });
     const started = performance.now();
-    await expect(http.get(`${server.base}/never`)).rejects.toThrow(/^GET http:\/\/127\.0\.0\.1:\d+\/never: .*UND_ERR_HEADERS_TIMEOUT.* after 3 attempts$/);
+    await expect(http.getBytes(`${server.base}/never`)).rejects.toThrow(/^GET http:\/\/127\.0\.0\.1:\d+\/never: .*UND_ERR_HEADERS_TIMEOUT.* after 3 attempts$/);
     const elapsed = (performance.now() - started) / 1000;
     expect(server.requests).toHaveLength(3);
     expect(elapsed).toBeGreaterThanOrEqual(3 * 0.15);
@@ -94,8 +94,8 @@ describe('proxy from the environment', () => {
       process.env.HTTP_PROXY = proxy.base;
       process.env.NO_PROXY = '127.0.0.1';
       const http = new HttpClient({ retries: 0 });
-      expect(await (await http.get('http://feeds.example.invalid/kev.json')).body.text()).toBe('via proxy');
-      expect(await (await http.get(`${direct.base}/x`)).body.text()).toBe('direct');
+      expect((await http.getBytes('http://feeds.example.invalid/kev.json')).body.toString()).toBe('via proxy');
+      expect((await http.getBytes(`${direct.base}/x`)).body.toString()).toBe('direct');
       await http.close();
       expect(seen).toHaveLength(1);
       expect(seen[0]).toMatch(/^GET http:\/\/feeds\.example\.invalid\/kev\.json vulnintel\/\d+\.\d+\.\d+$/);

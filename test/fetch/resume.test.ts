@@ -27,9 +27,9 @@ function rangeServer(opts: { body: () => Buffer; etag: () => string; ranges: boo
     if (opts.ranges && range && req.headers['if-range'] === opts.etag()) {
       const from = Number(range[1]);
       const part = body.subarray(from);
-      return { status: 206, headers: { ...headers, 'content-range': `bytes ${from}-${body.length - 1}/${body.length}` }, body: part, ...(cut !== undefined ? { cutAfter: cut, cutDelayMs: 100 } : {}) };
+      return { status: 206, headers: { ...headers, 'content-range': `bytes ${from}-${body.length - 1}/${body.length}` }, body: part, ...(cut !== undefined ? { cutAfter: cut, cutDelayMs: 300 } : {}) };
     }
-    return { headers, body, ...(cut !== undefined ? { cutAfter: cut, cutDelayMs: 100 } : {}) };
+    return { headers, body, ...(cut !== undefined ? { cutAfter: cut, cutDelayMs: 300 } : {}) };
   };
 }
 
