@@ -5,7 +5,8 @@
  *   2. the rate limiter (api/ratelimit), when configured — the first thing a request meets;
  *   3. readOnly — 405 for methods other than GET/HEAD/OPTIONS;
  *   4. retainSnapshot (paths under /api/v1/public) — 503 NO_SNAPSHOT, or the request's snapshot;
- *   5. the routes of every module in api/routes/index.ts, then the OpenAPI document and docs.
+ *   5. the routes of every module in api/routes/index.ts, then the OpenAPI document and docs,
+ *      then the web area /pulse (api/pulse/routes.tsx; its unknown paths get an HTML 404).
  * Every failure becomes the JSON error of api/http/errors.ts; nothing leaks a stack.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
@@ -20,6 +21,7 @@ import { readOnly, retainSnapshot, standardHeaders } from './http/middleware.ts'
 import { CACHE_CONTROL, sendJson } from './http/respond.ts';
 import { registerOpenApi } from './openapi.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
+import { pulseNotFound, registerPulse } from './pulse/routes.tsx';
 import type { SnapshotStore } from './snapshot/store.ts';
 
 export const DEFAULT_QUERY_BUDGET_MS = 250;
@@ -59,6 +61,11 @@ function validationHook(
   throw invalidParameter(parameter, `${parameter}: ${message}`);
 }
 
+/** Paths of the web area answered with HTML (not its JSON API, feeds or stream). */
+function isPulsePage(path: string): boolean {
+  return (path === '/pulse' || path.startsWith('/pulse/')) && !path.startsWith('/pulse/api/');
+}
+
 export function createApp(opts: AppOptions): ApiApp {
   const config: ApiConfig = {
     dataDir: opts.dataDir,
@@ -79,6 +86,7 @@ export function createApp(opts: AppOptions): ApiApp {
 
   for (const module of ROUTE_MODULES) module.register(app, config);
   registerOpenApi(app);
+  registerPulse(app, config);
   app.get('/api/v1/health', (c) => {
     const snapshot = opts.store.current;
     return sendJson(
@@ -92,7 +100,8 @@ export function createApp(opts: AppOptions): ApiApp {
     );
   });
 
-  app.notFound((c) => errorResponse(c, notFound(`No endpoint at ${c.req.path}. The API is described at /api/v1/openapi.json.`)));
+  app.notFound((c) =>
+    isPulsePage(c.req.path) ? pulseNotFound(c) : errorResponse(c, notFound(`No endpoint at ${c.req.path}. The API is described at /api/v1/openapi.json.`)));
   app.onError((err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err);
     if (err instanceof TableUnavailableError) {

@@ -1,0 +1,62 @@
+/**
+ * The web area `/pulse` (PULSE.md §7): server-rendered pages (hono/jsx) over the same snapshot
+ * store and query modules as the API, its assets, and the HTML error pages. Pages read from a
+ * snapshot carry an ETag per snapshot and answer 304 before rendering when it matches.
+ */
+import type { Context } from 'hono';
+import type { ApiApp, ApiConfig } from '../http/context.ts';
+import type { ServingSnapshot } from '../snapshot/serving.ts';
+import { ASSETS } from './assets.ts';
+import { loadDashboard } from './load/dashboard.ts';
+import { documentOf, notModified, PageError, sendPage, snapshotPageEtag } from './page-response.ts';
+import { DashboardPage } from './pages/dashboard.tsx';
+import { ErrorPage } from './pages/error.tsx';
+import { withSnapshot } from './snapshot-access.ts';
+
+/** Renders an error as its HTML page. */
+export async function errorPage(c: Context, err: PageError, buildId?: string): Promise<Response> {
+  const html = await documentOf(<ErrorPage status={err.status} title={err.title} message={err.message} parameter={err.parameter} buildId={buildId} />);
+  return sendPage(c, html, { status: err.status });
+}
+
+/** 404 for any /pulse path no page answers. */
+export function pulseNotFound(c: Context): Promise<Response> {
+  return errorPage(c, new PageError(404, 'Page not found', `There is no page at ${c.req.path}.`));
+}
+
+type Render = (snapshot: ServingSnapshot, c: Context) => Promise<unknown>;
+
+/** A page read from the snapshot: 304 by ETag before any work, errors as HTML pages. */
+function snapshotPage(config: ApiConfig, render: Render) {
+  return async (c: Context): Promise<Response> => {
+    try {
+      return await withSnapshot(config.store, async (snapshot) => {
+        const etag = snapshotPageEtag(c, snapshot.buildId);
+        const cached = notModified(c, etag);
+        if (cached) return cached;
+        try {
+          return sendPage(c, await documentOf(await render(snapshot, c)), { etag });
+        } catch (err) {
+          if (err instanceof PageError) return errorPage(c, err, snapshot.buildId);
+          throw err;
+        }
+      });
+    } catch (err) {
+      if (err instanceof PageError) return errorPage(c, err);
+      throw err;
+    }
+  };
+}
+
+export function registerPulse(app: ApiApp, config: ApiConfig): void {
+  app.get('/pulse/assets/:file', (c) => {
+    const asset = ASSETS[c.req.param('file')];
+    if (!asset) return pulseNotFound(c);
+    const headers = { ETag: asset.etag, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' };
+    if (c.req.header('if-none-match') === asset.etag) return c.body(null, 304, headers);
+    return c.body(new Uint8Array(asset.body), 200, { ...headers, 'Content-Type': asset.contentType });
+  });
+
+  app.get('/pulse', snapshotPage(config, async (snapshot) => <DashboardPage data={await loadDashboard(snapshot)} />));
+  app.get('/pulse/', (c) => c.redirect('/pulse', 301));
+}
