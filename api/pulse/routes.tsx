@@ -7,8 +7,10 @@ import type { Context } from 'hono';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
 import { ASSETS } from './assets.ts';
+import { loadCveList } from './load/cves-list.ts';
 import { loadDashboard } from './load/dashboard.ts';
 import { documentOf, notModified, PageError, sendPage, snapshotPageEtag } from './page-response.ts';
+import { CveListPage } from './pages/cves-list.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { ErrorPage } from './pages/error.tsx';
 import { withSnapshot } from './snapshot-access.ts';
@@ -59,4 +61,8 @@ export function registerPulse(app: ApiApp, config: ApiConfig): void {
 
   app.get('/pulse', snapshotPage(config, async (snapshot) => <DashboardPage data={await loadDashboard(snapshot)} />));
   app.get('/pulse/', (c) => c.redirect('/pulse', 301));
+  app.get(
+    '/pulse/cves',
+    snapshotPage(config, async (snapshot, c) => <CveListPage view={await loadCveList(snapshot, c, config.queryBudgetMs)} buildId={snapshot.buildId} />),
+  );
 }
