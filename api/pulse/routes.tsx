@@ -7,9 +7,11 @@ import type { Context } from 'hono';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
 import { ASSETS } from './assets.ts';
+import { loadCve } from './load/cve.ts';
 import { loadCveList } from './load/cves-list.ts';
 import { loadDashboard } from './load/dashboard.ts';
 import { documentOf, notModified, PageError, sendPage, snapshotPageEtag } from './page-response.ts';
+import { CvePage } from './pages/cve.tsx';
 import { CveListPage } from './pages/cves-list.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { ErrorPage } from './pages/error.tsx';
@@ -64,5 +66,9 @@ export function registerPulse(app: ApiApp, config: ApiConfig): void {
   app.get(
     '/pulse/cves',
     snapshotPage(config, async (snapshot, c) => <CveListPage view={await loadCveList(snapshot, c, config.queryBudgetMs)} buildId={snapshot.buildId} />),
+  );
+  app.get(
+    '/pulse/cves/:id',
+    snapshotPage(config, async (snapshot, c) => <CvePage data={await loadCve(snapshot, c.req.param('id') ?? '')} buildId={snapshot.buildId} />),
   );
 }
