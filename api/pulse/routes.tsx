@@ -7,10 +7,12 @@ import type { Context } from 'hono';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
 import { ASSETS } from './assets.ts';
+import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
 import { loadCve } from './load/cve.ts';
 import { loadCveList } from './load/cves-list.ts';
 import { loadDashboard } from './load/dashboard.ts';
 import { documentOf, notModified, PageError, sendPage, snapshotPageEtag } from './page-response.ts';
+import { AdvisoryListPage, AdvisoryPage } from './pages/advisories.tsx';
 import { CvePage } from './pages/cve.tsx';
 import { CveListPage } from './pages/cves-list.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
@@ -70,5 +72,15 @@ export function registerPulse(app: ApiApp, config: ApiConfig): void {
   app.get(
     '/pulse/cves/:id',
     snapshotPage(config, async (snapshot, c) => <CvePage data={await loadCve(snapshot, c.req.param('id') ?? '')} buildId={snapshot.buildId} />),
+  );
+  app.get(
+    '/pulse/advisories',
+    snapshotPage(config, async (snapshot, c) => <AdvisoryListPage view={await loadAdvisoryList(snapshot, c)} buildId={snapshot.buildId} />),
+  );
+  app.get(
+    '/pulse/advisories/:vendor/:id',
+    snapshotPage(config, async (snapshot, c) => (
+      <AdvisoryPage advisory={await loadAdvisory(snapshot, c.req.param('vendor') ?? '', c.req.param('id') ?? '')} buildId={snapshot.buildId} />
+    )),
   );
 }
