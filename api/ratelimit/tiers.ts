@@ -1,19 +1,23 @@
 /**
- * Which limit tier a path falls in (contract §8.1 table). Paths outside `/api/v1/public`
- * (openapi, docs, health, /pulse) are not limited at all (DESIGN §6 decision).
+ * Which limit tier a path falls in (contract §8.1 table, plus the web area's own tier). Paths
+ * outside `/api/v1/public` and `/pulse` (openapi, docs, health) and the web area's static
+ * assets (`/pulse/assets/…`, cached for a year by URL) are not limited at all.
  */
 import type { TierLimits } from './config.ts';
 
 export type Tier = keyof TierLimits;
 
 /** Tier indices, so per-caller counters can be small arrays instead of keyed objects. */
-export const TIERS: readonly Tier[] = ['cves', 'standard', 'other'];
+export const TIERS: readonly Tier[] = ['cves', 'standard', 'other', 'pulse'];
 export const CVES = 0;
 export const STANDARD = 1;
 export const OTHER = 2;
-export type TierIndex = typeof CVES | typeof STANDARD | typeof OTHER;
+export const PULSE = 3;
+export type TierIndex = typeof CVES | typeof STANDARD | typeof OTHER | typeof PULSE;
 
 const PUBLIC_PREFIX = '/api/v1/public';
+const PULSE_PREFIX = '/pulse';
+const PULSE_ASSETS = '/pulse/assets';
 
 /** The contract's 6,000-per-minute paths, each with every path under it. */
 const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent'];
@@ -27,7 +31,10 @@ function isAtOrUnder(path: string, offset: number, prefix: string): boolean {
 
 /** The tier of a request path, or undefined when the path is not rate limited. */
 export function tierOfPath(path: string): TierIndex | undefined {
-  if (!isAtOrUnder(path, 0, PUBLIC_PREFIX)) return undefined;
+  if (!isAtOrUnder(path, 0, PUBLIC_PREFIX)) {
+    if (isAtOrUnder(path, 0, PULSE_PREFIX) && !isAtOrUnder(path, 0, PULSE_ASSETS)) return PULSE;
+    return undefined;
+  }
   const offset = PUBLIC_PREFIX.length;
   if (isAtOrUnder(path, offset, '/cves')) return CVES;
   for (const prefix of STANDARD_PATHS) if (isAtOrUnder(path, offset, prefix)) return STANDARD;
@@ -35,6 +42,6 @@ export function tierOfPath(path: string): TierIndex | undefined {
 }
 
 /** Limits of a config as an array indexed by TierIndex. */
-export function limitsByIndex(limits: TierLimits): readonly [number, number, number] {
-  return [limits.cves, limits.standard, limits.other];
+export function limitsByIndex(limits: TierLimits): readonly [number, number, number, number] {
+  return [limits.cves, limits.standard, limits.other, limits.pulse];
 }
