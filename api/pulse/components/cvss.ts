@@ -60,16 +60,20 @@ export function decodeVector(vector: string | null | undefined): DecodedVector |
   try {
     const { ctor, version } = ctorOf(vector);
     const parsed = new ctor(vector);
-    const metrics: DecodedMetric[] = [];
+    const metrics: (DecodedMetric & { subCategory: string | undefined })[] = [];
     for (const components of parsed.getRegisteredComponents().values()) {
       for (const component of components) {
         if (!stated.has(component.shortName)) continue;
         const value = parsed.getComponent(component);
         if (!value || value.shortName === 'X') continue;
-        metrics.push({ key: component.shortName, metric: component.subCategory ? `${component.name} (${component.subCategory})` : component.name, value: value.name, description: value.description });
+        metrics.push({ key: component.shortName, metric: component.name, subCategory: component.subCategory, value: value.name, description: value.description });
       }
     }
-    return metrics.length > 0 ? { version, vector, metrics } : null;
+    // CVSS 4.0 names the same impact twice (vulnerable and subsequent system): say which.
+    const seen = new Map<string, number>();
+    for (const m of metrics) seen.set(m.metric, (seen.get(m.metric) ?? 0) + 1);
+    const named = metrics.map(({ subCategory, ...m }) => ((seen.get(m.metric) ?? 0) > 1 && subCategory ? { ...m, metric: `${m.metric} (${subCategory})` } : m));
+    return named.length > 0 ? { version, vector, metrics: named } : null;
   } catch {
     return null;
   }
