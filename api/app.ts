@@ -4,7 +4,8 @@
  *      response (errors and 429s included, since it wraps everything below);
  *   2. the rate limiter (api/ratelimit), when configured — the first thing a request meets;
  *   3. readOnly — 405 for methods other than GET/HEAD/OPTIONS;
- *   4. retainSnapshot (paths under /api/v1/public) — 503 NO_SNAPSHOT, or the request's snapshot;
+ *   4. retainSnapshot (paths under /api/v1/public and /pulse/feeds) — 503 NO_SNAPSHOT, or the
+ *      request's snapshot;
  *   5. the routes of every module in api/routes/index.ts, then the OpenAPI document and docs,
  *      then the web area /pulse (api/pulse/routes.tsx; its unknown paths get an HTML 404).
  * Every failure becomes the JSON error of api/http/errors.ts; nothing leaks a stack.
@@ -23,6 +24,7 @@ import { registerOpenApi } from './openapi.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
 import { pulseNotFound, registerPulse } from './pulse/routes.tsx';
 import type { SnapshotStore } from './snapshot/store.ts';
+import { StreamRegistry } from './http/streams.ts';
 
 export const DEFAULT_QUERY_BUDGET_MS = 250;
 export const DEFAULT_EXPORT_CAP = 50_000;
@@ -35,6 +37,8 @@ export interface AppOptions {
   exportCap?: number;
   /** Mounted first in the chain (after the standard headers) when given. */
   rateLimiter?: RateLimiter | undefined;
+  /** Open change streams; the server passes its own so that closing ends them. */
+  streams?: StreamRegistry;
 }
 
 function errorResponse(c: Context, err: ApiError): Response {
@@ -73,6 +77,7 @@ export function createApp(opts: AppOptions): ApiApp {
     logger: opts.logger,
     queryBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
     exportCap: opts.exportCap ?? DEFAULT_EXPORT_CAP,
+    streams: opts.streams ?? new StreamRegistry(),
   };
   const app: ApiApp = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook as never });
 
@@ -83,6 +88,8 @@ export function createApp(opts: AppOptions): ApiApp {
   if (opts.rateLimiter) app.use('*', opts.rateLimiter.middleware);
   app.use('*', readOnly);
   app.use('/api/v1/public/*', retainSnapshot(opts.store));
+  // The Atom feed reads one snapshot like the JSON API; the stream retains one per read itself.
+  app.use('/pulse/feeds/*', retainSnapshot(opts.store));
 
   for (const module of ROUTE_MODULES) module.register(app, config);
   registerOpenApi(app);

@@ -9,6 +9,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import { createApp, DEFAULT_EXPORT_CAP, DEFAULT_QUERY_BUDGET_MS } from './app.ts';
 import type { ApiApp } from './http/context.ts';
+import { StreamRegistry, type StreamLimits } from './http/streams.ts';
 import { createRateLimiter, type RateLimitConfig, type RateLimiter } from './ratelimit/index.ts';
 import type { ServingOptions } from './snapshot/serving.ts';
 import { SnapshotStore } from './snapshot/store.ts';
@@ -30,6 +31,8 @@ export interface ServerOptions {
   closeGraceMs?: number;
   snapshot?: ServingOptions;
   logger?: Logger;
+  /** `/pulse/stream`: heartbeat period and open streams per caller. */
+  pulseStream?: StreamLimits;
 }
 
 export interface RunningServer {
@@ -62,6 +65,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let limiter: RateLimiter | undefined;
   if (opts.rateLimit) limiter = createRateLimiter({ ...opts.rateLimit, logger: opts.rateLimit.logger ?? logger });
 
+  const streams = new StreamRegistry(opts.pulseStream);
   const app = createApp({
     store,
     dataDir: opts.dataDir,
@@ -69,6 +73,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     queryBudgetMs: opts.queryBudgetMs ?? envNumber('VULNINTEL_QUERY_BUDGET_MS', DEFAULT_QUERY_BUDGET_MS),
     exportCap: Math.max(1, Math.trunc(opts.exportCap ?? envNumber('VULNINTEL_EXPORT_CAP', DEFAULT_EXPORT_CAP))),
     rateLimiter: limiter,
+    streams,
   });
 
   const host = opts.host ?? '0.0.0.0';
@@ -88,6 +93,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     store,
     close() {
       closing ??= (async () => {
+        // Long-lived change streams would otherwise hold the close for its whole grace period.
+        streams.closeAll();
         await new Promise<void>((resolve) => {
           const grace = setTimeout(() => {
             // Requests still running past the grace period (a slow export reader) are cut.

@@ -46,6 +46,7 @@ export const SNAPSHOT_TABLES: Record<string, string> = {
   summary: 'summary.parquet',
   trends_weekly: 'trends_weekly.parquet',
   trends_monthly: 'trends_monthly.parquet',
+  changes: 'changes.parquet',
 };
 
 /** DuckDB SQL that reads one snapshot table (hive partitioning keeps `year` typed). */

@@ -7,6 +7,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import type { StreamRegistry } from './streams.ts';
 
 export interface ApiVariables {
   /**
@@ -27,6 +28,8 @@ export interface ApiConfig {
   queryBudgetMs: number;
   /** Rows per export call (contract 8.5: 50,000). */
   exportCap: number;
+  /** Open change streams (`/pulse/stream`): per-caller bound, heartbeat, ending on shutdown. */
+  streams: StreamRegistry;
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * Which limit tier a path falls in (contract §8.1 table, plus the web area's own tier). Paths
  * outside `/api/v1/public` and `/pulse` (openapi, docs, health) and the web area's static
- * assets (`/pulse/assets/…`, cached for a year by URL) are not limited at all.
+ * assets (`/pulse/assets/…`, cached for a year by URL) are not limited at all. The change
+ * feeds under /pulse read the snapshot like the API and share its tiers (PULSE §3); every
+ * other /pulse path (the pages, the subscription endpoints) is in the `pulse` tier.
  */
 import type { TierLimits } from './config.ts';
 
@@ -20,7 +22,11 @@ const PULSE_PREFIX = '/pulse';
 const PULSE_ASSETS = '/pulse/assets';
 
 /** The contract's 6,000-per-minute paths, each with every path under it. */
-const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent'];
+const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent', '/changes'];
+
+/** The change feeds outside the API: the Atom feed polled like `/changes`; opening a stream is rarer. */
+const PULSE_FEEDS = '/pulse/feeds';
+const PULSE_STREAM = '/pulse/stream';
 
 /** True when `path` is `prefix` itself or a path under it, starting at `offset` (no allocation). */
 function isAtOrUnder(path: string, offset: number, prefix: string): boolean {
@@ -32,6 +38,8 @@ function isAtOrUnder(path: string, offset: number, prefix: string): boolean {
 /** The tier of a request path, or undefined when the path is not rate limited. */
 export function tierOfPath(path: string): TierIndex | undefined {
   if (!isAtOrUnder(path, 0, PUBLIC_PREFIX)) {
+    if (isAtOrUnder(path, 0, PULSE_FEEDS)) return STANDARD;
+    if (isAtOrUnder(path, 0, PULSE_STREAM)) return OTHER;
     if (isAtOrUnder(path, 0, PULSE_PREFIX) && !isAtOrUnder(path, 0, PULSE_ASSETS)) return PULSE;
     return undefined;
   }

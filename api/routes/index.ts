@@ -14,6 +14,8 @@ import { advisoriesRoutes } from './advisories.ts';
 import { catalogsRoutes } from './catalogs.ts';
 import { kevRoutes } from './kev.ts';
 import { shadowAiRoutes } from './shadow-ai.ts';
+import { changesRoutes } from './changes.ts';
+import { pulseFeedRoutes } from './pulse-feeds.ts';
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
   cvesRoutes,
@@ -24,4 +26,6 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   catalogsRoutes,
   kevRoutes,
   shadowAiRoutes,
+  changesRoutes,
+  pulseFeedRoutes,
 ];

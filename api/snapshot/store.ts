@@ -63,8 +63,13 @@ export class SnapshotStore {
     return { snapshot, release: snapshot.retain() };
   }
 
-  onSwap(listener: (snapshot: ServingSnapshot) => void): void {
+  /** Calls `listener` after each swap; returns the function that stops calling it. */
+  onSwap(listener: (snapshot: ServingSnapshot) => void): () => void {
     this.swapListeners.push(listener);
+    return () => {
+      const i = this.swapListeners.indexOf(listener);
+      if (i !== -1) this.swapListeners.splice(i, 1);
+    };
   }
 
   /**
@@ -123,7 +128,7 @@ export class SnapshotStore {
       { buildId, previous: previous?.buildId ?? null, cves: next.records.size, openMs: Math.round(performance.now() - started) },
       'snapshot now served',
     );
-    for (const listener of this.swapListeners) listener(next);
+    for (const listener of [...this.swapListeners]) listener(next);
   }
 
   /** Stops watching and closes the served snapshot once its last request is done. */

@@ -18,6 +18,7 @@ import { STAGE_TABLES } from '../stage/tables.ts';
 import { buildManifest } from './manifest.ts';
 import type { BuildOptions, BuildResult } from './options.ts';
 import { publishSnapshot, pruneSnapshots } from './publish.ts';
+import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
 import { runSqlSteps } from './sql-steps.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
@@ -37,6 +38,7 @@ const STEP_COUNTS: Record<string, string[]> = {
   '06_related_keys.sql': ['related_keys'],
   '07_search_terms.sql': ['search_docs', 'search_terms'],
   '08_summary_trends.sql': ['trends_weekly', 'trends_monthly'],
+  '10_changes.sql': ['changes_new', 'changes'],
 };
 
 /**
@@ -120,7 +122,8 @@ export async function stageSources(rawDir: string, stageDir: string): Promise<Re
 
 export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
-  const buildId = newBuildId();
+  const builtAt = new Date();
+  const buildId = newBuildId(builtAt);
   const workDir = join(opts.dataDir, `.build-${buildId}`);
   const stageDir = join(workDir, 'stage');
   const outDir = join(workDir, buildId);
@@ -128,6 +131,8 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   await mkdir(outDir, { recursive: true });
   info(`build ${buildId}: raw ${opts.rawDir} → ${opts.dataDir}`);
   try {
+    // The snapshot this build's changes are measured against (PULSE §2): the one published now.
+    const previousDir = await previousSnapshotDir(opts.dataDir);
     const staged = await stageSources(opts.rawDir, stageDir);
     // A wrong --raw path or an empty fetch must not replace a good snapshot with an empty one.
     if ((staged.nvd?.records ?? 0) + (staged.cvelist?.records ?? 0) === 0) {
@@ -149,6 +154,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
       return Number(reader.getRowObjectsJson()[0]?.n ?? 0);
     };
     try {
+      await attachPreviousSnapshot(connection, previousDir);
       await runSqlSteps(
         connection,
         {
@@ -156,6 +162,9 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
           out: outDir,
           related_product_threshold: opts.relatedProductThreshold,
           mission_wellbeing: opts.missionWellbeing,
+          build_id: buildId,
+          detected_at: builtAt.toISOString().replace('T', ' ').replace('Z', ''),
+          has_previous: previousDir === null ? 'false' : 'true',
         },
         async (file) => {
           const parts: string[] = [];

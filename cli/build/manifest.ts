@@ -63,6 +63,8 @@ const COUNTS: Record<string, string> = {
   cwes: `SELECT count(*) FROM cwes`,
   related_keys: `SELECT count(*) FROM related_keys`,
   search_terms: `SELECT count(*) FROM search_terms`,
+  changes: `SELECT count(*) FROM changes`,
+  changes_this_build: `SELECT count(*) FROM changes_new`,
 };
 
 async function scalarRow(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>> {

@@ -30,6 +30,33 @@
  *   cwe_ids          VARCHAR[]  'CWE-79', …
  */
 
+/** The columns of changes.parquet with their DuckDB types, in file order (see above). */
+export const CHANGE_COLUMNS: ReadonlyArray<readonly [name: keyof ChangeRow, duckdbType: string]> = [
+  ['change_id', 'VARCHAR'],
+  ['build_id', 'VARCHAR'],
+  ['detected_at', 'TIMESTAMP'],
+  ['subject_type', 'VARCHAR'],
+  ['cve_id', 'VARCHAR'],
+  ['vendor', 'VARCHAR'],
+  ['advisory_id', 'VARCHAR'],
+  ['kind', 'VARCHAR'],
+  ['before', 'VARCHAR'],
+  ['after', 'VARCHAR'],
+  ['why', 'VARCHAR'],
+  ['title', 'VARCHAR'],
+  ['service_severity', 'VARCHAR'],
+  ['service_score', 'DOUBLE'],
+  ['service_risk', 'DOUBLE'],
+  ['in_kev', 'BOOLEAN'],
+  ['epss_score', 'DOUBLE'],
+  ['vendor_severity', 'VARCHAR'],
+  ['vendors', 'VARCHAR[]'],
+  ['products', 'VARCHAR[]'],
+  ['ecosystems', 'VARCHAR[]'],
+  ['packages', 'VARCHAR[]'],
+  ['cwe_ids', 'VARCHAR[]'],
+];
+
 export const CHANGE_KINDS = [
   'new_cve',
   'new_advisory',
@@ -109,7 +136,8 @@ function severityRank(value: string | null | undefined): number {
   return value ? SEVERITY_ORDER.indexOf(value.toUpperCase() as ServiceSeverity) : -1;
 }
 
-function searchWords(search: string): string[] {
+/** The words of a search filter, as changeMatches looks for them (exported for SQL mirrors). */
+export function searchWords(search: string): string[] {
   return search
     .toLowerCase()
     .split(/[^\p{L}\p{N}_.-]+/u)

@@ -24,6 +24,10 @@ describe('tierOfPath (contract §8.1 table)', () => {
     ['/pulse/cves', PULSE],
     ['/pulse/cves/CVE-2024-0001', PULSE],
     ['/pulse/subscribe', PULSE],
+    ['/api/v1/public/changes', STANDARD],
+    ['/api/v1/public/cves/CVE-2024-3400/history', CVES],
+    ['/pulse/feeds/changes.atom', STANDARD],
+    ['/pulse/stream', OTHER],
   ] as const)('%s → tier %i', (path, tier) => {
     expect(tierOfPath(path)).toBe(tier);
   });

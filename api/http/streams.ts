@@ -1,0 +1,63 @@
+/**
+ * Open Server-Sent Event streams of one server (`/pulse/stream`): how many each caller holds
+ * (bounded, PULSE §3), and a way to end them all when the server closes, so a long-lived stream
+ * never holds a shutdown for its whole grace period.
+ */
+import { callerKeyOf, parseAddress } from '../ratelimit/caller.ts';
+
+export const DEFAULT_HEARTBEAT_MS = 25_000;
+export const DEFAULT_STREAMS_PER_CALLER = 5;
+
+export interface StreamLimits {
+  /** Period of the SSE comment that keeps idle connections open (default 25 s). */
+  heartbeatMs?: number;
+  /** Open streams one caller may hold at once; one more is 429 (default 5). */
+  maxPerCaller?: number;
+}
+
+/**
+ * The caller a stream is counted against: the socket's address as the rate limiter keys it
+ * (IPv4 address, IPv6 /64, all private addresses one caller); `X-Forwarded-For` is not read.
+ */
+export function streamCallerOf(remoteAddress: string | undefined): string {
+  const address = remoteAddress ? parseAddress(remoteAddress) : undefined;
+  return address ? callerKeyOf(address) : 'unknown';
+}
+
+export class StreamRegistry {
+  readonly heartbeatMs: number;
+  readonly maxPerCaller: number;
+  private readonly perCaller = new Map<string, number>();
+  private readonly enders = new Set<() => void>();
+
+  constructor(limits: StreamLimits = {}) {
+    this.heartbeatMs = limits.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.maxPerCaller = limits.maxPerCaller ?? DEFAULT_STREAMS_PER_CALLER;
+  }
+
+  /** Counts a new stream of `caller`, or returns null when the caller is at its bound. */
+  open(caller: string, end: () => void): (() => void) | null {
+    const count = this.perCaller.get(caller) ?? 0;
+    if (count >= this.maxPerCaller) return null;
+    this.perCaller.set(caller, count + 1);
+    this.enders.add(end);
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      this.enders.delete(end);
+      const left = (this.perCaller.get(caller) ?? 1) - 1;
+      if (left <= 0) this.perCaller.delete(caller);
+      else this.perCaller.set(caller, left);
+    };
+  }
+
+  openFor(caller: string): number {
+    return this.perCaller.get(caller) ?? 0;
+  }
+
+  /** Ends every open stream (server shutdown). */
+  closeAll(): void {
+    for (const end of [...this.enders]) end();
+  }
+}

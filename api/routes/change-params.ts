@@ -1,0 +1,108 @@
+/**
+ * The query parameters of the change feed (`/api/v1/public/changes`), the Atom feed and the
+ * stream (`/pulse/feeds/changes.atom`, `/pulse/stream`): one zod schema per parameter, read
+ * into the ChangeFilter of lib/changes/model.ts, so the three read a filter the same way and a
+ * malformed one is 400 INVALID_PARAMETER naming it everywhere.
+ */
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { CHANGE_KINDS, type ChangeFilter } from '../../lib/changes/model.ts';
+import { invalidParameter } from '../http/errors.ts';
+import { booleanParam, enumListParam, enumParam, integerParam, numberParam, queryParam, timestampParam } from '../http/params.ts';
+import type { ChangePosition } from '../queries/changes.ts';
+
+const TEXT_MAX = 200;
+
+function nonEmptyText(raw: string): string {
+  const text = raw.trim();
+  if (text === '') throw new Error('empty');
+  if (text.length > TEXT_MAX) throw new Error(`at most ${TEXT_MAX} characters`);
+  return text;
+}
+
+function textFilter(description: string, example?: string) {
+  return queryParam(nonEmptyText, { description, ...(example ? { example } : {}) });
+}
+
+export const changeFilterParams = {
+  kind: enumListParam(CHANGE_KINDS, { description: 'Kinds of change, comma-separated (PULSE §2).', example: 'kev_added,epss_crossed' }),
+  vendor: textFilter('A whole vendor (key as products.parquet spells it: lower case, spaces as `_`). Advisory changes match their own vendor.', 'cisco'),
+  product: textFilter('A product key; with `vendor`, one product of that vendor.', 'adaptive_security_appliance_software'),
+  ecosystem: textFilter('An OSV ecosystem (any case).', 'npm'),
+  package: textFilter('A package name; with `ecosystem`, in that ecosystem.', 'lodash'),
+  cwe: queryParam(
+    (raw) => {
+      if (!/^CWE-\d{1,6}$/i.test(raw.trim())) throw new Error('expected a CWE identifier such as CWE-79');
+      return raw.trim().toUpperCase();
+    },
+    { description: 'A CWE identifier.', example: 'CWE-79' },
+  ),
+  search: textFilter('Words that must all occur in the subject id, title, why, vendors or products.', 'remote code execution'),
+  min_severity: enumParam(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const, {
+    description: "Minimum service severity of the CVE (an advisory's own vendor severity for advisory changes).",
+  }),
+  min_risk: numberParam({ min: 0, max: 100, description: 'Minimum service risk (leaves advisory changes out).', example: 70 }),
+  kev_only: booleanParam('Only CVEs listed in CISA KEV (leaves advisory changes out).'),
+};
+
+/** The cursor of `/changes`: the last change of a page, opaque to the client. */
+export function encodeCursor(position: ChangePosition): string {
+  return Buffer.from(`${position.build_id}|${position.change_id}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(raw: string): ChangePosition {
+  const text = Buffer.from(raw, 'base64url').toString('utf8');
+  const m = /^(\d{8}T\d{6}Z-[0-9a-f]{4})\|([0-9a-f]{24})$/.exec(text);
+  if (!m) throw new Error('not a cursor this API returned (pass next_cursor as it is)');
+  return { build_id: m[1]!, change_id: m[2]! };
+}
+
+export const changeFeedParams = {
+  ...changeFilterParams,
+  since: timestampParam('Only changes detected strictly after this time.', '2026-11-20T00:00:00Z'),
+  cursor: queryParam(decodeCursor, { description: 'The `next_cursor` of the previous page.' }),
+  limit: integerParam({ min: 1, max: 200, default: 50, description: 'Changes per page, 1-200.' }),
+};
+
+export const ChangeFilterQuery = z.object(changeFilterParams);
+export const ChangeFeedQuery = z.object(changeFeedParams);
+
+type FilterQuery = z.output<typeof ChangeFilterQuery>;
+
+/** The ChangeFilter of validated query parameters (members absent when not given). */
+export function filterOfQuery(query: FilterQuery): ChangeFilter {
+  const filter: ChangeFilter = {};
+  if (query.kind) filter.kinds = query.kind;
+  if (query.vendor !== undefined) filter.vendor = query.vendor;
+  if (query.product !== undefined) filter.product = query.product;
+  if (query.ecosystem !== undefined) filter.ecosystem = query.ecosystem;
+  if (query.package !== undefined) filter.package = query.package;
+  if (query.cwe !== undefined) filter.cwe = query.cwe;
+  if (query.search !== undefined) filter.search = query.search;
+  if (query.min_severity !== undefined) filter.min_severity = query.min_severity;
+  if (query.min_risk !== undefined) filter.min_risk = query.min_risk;
+  if (query.kev_only !== undefined) filter.kev_only = query.kev_only;
+  return filter;
+}
+
+/**
+ * Validates the query of a route outside the OpenAPI document (Atom, stream) with the same
+ * schema: the first problem is 400 INVALID_PARAMETER naming the parameter, a repeated
+ * parameter included.
+ */
+export function parseQuery<S extends z.ZodObject>(c: Context, schema: S): z.output<S> {
+  const url = new URL(c.req.url);
+  const raw: Record<string, string> = {};
+  for (const name of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(name);
+    if (values.length > 1 && name in schema.shape) throw invalidParameter(name, `${name}: given more than once`);
+    raw[name] = values[0]!;
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'query';
+    throw invalidParameter(parameter, `${parameter}: ${issue?.message ?? 'malformed'}`);
+  }
+  return result.data;
+}

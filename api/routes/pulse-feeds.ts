@@ -1,0 +1,204 @@
+/**
+ * The change feed for readers and browsers (PULSE §3), outside the JSON API:
+ *   - `GET /pulse/feeds/changes.atom?<filters>`: an Atom 1.0 feed (RFC 4287) of the matching
+ *     changes, newest first, one entry per change linking to its /pulse page;
+ *   - `GET /pulse/stream?<filters>`: Server-Sent Events. Each time the replica swaps to a new
+ *     snapshot it sends the matching changes recorded since the last one it sent (event id =
+ *     change_id, data = the change as the JSON API shows it); `Last-Event-ID` resumes after
+ *     that change from the snapshot's history; an SSE comment every 25 s keeps the connection
+ *     open; a caller holds a bounded number of streams (429 beyond).
+ * The filters are those of `/api/v1/public/changes` (change-params.ts). A stream retains a
+ * snapshot only while it reads from it, so an open stream never pins an old snapshot.
+ */
+import { Feed } from 'feed';
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { ChangeFilter, ChangeRow } from '../../lib/changes/model.ts';
+import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
+import { ApiError, noSnapshot } from '../http/errors.ts';
+import { integerParam } from '../http/params.ts';
+import { CACHE_CONTROL } from '../http/respond.ts';
+import { streamCallerOf } from '../http/streams.ts';
+import { type ChangePosition, changesInStreamOrder, listChanges, positionOfChange } from '../queries/changes.ts';
+import type { ServingSnapshot } from '../snapshot/serving.ts';
+import { ChangeFilterQuery, changeFilterParams, filterOfQuery, parseQuery } from './change-params.ts';
+import { changeJson } from './changes.ts';
+import { readingTables } from './resource-common.ts';
+import { z } from '@hono/zod-openapi';
+
+export const ATOM_PATH = '/pulse/feeds/changes.atom';
+export const STREAM_PATH = '/pulse/stream';
+
+const AtomQuery = z.object({ ...changeFilterParams, limit: integerParam({ min: 1, max: 200, default: 50, description: 'Entries, 1-200.' }) });
+
+/** Changes sent per read when a stream catches up (a swap, a resume); it reads again until done. */
+const STREAM_BATCH = 500;
+
+const KIND_TITLES: Record<string, string> = {
+  new_cve: 'new CVE',
+  new_advisory: 'new vendor advisory',
+  advisory_linked: 'advisory now names a CVE',
+  kev_added: 'added to CISA KEV',
+  kev_removed: 'removed from CISA KEV',
+  severity_changed: 'severity changed',
+  score_changed: 'score changed',
+  risk_changed: 'risk changed',
+  epss_crossed: 'EPSS crossed a threshold',
+  exploit_published: 'first public exploit',
+  assessed: 'assessed',
+  rejected: 'rejected',
+  cvss_changed: 'CVSS v3 changed',
+  ssvc_changed: 'SSVC decision changed',
+};
+
+/** Text for an Atom `type="html"` element: upstream text must show as text, never as markup. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/** The /pulse page of a change's subject. */
+export function subjectPath(change: ChangeRow): string {
+  return change.subject_type === 'advisory'
+    ? `/pulse/advisories/${encodeURIComponent(change.vendor ?? '')}/${encodeURIComponent(change.advisory_id ?? '')}`
+    : `/pulse/cves/${encodeURIComponent(change.cve_id ?? '')}`;
+}
+
+function subjectName(change: ChangeRow): string {
+  return change.subject_type === 'advisory' ? `${change.vendor} ${change.advisory_id}` : (change.cve_id ?? '');
+}
+
+export function renderAtom(changes: ChangeRow[], opts: { selfUrl: string; origin: string; snapshot: ServingSnapshot }): string {
+  const newest = changes[0]?.detected_at ?? opts.snapshot.manifest.built_at;
+  const feed = new Feed({
+    id: opts.selfUrl,
+    title: 'vulnintel: what changed',
+    description: 'New CVEs and vendor advisories, KEV additions, EPSS crossings and score changes, each with why.',
+    updated: new Date(newest),
+    link: `${opts.origin}/pulse`,
+    feedLinks: { atom: opts.selfUrl },
+    author: { name: 'vulnintel' },
+    generator: false,
+  });
+  for (const change of changes) {
+    feed.addItem({
+      id: `urn:vulnintel:change:${change.change_id}`,
+      title: escapeHtml(`${subjectName(change)}: ${KIND_TITLES[change.kind] ?? change.kind}`),
+      link: `${opts.origin}${subjectPath(change)}`,
+      date: new Date(change.detected_at),
+      description: escapeHtml(change.title ? `${change.why} ${change.title}` : change.why),
+    });
+  }
+  return feed.atom1();
+}
+
+/** The position just past every change of `buildId`: a stream starting now sends later builds only. */
+function endOfBuild(buildId: string): ChangePosition {
+  return { build_id: buildId, change_id: '~' };
+}
+
+function retainOrNull(snapshot: ServingSnapshot): (() => void) | null {
+  try {
+    return snapshot.retain();
+  } catch {
+    return null; // closed meanwhile: a newer snapshot's swap will bring the same changes
+  }
+}
+
+function register(app: ApiApp, config: ApiConfig): void {
+  app.get(ATOM_PATH, async (c) => {
+    const query = parseQuery(c, AtomQuery);
+    const snapshot = c.get('snapshot');
+    const page = await readingTables(() => listChanges(snapshot, { filter: filterOfQuery(query), limit: query.limit ?? 50 }));
+    const url = new URL(c.req.url);
+    const body = renderAtom(page.changes, { selfUrl: url.toString(), origin: url.origin, snapshot });
+    return c.body(body, 200, { 'Content-Type': 'application/atom+xml; charset=utf-8', 'Cache-Control': CACHE_CONTROL.snapshot });
+  });
+
+  app.get(STREAM_PATH, (c) => openStream(c, config));
+}
+
+async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Response> {
+  const filter: ChangeFilter = filterOfQuery(parseQuery(c, ChangeFilterQuery));
+  const store = config.store;
+  const current = store.current;
+  if (!current) throw noSnapshot();
+  const caller = streamCallerOf(c.env?.incoming?.socket?.remoteAddress);
+  if (c.req.method === 'HEAD') return c.body(null, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
+
+  let end: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  const release = config.streams.open(caller, () => end());
+  if (!release) {
+    throw new ApiError(
+      'RATE_LIMIT_EXCEEDED',
+      `At most ${config.streams.maxPerCaller} open change streams per caller; close one first.`,
+      { limit: config.streams.maxPerCaller },
+      { 'Retry-After': '60' },
+    );
+  }
+
+  // Resume after Last-Event-ID from the current snapshot's history, else start after its build.
+  const lastEventId = c.req.header('last-event-id')?.trim();
+  let position = endOfBuild(current.buildId);
+  let resumeFrom: ChangePosition | null = null;
+  if (lastEventId && /^[0-9a-f]{24}$/.test(lastEventId)) {
+    const releaseCurrent = retainOrNull(current);
+    try {
+      resumeFrom = releaseCurrent ? await positionOfChange(current, lastEventId) : null;
+    } finally {
+      releaseCurrent?.();
+    }
+  }
+
+  c.header('Cache-Control', 'no-store');
+  c.header('X-Accel-Buffering', 'no');
+  return streamSSE(c, async (stream) => {
+    let work = Promise.resolve();
+    /** Sends what `snapshot` holds after the stream's position, oldest first. */
+    const catchUp = (snapshot: ServingSnapshot) => {
+      work = work.then(async () => {
+        if (stream.aborted || stream.closed) return;
+        const releaseSnapshot = retainOrNull(snapshot);
+        if (!releaseSnapshot) return;
+        try {
+          for (;;) {
+            const batch = await changesInStreamOrder(snapshot, filter, { after: position }, STREAM_BATCH);
+            for (const change of batch) {
+              await stream.writeSSE({ id: change.change_id, data: JSON.stringify(changeJson(change)) });
+              position = { build_id: change.build_id, change_id: change.change_id };
+            }
+            if (batch.length < STREAM_BATCH) break;
+          }
+          // Past everything this snapshot holds, matched or not.
+          if (snapshot.buildId > position.build_id) position = endOfBuild(snapshot.buildId);
+        } catch (err) {
+          config.logger.warn({ err: (err as Error).message, buildId: snapshot.buildId }, 'change stream could not read the snapshot');
+        } finally {
+          releaseSnapshot();
+        }
+      });
+    };
+    const unsubscribe = store.onSwap(catchUp);
+    const heartbeat = setInterval(() => void stream.write(': heartbeat\n\n').catch(() => end()), config.streams.heartbeatMs);
+    stream.onAbort(() => end());
+    try {
+      await stream.write(`: stream of changes after snapshot ${current.buildId}\nretry: 10000\n\n`);
+      if (resumeFrom) {
+        position = resumeFrom;
+        catchUp(current);
+      } else if (lastEventId) {
+        await stream.write(': Last-Event-ID is not in the 90-day history; sending new changes only\n\n');
+      }
+      // A swap between the request and this point is caught up too.
+      if (store.current && store.current !== current) catchUp(store.current);
+      await ended;
+    } finally {
+      clearInterval(heartbeat);
+      unsubscribe();
+      release();
+      await work.catch(() => undefined);
+    }
+  });
+}
+
+export const pulseFeedRoutes: RouteModule = { name: 'pulse-feeds', register };

@@ -1,0 +1,200 @@
+/**
+ * `GET /pulse/stream` (PULSE §3) on a real server with a real snapshot swap: the first build of
+ * the changes corpus is served, streams are opened, the second build is published, and each
+ * stream receives that build's matching changes (event id = change_id), heartbeats between;
+ * `Last-Event-ID` resumes from history; streams per caller are bounded; an open stream does not
+ * keep the replaced snapshot open.
+ */
+import { cp, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishSnapshot } from '../../cli/build/publish.ts';
+import { snapshotsDir } from '../../lib/snapshot-layout.ts';
+import { buildChangesCorpus, type ChangesCorpus } from '../helpers/changes-corpus.ts';
+import { emptyDataDir, startOn, type SampleServer } from './server-harness.ts';
+
+interface SseEvent {
+  id?: string;
+  data?: string;
+  comment?: string;
+}
+
+/** A minimal EventSource over fetch: collects events and comments as they arrive. */
+class SseClient {
+  readonly events: SseEvent[] = [];
+  status = 0;
+  body: unknown;
+  private readonly abort = new AbortController();
+  private waiters: Array<() => void> = [];
+  ended = false;
+
+  static async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+    const client = new SseClient();
+    const res = await fetch(url, { headers, signal: client.abort.signal });
+    client.status = res.status;
+    if (res.status !== 200) {
+      client.body = await res.json();
+      return client;
+    }
+    void client.read(res.body!.getReader());
+    return client;
+  }
+
+  private async read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) !== -1) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const event: SseEvent = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) event.comment = (event.comment ? `${event.comment}\n` : '') + line.slice(1).trim();
+            else if (line.startsWith('id: ')) event.id = line.slice(4);
+            else if (line.startsWith('data: ')) event.data = (event.data ? `${event.data}\n` : '') + line.slice(6);
+          }
+          this.events.push(event);
+        }
+        this.wake();
+      }
+    } catch {
+      // aborted
+    }
+    this.ended = true;
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Waits until `test` holds for the events so far (or the stream ends, or time runs out). */
+  async until(test: (events: SseEvent[]) => boolean, timeoutMs = 20_000): Promise<SseEvent[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (!test(this.events)) {
+      if (this.ended) throw new Error(`stream ended; got ${JSON.stringify(this.events)}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out; got ${JSON.stringify(this.events)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.events;
+  }
+
+  changes(): Array<{ change_id: string; kind: string; build_id: string; in_kev: boolean | null }> {
+    return this.events.filter((e) => e.id !== undefined).map((e) => JSON.parse(e.data!));
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+}
+
+/** Publishes a copy of one of the corpus's snapshots into `dataDir`, as a build does. */
+async function publishCopy(corpus: ChangesCorpus, buildId: string, dataDir: string): Promise<void> {
+  const staging = await mkdtemp(join(tmpdir(), 'vulnintel-stream-stage-'));
+  await cp(join(snapshotsDir(corpus.dataDir), buildId), join(staging, buildId), { recursive: true });
+  await publishSnapshot(dataDir, join(staging, buildId), buildId);
+}
+
+const isChange = (e: SseEvent) => e.id !== undefined;
+
+describe('GET /pulse/stream', () => {
+  let corpus: ChangesCorpus;
+  let api: SampleServer;
+  let all: SseClient;
+  let kevOnly: SseClient;
+  let expectedIds: string[];
+
+  beforeAll(async () => {
+    corpus = await buildChangesCorpus();
+    const dataDir = await emptyDataDir();
+    await publishCopy(corpus, corpus.first.buildId, dataDir);
+    api = await startOn(dataDir, corpus.first.buildId, { pulseStream: { heartbeatMs: 300, maxPerCaller: 2 } });
+    const feed = await fetch(`${api.base}/api/v1/public/changes?limit=200`);
+    expect(((await feed.json()) as { changes: unknown[] }).changes).toEqual([]);
+  }, 240_000);
+
+  afterAll(async () => {
+    all?.close();
+    kevOnly?.close();
+    await api?.server.close();
+  });
+
+  it('refuses a malformed filter with 400 naming it', async () => {
+    const bad = await SseClient.open(`${api.base}/pulse/stream?kind=nope`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'kind' });
+  });
+
+  it('sends nothing before a swap but heartbeats, and is bounded per caller', async () => {
+    all = await SseClient.open(`${api.base}/pulse/stream`);
+    kevOnly = await SseClient.open(`${api.base}/pulse/stream?kev_only=true`);
+    expect(all.status).toBe(200);
+    await all.until((events) => events.filter((e) => e.comment === 'heartbeat').length >= 2, 5_000);
+    expect(all.events.filter(isChange)).toEqual([]);
+    expect(all.events[0]!.comment).toContain(`after snapshot ${corpus.first.buildId}`);
+
+    const third = await SseClient.open(`${api.base}/pulse/stream`);
+    expect(third.status).toBe(429);
+    expect(third.body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', limit: 2 });
+  });
+
+  it("sends the new build's matching changes when the replica swaps, without pinning the old snapshot", async () => {
+    const old = api.server.store.current!;
+    await publishCopy(corpus, corpus.second.buildId, api.dataDir);
+    await all.until((events) => events.filter(isChange).length >= 15);
+    await kevOnly.until((events) => events.filter(isChange).length >= 4);
+
+    const changes = all.changes();
+    expect(changes).toHaveLength(15);
+    expect(changes.every((c) => c.build_id === corpus.second.buildId)).toBe(true);
+    expectedIds = changes.map((c) => c.change_id);
+    expect(expectedIds).toEqual([...expectedIds].sort());
+    expect(all.events.filter(isChange).map((e) => e.id)).toEqual(expectedIds);
+    const feed = (await (await fetch(`${api.base}/api/v1/public/changes?limit=200`)).json()) as { changes: Array<{ change_id: string }> };
+    expect(feed.changes.map((c) => c.change_id)).toEqual(expectedIds);
+
+    const kev = kevOnly.changes();
+    expect(kev.map((c) => c.kind).sort()).toEqual(['kev_added', 'risk_changed', 'score_changed', 'ssvc_changed']);
+    expect(kev.every((c) => c.in_kev === true)).toBe(true);
+
+    // Both streams are still open; the replaced snapshot closed all the same.
+    await Promise.race([old.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('old snapshot still open')), 10_000))]);
+    expect(all.ended).toBe(false);
+  }, 60_000);
+
+  it('resumes after Last-Event-ID with the changes after that one, from history', async () => {
+    all.close();
+    await new Promise((r) => setTimeout(r, 200)); // the server notices the closed stream
+    const resumed = await SseClient.open(`${api.base}/pulse/stream`, { 'Last-Event-ID': expectedIds[4]! });
+    expect(resumed.status).toBe(200);
+    await resumed.until((events) => events.filter(isChange).length >= 10);
+    expect(resumed.events.filter(isChange).map((e) => e.id)).toEqual(expectedIds.slice(5));
+    resumed.close();
+
+    await new Promise((r) => setTimeout(r, 200));
+    const unknown = await SseClient.open(`${api.base}/pulse/stream`, { 'Last-Event-ID': 'ffffffffffffffffffffffff' });
+    await unknown.until((events) => events.some((e) => e.comment?.includes('not in the 90-day history')));
+    await unknown.until((events) => events.some((e) => e.comment === 'heartbeat'), 5_000);
+    expect(unknown.events.filter(isChange)).toEqual([]);
+    unknown.close();
+  }, 60_000);
+
+  it('ends open streams when the server closes', async () => {
+    await api.server.close();
+    await kevOnly.until(() => kevOnly.ended, 5_000).catch(() => undefined);
+    expect(kevOnly.ended).toBe(true);
+  }, 20_000);
+});
