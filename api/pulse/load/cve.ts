@@ -1,5 +1,7 @@
 /** One CVE page's data: the API's record JSON, its enrichment, references and related CVEs. */
+import { cveHistory, newestChangeBuild } from '../../queries/changes.ts';
 import { findCveEnrichment, type CveEnrichment } from '../../queries/enrichment.ts';
+import { TableUnavailableError } from '../../queries/support.ts';
 import { findCveReferences, type CveReferences } from '../../queries/references.ts';
 import { findRelatedCves, type RelatedCves } from '../../queries/related.ts';
 import { parseCveId } from '../../http/params.ts';
@@ -74,8 +76,15 @@ export function cveIdOrFail(raw: string): string {
   }
 }
 
-async function loadHistory(_snapshot: ServingSnapshot, _cveId: string): Promise<ChangeRow[] | null> {
-  return null;
+/** null when the snapshot has no change history to read. */
+async function loadHistory(snapshot: ServingSnapshot, cveId: string): Promise<ChangeRow[] | null> {
+  try {
+    if ((await snapshot.memo('newest-change-build', () => newestChangeBuild(snapshot))) === null) return null;
+    return await cveHistory(snapshot, cveId);
+  } catch (err) {
+    if (err instanceof TableUnavailableError) return null;
+    throw err;
+  }
 }
 
 export async function loadCve(snapshot: ServingSnapshot, rawId: string): Promise<CvePageData> {

@@ -2,13 +2,35 @@
 import type { ServingSnapshot } from '../../snapshot/serving.ts';
 import { listRecentKev } from '../../queries/kev.ts';
 import { trendsBody, type TrendPeriod } from '../../queries/cves-trends.ts';
+import { newestChangeBuild } from '../../queries/changes.ts';
+import { buildDetectedAt, buildKindCounts, recentKindCounts, topChangedCves } from '../../queries/changes-digest.ts';
+import { TableUnavailableError } from '../../queries/support.ts';
 import type { DashboardChanges, DashboardData } from '../pages/dashboard.tsx';
 
 export const DASHBOARD_KEV_DAYS = 30;
 export const DASHBOARD_KEV_ROWS = 10;
 
-async function loadChanges(_snapshot: ServingSnapshot): Promise<DashboardChanges | null> {
-  return null;
+export const DASHBOARD_WINDOW_DAYS = 7;
+export const DASHBOARD_TOP_ROWS = 10;
+
+/**
+ * The change sections, or null when the snapshot has no change history (a first build, a
+ * snapshot from before the change step, or an unreadable changes table).
+ */
+async function loadChanges(snapshot: ServingSnapshot): Promise<DashboardChanges | null> {
+  try {
+    const newest = await newestChangeBuild(snapshot);
+    if (newest === null) return null;
+    const since = BigInt(Date.parse(snapshot.manifest.built_at) - DASHBOARD_WINDOW_DAYS * 86_400_000) * 1000n;
+    const lastBuild = await buildKindCounts(snapshot, newest);
+    const detectedAt = await buildDetectedAt(snapshot, newest);
+    const lastWeek = await recentKindCounts(snapshot, since);
+    const top = await topChangedCves(snapshot, since, DASHBOARD_TOP_ROWS);
+    return { lastBuild: { ...lastBuild, buildId: newest, detectedAt }, lastWeek, top };
+  } catch (err) {
+    if (err instanceof TableUnavailableError) return null;
+    throw err;
+  }
 }
 
 export function loadDashboard(snapshot: ServingSnapshot): Promise<DashboardData> {

@@ -6,6 +6,7 @@
 import type { KevRecent } from '../../queries/kev.ts';
 import type { TrendPeriod } from '../../queries/cves-trends.ts';
 import type { ChangeRow } from '../../../lib/changes/model.ts';
+import type { ChangedCve } from '../../queries/changes-digest.ts';
 import { CHANGE_KINDS } from '../../../lib/changes/model.ts';
 import { KevBadge, SeverityBadge } from '../components/badges.tsx';
 import { TrendChart } from '../components/trend-chart.tsx';
@@ -21,8 +22,8 @@ export interface ChangeWindow {
 export interface DashboardChanges {
   lastBuild: ChangeWindow & { buildId: string | null; detectedAt: string | null };
   lastWeek: ChangeWindow;
-  /** The window's changes of CVE subjects, highest risk first. */
-  top: ChangeRow[];
+  /** The window's changed CVEs, highest risk first (one row per CVE). */
+  top: ChangedCve[];
 }
 
 export interface DashboardData {
@@ -98,7 +99,7 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
             <thead>
               <tr>
                 <th scope="col">Subject</th>
-                <th scope="col">Change</th>
+                <th scope="col">Changes</th>
                 <th scope="col" class="num">
                   Risk
                 </th>
@@ -111,7 +112,7 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
                   <td>
                     {subjectLink(ch)} <SeverityBadge severity={ch.service_severity} /> {ch.in_kev ? <KevBadge /> : null}
                   </td>
-                  <td>{kindLabel(ch.kind)}</td>
+                  <td>{ch.kinds.map(kindLabel).join(', ')}</td>
                   <td class="num">{fixed(ch.service_risk)}</td>
                   <td>{ch.why}</td>
                 </tr>
