@@ -6,10 +6,13 @@
 import type { Context } from 'hono';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
+import { sendJson } from '../http/respond.ts';
 import { ASSETS } from './assets.ts';
 import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
 import { loadCve } from './load/cve.ts';
 import { loadCveList } from './load/cves-list.ts';
+import { loadSubscribe } from './load/subscribe.ts';
+import { suggest, suggestFieldOf } from './load/suggest.ts';
 import { loadDashboard } from './load/dashboard.ts';
 import { documentOf, notModified, PageError, sendPage, snapshotPageEtag } from './page-response.ts';
 import { AdvisoryListPage, AdvisoryPage } from './pages/advisories.tsx';
@@ -17,6 +20,7 @@ import { CvePage } from './pages/cve.tsx';
 import { CveListPage } from './pages/cves-list.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { ErrorPage } from './pages/error.tsx';
+import { SubscribePage } from './pages/subscribe.tsx';
 import { withSnapshot } from './snapshot-access.ts';
 
 /** Renders an error as its HTML page. */
@@ -83,4 +87,23 @@ export function registerPulse(app: ApiApp, config: ApiConfig): void {
       <AdvisoryPage advisory={await loadAdvisory(snapshot, c.req.param('vendor') ?? '', c.req.param('id') ?? '')} buildId={snapshot.buildId} />
     )),
   );
+  app.get(
+    '/pulse/subscribe',
+    snapshotPage(config, async (snapshot, c) => <SubscribePage view={await loadSubscribe(snapshot, c)} buildId={snapshot.buildId} />),
+  );
+  app.get('/pulse/suggest', async (c) => {
+    try {
+      const field = suggestFieldOf(c.req.query('field'));
+      return await withSnapshot(config.store, async (snapshot) => {
+        const values = await suggest(snapshot, field, c.req.query('q') ?? '', c.req.query('scope'));
+        return sendJson(c, { field, values });
+      });
+    } catch (err) {
+      if (err instanceof PageError) {
+        const parameter = err.parameter ?? 'query';
+        return sendJson(c, { code: err.status === 400 ? 'INVALID_PARAMETER' : 'NO_SNAPSHOT', message: err.message, parameter }, { status: err.status });
+      }
+      throw err;
+    }
+  });
 }
