@@ -45,7 +45,11 @@ function snapshotPage(config: ApiConfig, render: Render) {
         const cached = notModified(c, etag);
         if (cached) return cached;
         try {
-          return sendPage(c, await documentOf(await render(snapshot, c)), { etag });
+          const started = performance.now();
+          const html = await documentOf(await render(snapshot, c));
+          // Server time of the page (read by `npm run bench:pulse` and browsers' dev tools).
+          c.header('Server-Timing', `page;dur=${(performance.now() - started).toFixed(2)}`);
+          return sendPage(c, html, { etag });
         } catch (err) {
           if (err instanceof PageError) return errorPage(c, err, snapshot.buildId);
           throw err;
