@@ -3,11 +3,13 @@
  *   1. standardHeaders — CORS preflight; CORS, X-Snapshot, Cache-Control, ETag on every
  *      response (errors and 429s included, since it wraps everything below);
  *   2. the rate limiter (api/ratelimit), when configured — the first thing a request meets;
- *   3. readOnly — 405 for methods other than GET/HEAD/OPTIONS;
+ *   3. readOnly (paths under /api/) — 405 for methods other than GET/HEAD/OPTIONS: the read API
+ *      is GET-only; /pulse (subscriptions, api/pulse/routes.ts) takes POST/PATCH/DELETE;
  *   4. retainSnapshot (paths under /api/v1/public and /pulse/feeds) — 503 NO_SNAPSHOT, or the
  *      request's snapshot;
- *   5. the routes of every module in api/routes/index.ts, then the OpenAPI document and docs,
- *      then the web area /pulse (api/pulse/routes.tsx; its unknown paths get an HTML 404).
+ *   5. the routes of every module in api/routes/index.ts, the /pulse subscription endpoints when
+ *      a pulse service is given, then the OpenAPI document and docs, then the web area's pages
+ *      (api/pulse/routes.tsx; its unknown paths get an HTML 404).
  * Every failure becomes the JSON error of api/http/errors.ts; nothing leaks a stack.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
@@ -21,6 +23,7 @@ import { ApiError, internalError, invalidParameter, notFound } from './http/erro
 import { readOnly, retainSnapshot, standardHeaders } from './http/middleware.ts';
 import { CACHE_CONTROL, sendJson } from './http/respond.ts';
 import { registerOpenApi } from './openapi.ts';
+import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
 import { pulseNotFound, registerPulse } from './pulse/routes.tsx';
 import type { SnapshotStore } from './snapshot/store.ts';
@@ -39,6 +42,8 @@ export interface AppOptions {
   rateLimiter?: RateLimiter | undefined;
   /** Open change streams; the server passes its own so that closing ends them. */
   streams?: StreamRegistry;
+  /** The /pulse subscription endpoints (absent: /pulse/api answers 404). */
+  pulse?: PulseHttpOptions | undefined;
 }
 
 function errorResponse(c: Context, err: ApiError): Response {
@@ -86,12 +91,13 @@ export function createApp(opts: AppOptions): ApiApp {
   // createRateLimiter(config).middleware goes here: before any work is done for the request,
   // inside standardHeaders so that its 429s carry CORS, X-Snapshot and ETag like any answer.
   if (opts.rateLimiter) app.use('*', opts.rateLimiter.middleware);
-  app.use('*', readOnly);
+  app.use('/api/*', readOnly);
   app.use('/api/v1/public/*', retainSnapshot(opts.store));
   // The Atom feed reads one snapshot like the JSON API; the stream retains one per read itself.
   app.use('/pulse/feeds/*', retainSnapshot(opts.store));
 
   for (const module of ROUTE_MODULES) module.register(app, config);
+  if (opts.pulse) registerPulseRoutes(app, opts.pulse);
   registerOpenApi(app);
   registerPulse(app, config);
   app.get('/api/v1/health', (c) => {

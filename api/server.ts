@@ -7,7 +7,11 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
+import { servedChanges } from '../lib/pulse/changes-source.ts';
+import { PulseService, type PulseLimits } from '../lib/pulse/service.ts';
+import { openPulse, type PulseCliOptions, type PulseSetup } from '../lib/pulse/setup.ts';
 import { createApp, DEFAULT_EXPORT_CAP, DEFAULT_QUERY_BUDGET_MS } from './app.ts';
+import { CallerResolver } from './ratelimit/caller.ts';
 import type { ApiApp } from './http/context.ts';
 import { StreamRegistry, type StreamLimits } from './http/streams.ts';
 import { createRateLimiter, type RateLimitConfig, type RateLimiter } from './ratelimit/index.ts';
@@ -33,6 +37,8 @@ export interface ServerOptions {
   logger?: Logger;
   /** `/pulse/stream`: heartbeat period and open streams per caller. */
   pulseStream?: StreamLimits;
+  /** The /pulse subscription endpoints and pages, over this store, SMTP server and public URL. */
+  pulse?: (PulseCliOptions & { limits?: Partial<PulseLimits>; trustProxy?: string[] }) | undefined;
 }
 
 export interface RunningServer {
@@ -41,6 +47,8 @@ export interface RunningServer {
   port: number;
   app: ApiApp;
   store: SnapshotStore;
+  /** The /pulse store, links and mailer, when serving /pulse. */
+  pulse: PulseSetup | undefined;
   close(): Promise<void>;
 }
 
@@ -64,6 +72,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await store.start();
   let limiter: RateLimiter | undefined;
   if (opts.rateLimit) limiter = createRateLimiter({ ...opts.rateLimit, logger: opts.rateLimit.logger ?? logger });
+  let pulse: PulseSetup | undefined;
+  if (opts.pulse) {
+    try {
+      pulse = await openPulse(opts.pulse, opts.dataDir, opts.port ?? 8080);
+    } catch (err) {
+      await limiter?.close();
+      await store.close();
+      throw err;
+    }
+  }
 
   const streams = new StreamRegistry(opts.pulseStream);
   const app = createApp({
@@ -74,6 +92,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     exportCap: Math.max(1, Math.trunc(opts.exportCap ?? envNumber('VULNINTEL_EXPORT_CAP', DEFAULT_EXPORT_CAP))),
     rateLimiter: limiter,
     streams,
+    pulse: pulse && {
+      service: new PulseService({
+        store: pulse.store,
+        links: pulse.links,
+        mailer: pulse.mailer,
+        allowPrivateWebhooks: pulse.allowPrivateWebhooks,
+        changes: servedChanges(opts.dataDir, () => store.current?.buildId ?? null),
+        ...(opts.pulse?.limits ? { limits: opts.pulse.limits } : {}),
+      }),
+      // The same notion of one caller as the rate limiter's (trusted proxies included).
+      callers: new CallerResolver(opts.pulse?.trustProxy ?? (opts.rateLimit ? opts.rateLimit.trustProxy : [])),
+    },
   });
 
   const host = opts.host ?? '0.0.0.0';
@@ -91,6 +121,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     port: address.port,
     app,
     store,
+    pulse,
     close() {
       closing ??= (async () => {
         // Long-lived change streams would otherwise hold the close for its whole grace period.
@@ -107,6 +138,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           });
         });
         await limiter?.close();
+        await pulse?.close();
         await store.close();
       })();
       return closing;

@@ -17,6 +17,17 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** The /pulse options of serve, notify, update and poll (PULSE §4–§6). */
+function pulseOptions(command: Command, forDelivery: boolean): Command {
+  command
+    .addOption(new Option('--pulse-db <url|file>', 'subscription store: postgres://… (several hosts), or a SQLite file (default DATA/pulse/pulse.db)').env('VULNINTEL_PULSE_DB'))
+    .addOption(new Option('--smtp <url>', `SMTP server for e-mail ${forDelivery ? 'alerts' : 'confirmations'}, e.g. smtp://user:pass@mail.example.org:587 (smtps:// for TLS)`).env('VULNINTEL_SMTP_URL'))
+    .addOption(new Option('--mail-from <address>', 'sender of e-mails (default: vulnintel <pulse@PUBLIC-HOST>)').env('VULNINTEL_MAIL_FROM'))
+    .addOption(new Option('--public-url <url>', 'public base URL for links in alerts (default http://localhost:PORT)').env('VULNINTEL_PUBLIC_URL'))
+    .option('--pulse-allow-private-webhooks', 'let webhooks reach loopback and private addresses (intranets, tests)');
+  return command;
+}
+
 const program = new Command();
 program
   .name('vulnintel')
@@ -52,7 +63,8 @@ program
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
-  .action(async (opts) => (await import('./commands/update.ts')).runUpdate(opts));
+  .option('--no-notify', 'do not deliver /pulse alerts after publishing');
+pulseOptions(program.commands.at(-1)!, true).action(async (opts) => (await import('./commands/update.ts')).runUpdate(opts));
 
 program
   .command('poll')
@@ -63,7 +75,8 @@ program
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--once', 'poll once and exit (exit 1 if the poll failed)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
-  .action(async (opts) => (await import('./commands/poll.ts')).runPoll(opts));
+  .option('--no-notify', 'do not deliver /pulse alerts after publishing');
+pulseOptions(program.commands.at(-1)!, true).action(async (opts) => (await import('./commands/poll.ts')).runPoll(opts));
 
 program
   .command('serve')
@@ -73,8 +86,16 @@ program
   .addOption(new Option('--port <port>', 'listen port').env('PORT').default(8080).argParser(positiveInt('--port')))
   .addOption(new Option('--redis <url>', 'share per-minute rate counts across replicas through Redis').env('REDIS_URL'))
   .option('--trust-proxy <cidr>', 'a proxy whose appended X-Forwarded-For hop is trusted (repeatable)', collect, [])
-  .option('--no-rate-limit', 'turn rate limiting off (benchmarks)')
-  .action(async (opts) => (await import('./commands/serve.ts')).runServe(opts));
+  .option('--no-rate-limit', 'turn rate limiting off (benchmarks)');
+pulseOptions(program.commands.at(-1)!, false).action(async (opts) => (await import('./commands/serve.ts')).runServe(opts));
+
+pulseOptions(
+  program
+    .command('notify')
+    .description('deliver the published changes to /pulse subscriptions (e-mail, webhooks); update and poll run it after each publish')
+    .option('--data <dir>', 'data folder', defaultDataDir()),
+  true,
+).action(async (opts) => (await import('./commands/notify.ts')).runNotifyCommand(opts));
 
 program
   .command('synth')

@@ -113,6 +113,7 @@ export const ErrorSchema = z
       'RATE_LIMIT_EXCEEDED',
       'NO_SNAPSHOT',
       'SNAPSHOT_TABLE_UNAVAILABLE',
+      'SERVICE_UNAVAILABLE',
       'INTERNAL',
     ]),
     message: z.string(),

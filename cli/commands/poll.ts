@@ -5,14 +5,17 @@ import { defaultBuildOptions, loadBuild } from '../fetch/build-step.ts';
 import { abortOnSignals, parseDuration, resolveDirs } from '../fetch/cli-options.ts';
 import { loadFetchConfig } from '../fetch/config.ts';
 import { healthPath, runPoller } from '../fetch/poller.ts';
+import { notifyAfterPublish, type PulseCliOptions } from '../../lib/pulse/setup.ts';
 
-export interface PollCommandOptions {
+export interface PollCommandOptions extends PulseCliOptions {
   interval: string;
   raw?: string;
   data: string;
   config?: string;
   once?: boolean;
   keep: number;
+  /** false with --no-notify. */
+  notify?: boolean;
 }
 
 export async function runPoll(opts: PollCommandOptions): Promise<void> {
@@ -32,6 +35,7 @@ export async function runPoll(opts: PollCommandOptions): Promise<void> {
       build,
       buildOptions: defaultBuildOptions(rawDir, dataDir, opts.keep),
       signal: signals.signal,
+      ...(opts.notify !== false ? { afterPublish: notifyAfterPublish(opts, dataDir) } : {}),
     });
     // A service stopped by a signal exits 0; a single `--once` poll reports its own result.
     if (opts.once && !signals.signal.aborted && !health.last_poll_ok) throw new CliError(`poll failed: ${health.last_error}`);

@@ -9,8 +9,9 @@ import { resolve } from 'node:path';
 import { defaultRateLimitConfig, rateLimitConfigFromEnv, type RateLimitConfig } from '../../api/ratelimit/index.ts';
 import { startServer } from '../../api/server.ts';
 import { CliError } from '../../lib/errors.ts';
+import type { PulseCliOptions } from '../../lib/pulse/setup.ts';
 
-export interface ServeOptions {
+export interface ServeOptions extends PulseCliOptions {
   data: string;
   host: string;
   port: number;
@@ -32,13 +33,26 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   }
   let server;
   try {
-    server = await startServer({ dataDir, host: opts.host, port: opts.port, rateLimit });
+    server = await startServer({
+      dataDir,
+      host: opts.host,
+      port: opts.port,
+      rateLimit,
+      pulse: {
+        pulseDb: opts.pulseDb,
+        smtp: opts.smtp,
+        mailFrom: opts.mailFrom,
+        publicUrl: opts.publicUrl,
+        pulseAllowPrivateWebhooks: opts.pulseAllowPrivateWebhooks,
+        trustProxy: opts.trustProxy ?? [],
+      },
+    });
   } catch (err) {
     throw new CliError(`cannot serve: ${(err as Error).message}`);
   }
   const snapshot = server.store.current;
   process.stderr.write(
-    `vulnintel serving ${server.url} from ${dataDir} (${snapshot ? `snapshot ${snapshot.buildId}, ${snapshot.records.size} CVEs` : 'no snapshot yet: 503 until one is published'}; rate limiting ${rateLimit ? 'on' : 'off'})\n`,
+    `vulnintel serving ${server.url} from ${dataDir} (${snapshot ? `snapshot ${snapshot.buildId}, ${snapshot.records.size} CVEs` : 'no snapshot yet: 503 until one is published'}; rate limiting ${rateLimit ? 'on' : 'off'}; /pulse store ${server.pulse?.where}, e-mail ${server.pulse?.mailer ? 'on' : 'off (no --smtp)'}${server.pulse?.allowPrivateWebhooks ? ', private webhooks allowed' : ''}; links to ${server.pulse?.links.base})\n`,
   );
   await new Promise<void>((done) => {
     const stop = (signal: string) => {

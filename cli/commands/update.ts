@@ -9,14 +9,17 @@ import { abortOnSignals, parseSourceList, resolveDirs } from '../fetch/cli-optio
 import { loadFetchConfig } from '../fetch/config.ts';
 import { LockBusyError } from '../fetch/lock.ts';
 import { updateOnce, type UpdateResult } from '../fetch/update.ts';
+import { notifyAfterPublish, type PulseCliOptions } from '../../lib/pulse/setup.ts';
 
-export interface UpdateCommandOptions {
+export interface UpdateCommandOptions extends PulseCliOptions {
   sources?: string;
   raw?: string;
   data: string;
   config?: string;
   keep: number;
   full?: boolean;
+  /** false with --no-notify. */
+  notify?: boolean;
 }
 
 /** Exit 0 only when a snapshot was published: 130 interrupted, 2 built but not published. */
@@ -33,7 +36,17 @@ export async function runUpdate(opts: UpdateCommandOptions): Promise<void> {
   const build = await loadBuild();
   const signals = abortOnSignals((sig) => info(`${sig}: stopping after the current request`));
   try {
-    const result = await updateOnce({ rawDir, dataDir, config, sources, keep: opts.keep, build, signal: signals.signal, full: opts.full ?? false });
+    const result = await updateOnce({
+      rawDir,
+      dataDir,
+      config,
+      sources,
+      keep: opts.keep,
+      build,
+      signal: signals.signal,
+      full: opts.full ?? false,
+      ...(opts.notify !== false ? { afterPublish: notifyAfterPublish(opts, dataDir) } : {}),
+    });
     const error = updateExitError(result);
     if (error) throw error;
     const failed = result.fetched.filter((r) => !r.ok);

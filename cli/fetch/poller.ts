@@ -66,6 +66,8 @@ export interface PollerOptions {
   http?: HttpClient;
   /** Replace the NVD fetcher (tests). */
   nvdFetcher?: SourceFetcher;
+  /** Runs after each publish (the /pulse notify step); never fails the poll. */
+  afterPublish?: () => Promise<void>;
 }
 
 export function healthPath(dataDir: string): string {
@@ -164,6 +166,7 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
           if (!built.published) return fail(`build ${built.buildId} finished but did not publish`);
           health.last_build_id = built.buildId;
           health.last_published_at = now().toISOString();
+          if (opts.afterPublish) await opts.afterPublish();
         } catch (err) {
           return fail(`build: ${describeError(err)}`);
         }

@@ -13,6 +13,8 @@ export interface UpdateOptions extends FetchRunOptions {
   dataDir: string;
   keep: number;
   build: BuildFn;
+  /** Runs after a snapshot was published (the /pulse notify step); never fails the update. */
+  afterPublish?: () => Promise<void>;
 }
 
 export interface UpdateResult {
@@ -35,6 +37,7 @@ export async function updateOnce(opts: UpdateOptions): Promise<UpdateResult> {
     const build = await opts.build(defaultBuildOptions(opts.rawDir, opts.dataDir, opts.keep));
     const total = build.counts.cves ?? Object.values(build.counts)[0] ?? 0;
     info(`${build.published ? '✓' : '✗'} build ${build.buildId}: ${build.published ? 'published' : 'not published'} (${formatCount(total)} CVEs, ${build.seconds.toFixed(1)} s)`);
+    if (build.published && opts.afterPublish) await opts.afterPublish();
     return { fetched, build, interrupted: false };
   } finally {
     await lock.release();

@@ -1,0 +1,161 @@
+/**
+ * The JSON endpoints of /pulse subscriptions (PULSE §4) and the link pages they lead to:
+ *
+ *   POST   /pulse/api/subscriptions                      create (201)
+ *   GET    /pulse/api/subscriptions/{token}              read (with its last deliveries)
+ *   PATCH  /pulse/api/subscriptions/{token}              change filter and/or cadence
+ *   DELETE /pulse/api/subscriptions/{token}              delete
+ *   POST   /pulse/api/subscriptions/{token}/pause|resume
+ *   GET    /pulse/api/subscriptions/{token}/deliveries   the delivery ledger, newest first
+ *   POST   /pulse/api/confirm/{token}                    confirm an e-mail subscription
+ *   POST   /pulse/api/preview                            what a filter matched in the last N days
+ *   GET    /pulse/confirm/{token}   page with a Confirm button; POST confirms
+ *   GET    /pulse/s/{token}         manage page
+ *   GET    /pulse/s/{token}/unsubscribe  page with a button; POST unsubscribes (RFC 8058 one-click)
+ *
+ * Answers are never cached (they are about one subscription); errors use the API's JSON shape:
+ * bad input 400 INVALID_PARAMETER naming the field, unknown token 404, creation limits 429.
+ * The read API's GET-only rule does not apply here (app.ts scopes it to /api/).
+ */
+import type { Context } from 'hono';
+import { PulseInputError, PulseLimitError, PulseNotFoundError, PulseUnavailableError } from '../../lib/pulse/errors.ts';
+import { MAX_BODY_BYTES, parseJsonBody } from '../../lib/pulse/input.ts';
+import type { PulseService } from '../../lib/pulse/service.ts';
+import type { CallerResolver } from '../ratelimit/caller.ts';
+import type { ApiApp } from '../http/context.ts';
+import { ApiError, invalidParameter, notFound } from '../http/errors.ts';
+import { CACHE_CONTROL, sendBody, sendJson } from '../http/respond.ts';
+import { confirmedPage, confirmPromptPage, managePage, notFoundPage, unsubscribedPage, unsubscribePromptPage } from './pages.ts';
+import { registerPulseOpenApi } from './openapi.ts';
+
+export interface PulseHttpOptions {
+  service: PulseService;
+  callers: CallerResolver;
+}
+
+const HTML = 'text/html; charset=utf-8';
+/** Tokens sit in these URLs: no Referer to anywhere, no indexing. */
+const PRIVATE_HEADERS = { 'Referrer-Policy': 'no-referrer', 'X-Robots-Tag': 'noindex' };
+
+/** The request body, refused past MAX_BODY_BYTES without reading it all. */
+async function readBody(c: Context): Promise<Uint8Array> {
+  const declared = Number(c.req.header('content-length') ?? 'NaN');
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw invalidParameter('body', `body: larger than ${MAX_BODY_BYTES} bytes`);
+  const stream = c.req.raw.body;
+  if (!stream) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw invalidParameter('body', `body: larger than ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function toApiError(err: unknown): unknown {
+  if (err instanceof PulseInputError) return invalidParameter(err.field, err.message);
+  if (err instanceof PulseNotFoundError) return notFound(err.message);
+  if (err instanceof PulseLimitError) {
+    return new ApiError('RATE_LIMIT_EXCEEDED', err.message, { scope: `pulse_create_per_${err.scope}`, limit: err.limit }, { 'Retry-After': String(err.retryAfterSeconds) });
+  }
+  if (err instanceof PulseUnavailableError) return new ApiError('SERVICE_UNAVAILABLE', err.message);
+  return err;
+}
+
+/** Runs a handler with the service's errors turned into API errors. */
+async function mapped(fn: () => Promise<Response>): Promise<Response> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toApiError(err);
+  }
+}
+
+const json = (c: Context, value: unknown, status = 200) => sendJson(c, value, { status, cacheControl: CACHE_CONTROL.noStore });
+const html = (c: Context, body: string, status = 200) => sendBody(c, body, { status, contentType: HTML, cacheControl: CACHE_CONTROL.noStore, headers: PRIVATE_HEADERS });
+
+async function jsonBody(c: Context): Promise<unknown> {
+  try {
+    return parseJsonBody(await readBody(c));
+  } catch (err) {
+    throw toApiError(err);
+  }
+}
+
+export function registerPulseRoutes(app: ApiApp, opts: PulseHttpOptions): void {
+  const { service, callers } = opts;
+  const callerOf = (c: Context) => callers.resolve(c.env?.incoming?.socket?.remoteAddress, () => c.req.header('x-forwarded-for'));
+  const api = '/pulse/api';
+
+  app.post(`${api}/subscriptions`, async (c) => {
+    const body = await jsonBody(c);
+    return mapped(async () => json(c, await service.create(body, callerOf(c)), 201));
+  });
+  app.get(`${api}/subscriptions/:token`, (c) => mapped(async () => json(c, await service.get(c.req.param('token')))));
+  app.patch(`${api}/subscriptions/:token`, async (c) => {
+    const body = await jsonBody(c);
+    return mapped(async () => json(c, await service.update(c.req.param('token'), body)));
+  });
+  app.delete(`${api}/subscriptions/:token`, (c) =>
+    mapped(async () => {
+      await service.delete(c.req.param('token'));
+      return json(c, { deleted: true });
+    }),
+  );
+  app.post(`${api}/subscriptions/:token/pause`, (c) => mapped(async () => json(c, await service.pause(c.req.param('token')))));
+  app.post(`${api}/subscriptions/:token/resume`, (c) => mapped(async () => json(c, await service.resume(c.req.param('token')))));
+  app.get(`${api}/subscriptions/:token/deliveries`, (c) =>
+    mapped(async () => {
+      const raw = c.req.query('limit');
+      if (raw !== undefined && !/^\d{1,3}$/.test(raw)) throw new PulseInputError('limit', 'limit: an integer from 1 to 200');
+      const limit = raw === undefined ? 50 : Number(raw);
+      if (limit < 1 || limit > 200) throw new PulseInputError('limit', 'limit: an integer from 1 to 200');
+      return json(c, { deliveries: await service.deliveries(c.req.param('token'), limit) });
+    }),
+  );
+  app.post(`${api}/confirm/:token`, (c) => mapped(async () => json(c, await service.confirm(c.req.param('token')))));
+  app.post(`${api}/preview`, async (c) => {
+    const body = await jsonBody(c);
+    return mapped(async () => {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new PulseInputError('body', 'body: must be a JSON object');
+      const { filter, days, ...rest } = body as Record<string, unknown>;
+      const unknown = Object.keys(rest)[0];
+      if (unknown !== undefined) throw new PulseInputError(unknown, `${unknown}: unknown member "${unknown}"`);
+      if (days !== undefined && typeof days !== 'number') throw new PulseInputError('days', 'days: an integer from 1 to 90');
+      return json(c, await service.previewMatches(filter ?? {}, (days as number | undefined) ?? 30));
+    });
+  });
+
+  // The link pages.
+  const pageOr404 = async (c: Context, fn: () => Promise<string>) => {
+    try {
+      return html(c, await fn());
+    } catch (err) {
+      if (err instanceof PulseNotFoundError) return html(c, notFoundPage(err.message), 404);
+      throw toApiError(err);
+    }
+  };
+  app.get('/pulse/confirm/:token', (c) => html(c, confirmPromptPage(c.req.param('token'))));
+  app.post('/pulse/confirm/:token', (c) =>
+    pageOr404(c, async () => {
+      const { subscription, manage_url } = await service.confirm(c.req.param('token'));
+      return confirmedPage(subscription, manage_url);
+    }),
+  );
+  app.get('/pulse/s/:token', (c) => pageOr404(c, async () => managePage(await service.get(c.req.param('token')), c.req.param('token'))));
+  app.get('/pulse/s/:token/unsubscribe', (c) => html(c, unsubscribePromptPage(c.req.param('token'))));
+  // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` here; the page's button posts a form.
+  app.post('/pulse/s/:token/unsubscribe', async (c) => {
+    await readBody(c).catch(() => undefined);
+    return html(c, unsubscribedPage(await service.unsubscribe(c.req.param('token'))));
+  });
+
+  registerPulseOpenApi(app);
+}

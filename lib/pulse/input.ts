@@ -1,0 +1,144 @@
+/**
+ * What the subscription service accepts (PULSE §4), validated before anything is stored or
+ * sent: strict objects (an unknown member is refused by name), bounded strings and lists.
+ * A failure is a PulseInputError naming the field by its dotted path (`filter.min_risk`).
+ */
+// zod as extended by @hono/zod-openapi: the same schemas also describe the endpoints (api/pulse/openapi.ts).
+import { z } from '@hono/zod-openapi';
+import { CHANGE_KINDS, type ChangeFilter } from '../changes/model.ts';
+import { PulseInputError } from './errors.ts';
+import { MAX_WEBHOOK_URL_LENGTH } from './ssrf.ts';
+import { CADENCES, CHANNELS, type Cadence, type Channel } from './types.ts';
+
+/** Bodies above this are refused before parsing (413-free: a 400 naming `body`). */
+export const MAX_BODY_BYTES = 16 * 1024;
+const MAX_TEXT = 200;
+
+const keyText = (field: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, `${field} must not be empty`)
+    .max(MAX_TEXT, `${field} is limited to ${MAX_TEXT} characters`)
+    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), `${field} must not contain control characters`);
+
+export const FilterSchema = z.strictObject({
+  kinds: z
+    .array(z.enum(CHANGE_KINDS))
+    .max(CHANGE_KINDS.length)
+    .refine((kinds) => new Set(kinds).size === kinds.length, 'kinds must not repeat a kind')
+    .optional(),
+  vendor: keyText('vendor').optional(),
+  product: keyText('product').optional(),
+  ecosystem: keyText('ecosystem').optional(),
+  package: keyText('package').optional(),
+  cwe: z
+    .string()
+    .trim()
+    .regex(/^CWE-\d{1,6}$/i, 'cwe must look like CWE-79')
+    .transform((s) => s.toUpperCase())
+    .optional(),
+  search: keyText('search').optional(),
+  min_severity: z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']).optional(),
+  min_risk: z.number().min(0).max(100).optional(),
+  kev_only: z.boolean().optional(),
+});
+
+/** A deliberately plain check: one @, no spaces or control characters (no header injection), a dotted domain. */
+const EMAIL = /^[^\s@<>()",;:\\[\]\u0000-\u001f\u007f]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$/;
+
+const CreateSchema = z.strictObject({
+  channel: z.enum(CHANNELS),
+  email: z.string().max(254, 'email is limited to 254 characters').regex(EMAIL, 'email is not an e-mail address').optional(),
+  url: z.string().max(MAX_WEBHOOK_URL_LENGTH, `url is limited to ${MAX_WEBHOOK_URL_LENGTH} characters`).optional(),
+  cadence: z.enum(CADENCES).default('realtime'),
+  filter: FilterSchema.default({}),
+});
+
+const UpdateSchema = z
+  .strictObject({
+    cadence: z.enum(CADENCES).optional(),
+    filter: FilterSchema.optional(),
+  })
+  .refine((body) => body.cadence !== undefined || body.filter !== undefined, { message: 'give cadence or filter (or both) to change', path: ['body'] });
+
+export interface CreateInput {
+  channel: Channel;
+  /** The e-mail address or the webhook URL. */
+  address: string;
+  cadence: Cadence;
+  filter: ChangeFilter;
+}
+
+export interface UpdateInput {
+  cadence?: Cadence;
+  filter?: ChangeFilter;
+}
+
+function fail(error: z.ZodError): never {
+  const issue = error.issues[0]!;
+  let path = issue.path.map(String);
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    path = [...path, issue.keys[0]!];
+    message = `unknown member "${issue.keys[0]}"`;
+  } else if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
+    message = 'required';
+  }
+  const field = path.length > 0 ? path.join('.') : 'body';
+  throw new PulseInputError(field, `${field}: ${message}`);
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function parseFilter(value: unknown): ChangeFilter {
+  const parsed = FilterSchema.safeParse(value);
+  if (!parsed.success) {
+    try {
+      fail(parsed.error);
+    } catch (err) {
+      if (err instanceof PulseInputError) throw new PulseInputError(`filter.${err.field}`, `filter.${err.message}`);
+      throw err;
+    }
+  }
+  return dropUndefined(parsed.data) as ChangeFilter;
+}
+
+export function parseCreate(value: unknown): CreateInput {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PulseInputError('body', 'body: must be a JSON object');
+  const parsed = CreateSchema.safeParse(value);
+  if (!parsed.success) fail(parsed.error);
+  const body = parsed.data;
+  if (body.channel === 'email') {
+    if (body.url !== undefined) throw new PulseInputError('url', 'url: only for channel "webhook"');
+    if (body.email === undefined) throw new PulseInputError('email', 'email: required for channel "email"');
+  } else {
+    if (body.email !== undefined) throw new PulseInputError('email', 'email: only for channel "email"');
+    if (body.url === undefined) throw new PulseInputError('url', 'url: required for channel "webhook"');
+  }
+  return { channel: body.channel, address: (body.email ?? body.url)!, cadence: body.cadence, filter: dropUndefined(body.filter) as ChangeFilter };
+}
+
+export function parseUpdate(value: unknown): UpdateInput {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PulseInputError('body', 'body: must be a JSON object');
+  const parsed = UpdateSchema.safeParse(value);
+  if (!parsed.success) fail(parsed.error);
+  const out: UpdateInput = {};
+  if (parsed.data.cadence !== undefined) out.cadence = parsed.data.cadence;
+  if (parsed.data.filter !== undefined) out.filter = dropUndefined(parsed.data.filter) as ChangeFilter;
+  return out;
+}
+
+/** Raw request bytes to a JSON value: bounded, and a parse error names `body`. */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  if (bytes.byteLength > MAX_BODY_BYTES) throw new PulseInputError('body', `body: larger than ${MAX_BODY_BYTES} bytes`);
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  if (text.trim() === '') throw new PulseInputError('body', 'body: empty; send a JSON object');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new PulseInputError('body', `body: not JSON (${(err as Error).message})`);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The public links /pulse puts in messages and answers: built from `--public-url` (default
+ * http://localhost:PORT), so a service behind a proxy links to its public name.
+ */
+export class PulseLinks {
+  readonly base: string;
+
+  constructor(publicUrl: string) {
+    let url: URL;
+    try {
+      url = new URL(publicUrl);
+    } catch {
+      throw new Error(`--public-url: not a URL: "${publicUrl}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--public-url: must be http(s), got "${publicUrl}"`);
+    this.base = url.toString().replace(/\/+$/, '');
+  }
+
+  confirm(token: string): string {
+    return `${this.base}/pulse/confirm/${token}`;
+  }
+
+  manage(token: string): string {
+    return `${this.base}/pulse/s/${token}`;
+  }
+
+  /** RFC 8058 one-click target: POST with `List-Unsubscribe=One-Click`. */
+  unsubscribe(token: string): string {
+    return `${this.base}/pulse/s/${token}/unsubscribe`;
+  }
+
+  cve(cveId: string): string {
+    return `${this.base}/pulse/cves/${encodeURIComponent(cveId)}`;
+  }
+
+  advisory(vendor: string, advisoryId: string): string {
+    return `${this.base}/pulse/advisories/${encodeURIComponent(vendor)}/${encodeURIComponent(advisoryId)}`;
+  }
+}
+
+export function defaultPublicUrl(port: number): string {
+  return `http://localhost:${port}`;
+}

@@ -1,0 +1,48 @@
+/**
+ * E-mail over SMTP (`--smtp smtp://user:pass@host:587`, or smtps:// for implicit TLS) through
+ * nodemailer. The sender is `--mail-from` (default `vulnintel <pulse@<public host>>`).
+ */
+import nodemailer from 'nodemailer';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  headers?: Record<string, string>;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+  close(): void;
+}
+
+export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000): Mailer {
+  let url: URL;
+  try {
+    url = new URL(smtpUrl);
+  } catch {
+    throw new Error(`--smtp: not a URL: "${smtpUrl}" (e.g. smtp://user:password@mail.example.org:587)`);
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error(`--smtp: must be smtp:// or smtps://, got "${url.protocol}"`);
+  // A few pooled connections (notify sends many messages in a row); timeouts bounded, so a dead
+  // server cannot hold notify for nodemailer's 10-minute default.
+  const transport = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: 4, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } as never);
+  return {
+    async send(message) {
+      await transport.sendMail({
+        from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        headers: message.headers ?? {},
+      });
+    },
+    close: () => transport.close(),
+  };
+}
+
+export function defaultMailFrom(publicUrl: string): string {
+  return `vulnintel <pulse@${new URL(publicUrl).hostname}>`;
+}

@@ -1,0 +1,289 @@
+/**
+ * `vulnintel notify` (PULSE §5): delivers the changes of the published snapshot to every
+ * confirmed, active subscription. Run after each publish by `update` and `poll`, or alone
+ * (cron); serving replicas never run it.
+ *
+ * Per subscription and run, at most one message:
+ *   - realtime: the matches among changes detected after its cursor (builds not processed yet);
+ *   - daily / weekly: when a new period began, the matches since its last digest.
+ * Never twice, never lost: the ledger row (subscription, period) is written before sending
+ * (its UNIQUE key stops a concurrent notifier), then marked sent — moving the cursor in the same
+ * transaction — or failed with the next attempt time. A failed delivery is retried with the
+ * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
+ * given up (shown on the manage page). A webhook answering 410 Gone is paused.
+ */
+import type { ChangeRow } from '../changes/model.ts';
+import { ChangeIndex } from './change-index.ts';
+import { formatCount, formatDuration, info, progress } from '../log.ts';
+import { readCurrentChanges } from './changes-source.ts';
+import type { PulseLinks } from './links.ts';
+import type { Mailer } from './mailer.ts';
+import { composeMessage, type AlertMessage } from './message.ts';
+import { periodKey } from './periods.ts';
+import { UNCONFIRMED_TTL_MS } from './service.ts';
+import { webhookDispatcher } from './ssrf.ts';
+import type { PulseStore } from './store/store.ts';
+import { hashToken, newId, newToken } from './tokens.ts';
+import type { Delivery, Subscription } from './types.ts';
+import { postWebhook } from './webhook.ts';
+
+export const RETRY_BASE_MS = 5 * 60_000;
+export const RETRY_MAX_INTERVAL_MS = 4 * 3600_000;
+export const RETRY_WINDOW_MS = 24 * 3600_000;
+/** Webhook bodies above this are cut down to fewer items (the `text` says so). */
+export const MAX_WEBHOOK_BODY_BYTES = 512 * 1024;
+
+export interface NotifyOptions {
+  dataDir: string;
+  store: PulseStore;
+  links: PulseLinks;
+  /** Null: e-mail subscriptions wait (counted as skipped) until notify runs with --smtp. */
+  mailer: Mailer | null;
+  allowPrivateWebhooks: boolean;
+  now?: () => Date;
+  webhookTimeoutMs?: number;
+  /** Subscriptions delivered to at once (default 8). */
+  concurrency?: number;
+  /** Use these changes instead of reading the published snapshot's (benchmarks). */
+  changes?: readonly ChangeRow[];
+}
+
+export interface NotifySummary {
+  buildId: string | null;
+  changes: number;
+  subscriptions: number;
+  /** Subscriptions with a message to send this run (new or retried). */
+  matched: number;
+  sent: number;
+  failed: number;
+  retried: number;
+  /** Failed earlier, next attempt not due yet. */
+  waiting: number;
+  gaveUp: number;
+  paused: number;
+  /** E-mail subscriptions left for a run with --smtp. */
+  skipped: number;
+  ms: number;
+}
+
+/** Delay before attempt `attempts + 1`: 5 min, 10, 20, … at most 4 h. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(RETRY_MAX_INTERVAL_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+}
+
+interface SendOutcome {
+  ok: boolean;
+  gone: boolean;
+  error: string | null;
+}
+
+function webhookBody(message: AlertMessage, delivery: Delivery, sub: Subscription): string {
+  let items = message.items;
+  for (;;) {
+    const omitted = message.totalSubjects - items.length;
+    const body = JSON.stringify({
+      type: 'changes',
+      delivery_id: delivery.id,
+      cadence: sub.cadence,
+      period: delivery.periodKey,
+      range: { after: delivery.rangeFrom, until: delivery.rangeTo },
+      text: omitted > message.omittedSubjects ? `${message.text}\n(${omitted} subjects left out of this message to keep it small.)` : message.text,
+      total_changes: message.totalChanges,
+      total_subjects: message.totalSubjects,
+      truncated: omitted > 0,
+      items,
+    });
+    if (Buffer.byteLength(body) <= MAX_WEBHOOK_BODY_BYTES || items.length <= 1) return body;
+    items = items.slice(0, Math.floor(items.length / 2));
+  }
+}
+
+export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
+  const started = performance.now();
+  const now = opts.now ?? (() => new Date());
+  const { store, links } = opts;
+  const runAt = now();
+  await store.purgeExpired(new Date(runAt.getTime() - UNCONFIRMED_TTL_MS).toISOString(), runAt.toISOString());
+
+  const subscriptions = await store.activeSubscriptions();
+  const oldestCursor = subscriptions.reduce<string | null>((min, s) => (min === null || s.cursorAt < min ? s.cursorAt : min), null);
+  const source = opts.changes
+    ? { buildId: null, changes: [...opts.changes].sort((a, b) => (a.detected_at < b.detected_at ? -1 : a.detected_at > b.detected_at ? 1 : 0)) }
+    : oldestCursor === null
+      ? { buildId: null, changes: [] as ChangeRow[] }
+      : await readCurrentChanges(opts.dataDir, oldestCursor);
+  const changes = source.changes;
+  const index = new ChangeIndex(changes);
+  const newest = changes.at(-1)?.detected_at ?? null;
+
+  const summary: NotifySummary = {
+    buildId: source.buildId,
+    changes: changes.length,
+    subscriptions: subscriptions.length,
+    matched: 0,
+    sent: 0,
+    failed: 0,
+    retried: 0,
+    waiting: 0,
+    gaveUp: 0,
+    paused: 0,
+    skipped: 0,
+    ms: 0,
+  };
+  const timeoutMs = opts.webhookTimeoutMs ?? 10_000;
+  const dispatcher = webhookDispatcher(opts.allowPrivateWebhooks, timeoutMs);
+  const bar = progress('notify', subscriptions.length, 'subscriptions');
+
+  async function send(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<SendOutcome> {
+    const at = now();
+    if (sub.channel === 'email') {
+      // Each message gets a manage link of its own (tokens are stored hashed: an old one cannot be re-shown).
+      const token = newToken();
+      await store.addToken({ tokenHash: hashToken(token), subscriptionId: sub.id, purpose: 'manage', createdAt: at.toISOString(), expiresAt: null });
+      const message = composeMessage(matched, { cadence: sub.cadence, periodKey: delivery.periodKey, links, manageUrl: links.manage(token) });
+      try {
+        await opts.mailer!.send({
+          to: sub.address,
+          subject: message.subject,
+          text: message.text,
+          html: message.html,
+          headers: {
+            'List-Unsubscribe': `<${links.unsubscribe(token)}>`,
+            'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+            'X-Vulnintel-Delivery': delivery.id,
+          },
+        });
+        return { ok: true, gone: false, error: null };
+      } catch (err) {
+        return { ok: false, gone: false, error: `SMTP: ${(err as Error).message}` };
+      }
+    }
+    const message = composeMessage(matched, { cadence: sub.cadence, periodKey: delivery.periodKey, links, manageUrl: null });
+    return postWebhook({
+      url: sub.address,
+      secret: sub.secret ?? '',
+      event: 'changes',
+      deliveryId: delivery.id,
+      body: webhookBody(message, delivery, sub),
+      dispatcher,
+      allowPrivate: opts.allowPrivateWebhooks,
+      timeoutMs,
+      nowSeconds: Math.floor(at.getTime() / 1000),
+    });
+  }
+
+  async function attempt(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<void> {
+    const outcome = await send(sub, delivery, matched);
+    const at = now();
+    const digestPeriod = sub.cadence === 'realtime' ? null : delivery.periodKey;
+    if (outcome.ok) {
+      await store.finishDelivery(delivery.id, { status: 'sent', at: at.toISOString(), cursorAt: delivery.rangeTo, lastPeriod: digestPeriod });
+      summary.sent++;
+    } else if (outcome.gone) {
+      await store.finishDelivery(delivery.id, {
+        status: 'abandoned',
+        at: at.toISOString(),
+        error: outcome.error ?? 'HTTP 410',
+        cursorAt: delivery.rangeTo,
+        lastPeriod: digestPeriod,
+        pauseReason: 'the webhook answered 410 Gone; resume it once it exists again',
+      });
+      summary.failed++;
+      summary.paused++;
+      info(`  ! ${sub.id}: webhook answered 410 Gone, paused`);
+    } else {
+      await store.finishDelivery(delivery.id, { status: 'failed', at: at.toISOString(), error: outcome.error ?? 'failed', nextAttemptAt: new Date(at.getTime() + retryDelayMs(delivery.attempts)).toISOString() });
+      summary.failed++;
+    }
+  }
+
+  async function processOne(sub: Subscription): Promise<void> {
+    if (sub.channel === 'email' && !opts.mailer) {
+      summary.skipped++;
+      return;
+    }
+    const at = now();
+    const open = await store.openDelivery(sub.id);
+    if (open) {
+      const expired = at.getTime() - Date.parse(open.firstAttemptAt) > RETRY_WINDOW_MS;
+      if (expired) {
+        await store.finishDelivery(open.id, {
+          status: 'abandoned',
+          at: at.toISOString(),
+          error: `given up after ${open.attempts} attempts over 24 hours: ${open.lastError ?? 'interrupted'}`,
+          cursorAt: open.rangeTo,
+          lastPeriod: sub.cadence === 'realtime' ? null : open.periodKey,
+          pauseReason: null,
+        });
+        summary.gaveUp++;
+        sub = (await store.getSubscription(sub.id)) ?? sub;
+      } else if (open.status === 'failed' && open.nextAttemptAt !== null && open.nextAttemptAt > at.toISOString()) {
+        summary.waiting++;
+        return;
+      } else {
+        // A failed row whose time came, or one left `sending` by an interrupted run: same range again.
+        const retry = await store.retryDelivery(open.id, at.toISOString());
+        summary.matched++;
+        summary.retried++;
+        await attempt(sub, retry, index.matches(sub.filter, open.rangeFrom, open.rangeTo));
+        return;
+      }
+    }
+
+    const period = periodKey(sub.cadence, at);
+    if (period !== null && sub.lastPeriod === period) return; // this period's digest is done
+    if (newest === null || newest <= sub.cursorAt) {
+      if (period !== null) await store.updateSubscription(sub.id, { lastPeriod: period }, at.toISOString());
+      return;
+    }
+    const matched = index.matches(sub.filter, sub.cursorAt, newest);
+    if (matched.length === 0) {
+      await store.updateSubscription(sub.id, period === null ? { cursorAt: newest } : { cursorAt: newest, lastPeriod: period }, at.toISOString());
+      return;
+    }
+    const delivery = await store.beginDelivery({
+      id: newId(),
+      subscriptionId: sub.id,
+      periodKey: period ?? `build:${matched.at(-1)!.build_id}`,
+      rangeFrom: sub.cursorAt,
+      rangeTo: newest,
+      items: matched.length,
+      at: at.toISOString(),
+    });
+    if (!delivery) return; // another notifier took this period
+    summary.matched++;
+    await attempt(sub, delivery, matched);
+  }
+
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < subscriptions.length) {
+        const sub = subscriptions[next++]!;
+        try {
+          await processOne(sub);
+        } catch (err) {
+          // One subscription's trouble (a store hiccup) must not stop the others; the next run retries it.
+          summary.failed++;
+          info(`  ! ${sub.id}: ${(err as Error).message}`);
+        }
+        bar.tick();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
+  } finally {
+    bar.stop();
+    await dispatcher.close();
+  }
+  summary.ms = performance.now() - started;
+  if (summary.skipped > 0) info(`  ${formatCount(summary.skipped)} e-mail subscriptions wait for a run with --smtp`);
+  return summary;
+}
+
+/** The one summary line. */
+export function formatNotifySummary(s: NotifySummary): string {
+  const extra = [s.waiting ? `${s.waiting} waiting to retry` : '', s.gaveUp ? `${s.gaveUp} given up` : '', s.paused ? `${s.paused} paused (410)` : '', s.skipped ? `${s.skipped} skipped (no SMTP)` : '']
+    .filter(Boolean)
+    .join(', ');
+  return `notify: ${formatCount(s.subscriptions)} subscriptions, ${formatCount(s.changes)} changes; ${formatCount(s.matched)} subscriptions matched, ${formatCount(s.sent)} messages sent, ${formatCount(s.failed)} failed, ${formatCount(s.retried)} retried${extra ? `; ${extra}` : ''} (${formatDuration(s.ms)})`;
+}

@@ -1,0 +1,393 @@
+/**
+ * The subscription service (PULSE §4): create, confirm, read, edit, pause, resume, delete,
+ * unsubscribe, list deliveries, preview matches. The JSON API (api/pulse/routes.ts) and the
+ * /pulse pages call it directly; it knows nothing of HTTP. Input is validated by input.ts and
+ * refused with PulseInputError naming the field; abuse limits throw PulseLimitError.
+ *
+ * No accounts: a subscription is reached through capability tokens (128-bit, stored hashed).
+ * E-mail: double opt-in (a confirmation link valid 48 h; unconfirmed ones are deleted after
+ * 7 days). Webhook: must answer a signed ping with 2xx; its secret is shown once.
+ */
+import { changeMatches, type ChangeRow } from '../changes/model.ts';
+import { escapeHtml } from '../html.ts';
+import { PulseInputError, PulseLimitError, PulseNotFoundError, PulseUnavailableError } from './errors.ts';
+import { parseCreate, parseFilter, parseUpdate } from './input.ts';
+import type { PulseLinks } from './links.ts';
+import type { Mailer } from './mailer.ts';
+import { periodKey } from './periods.ts';
+import { checkWebhookUrl, parseWebhookUrl, webhookDispatcher, WebhookTargetError } from './ssrf.ts';
+import type { PulseStore } from './store/store.ts';
+import { hashToken, isWellFormedToken, newId, newToken, newWebhookSecret } from './tokens.ts';
+import type { Cadence, Delivery, Subscription, TokenRecord } from './types.ts';
+import { postWebhook } from './webhook.ts';
+
+export const CONFIRM_TTL_MS = 48 * 3600_000;
+export const UNCONFIRMED_TTL_MS = 7 * 24 * 3600_000;
+const HOUR_MS = 3600_000;
+
+export interface PulseLimits {
+  /** Subscriptions one caller (api/ratelimit/caller.ts key) may create per hour. */
+  createsPerCallerPerHour: number;
+  /** Creations per hour for one e-mail address or webhook host (bounds confirmation mails). */
+  createsPerAddressPerHour: number;
+  /** Subscriptions one address or webhook host may hold. */
+  subscriptionsPerAddress: number;
+}
+
+export const DEFAULT_PULSE_LIMITS: PulseLimits = { createsPerCallerPerHour: 10, createsPerAddressPerHour: 5, subscriptionsPerAddress: 25 };
+
+export interface PulseServiceOptions {
+  store: PulseStore;
+  links: PulseLinks;
+  /** Null: e-mail subscriptions are refused (the server has no --smtp). */
+  mailer: Mailer | null;
+  allowPrivateWebhooks: boolean;
+  /** The changes of the published snapshot (preview); absent: previews are empty. */
+  changes?: () => Promise<readonly ChangeRow[]>;
+  limits?: Partial<PulseLimits>;
+  webhookTimeoutMs?: number;
+  now?: () => Date;
+}
+
+export interface DeliveryView {
+  period: string;
+  status: Delivery['status'];
+  changes: number;
+  attempts: number;
+  first_attempt_at: string;
+  last_attempt_at: string;
+  sent_at: string | null;
+  next_attempt_at: string | null;
+  error: string | null;
+}
+
+export interface SubscriptionView {
+  channel: Subscription['channel'];
+  address: string;
+  cadence: Cadence;
+  filter: Subscription['filter'];
+  status: Subscription['status'];
+  paused_reason: string | null;
+  created_at: string;
+  confirmed_at: string | null;
+  /** A delivery problem the owner should know of (failing, or given up), else null. */
+  problem: string | null;
+  deliveries: DeliveryView[];
+}
+
+export interface CreateResult {
+  subscription: SubscriptionView;
+  /** Webhooks: the manage link (shown once; e-mail subscribers get theirs after confirming). */
+  manage_url: string | null;
+  /** Webhooks: the signing secret, shown once. */
+  secret: string | null;
+  /** E-mail: where the confirmation link went and until when it works. */
+  confirmation: { sent_to: string; expires_at: string } | null;
+}
+
+export interface PreviewResult {
+  days: number;
+  total: number;
+  by_kind: Record<string, number>;
+  /** Up to 50, newest first. */
+  changes: ChangeRow[];
+}
+
+function toDeliveryView(d: Delivery): DeliveryView {
+  return {
+    period: d.periodKey,
+    status: d.status,
+    changes: d.items,
+    attempts: d.attempts,
+    first_attempt_at: d.firstAttemptAt,
+    last_attempt_at: d.lastAttemptAt,
+    sent_at: d.sentAt,
+    next_attempt_at: d.nextAttemptAt,
+    error: d.lastError,
+  };
+}
+
+function problemOf(deliveries: Delivery[]): string | null {
+  const latest = deliveries[0];
+  if (!latest) return null;
+  if (latest.status === 'failed') return `deliveries are failing since ${latest.firstAttemptAt} (${latest.lastError ?? 'error'}); retrying until 24 hours after the first attempt`;
+  if (latest.status === 'abandoned') return `a delivery was given up at ${latest.lastAttemptAt}: ${latest.lastError ?? 'error'}`;
+  return null;
+}
+
+export class PulseService {
+  readonly #opts: PulseServiceOptions;
+  readonly #limits: PulseLimits;
+  readonly #now: () => Date;
+  #lastPurge = 0;
+
+  constructor(opts: PulseServiceOptions) {
+    this.#opts = opts;
+    this.#limits = { ...DEFAULT_PULSE_LIMITS, ...opts.limits };
+    this.#now = opts.now ?? (() => new Date());
+  }
+
+  get emailEnabled(): boolean {
+    return this.#opts.mailer !== null;
+  }
+
+  async create(body: unknown, callerKey: string): Promise<CreateResult> {
+    const input = parseCreate(body);
+    const now = this.#now();
+    const at = now.toISOString();
+    const field = input.channel === 'email' ? 'email' : 'url';
+    let addressKey: string;
+    let url: URL | null = null;
+    if (input.channel === 'email') {
+      if (!this.#opts.mailer) throw new PulseInputError('channel', 'channel: e-mail subscriptions are not available on this server (it has no SMTP server configured); use a webhook');
+      addressKey = input.address.toLowerCase();
+    } else {
+      try {
+        url = parseWebhookUrl(input.address);
+      } catch (err) {
+        throw new PulseInputError('url', `url: ${(err as Error).message}`);
+      }
+      addressKey = url.hostname.toLowerCase();
+    }
+    await this.#purgeNow(now);
+    const window = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
+    const retryAfter = Math.max(1, Math.ceil((window.getTime() + HOUR_MS - now.getTime()) / 1000));
+    const byCaller = await this.#opts.store.hitCounter(`create:caller:${callerKey}`, window.toISOString());
+    if (byCaller > this.#limits.createsPerCallerPerHour) {
+      throw new PulseLimitError('caller', this.#limits.createsPerCallerPerHour, retryAfter, `At most ${this.#limits.createsPerCallerPerHour} subscriptions may be created per hour from one address; try again later.`);
+    }
+    const byAddress = await this.#opts.store.hitCounter(`create:address:${addressKey}`, window.toISOString());
+    if (byAddress > this.#limits.createsPerAddressPerHour) {
+      throw new PulseLimitError('address', this.#limits.createsPerAddressPerHour, retryAfter, `At most ${this.#limits.createsPerAddressPerHour} subscriptions may be created per hour for one ${input.channel === 'email' ? 'e-mail address' : 'webhook host'}; try again later.`);
+    }
+    if ((await this.#opts.store.countSubscriptionsByAddress(addressKey)) >= this.#limits.subscriptionsPerAddress) {
+      throw new PulseInputError(field, `${field}: this ${input.channel === 'email' ? 'address' : 'webhook host'} already has ${this.#limits.subscriptionsPerAddress} subscriptions, the most allowed; delete one first`);
+    }
+
+    const id = newId();
+    const manageToken = newToken();
+    const tokens: TokenRecord[] = [{ tokenHash: hashToken(manageToken), subscriptionId: id, purpose: 'manage', createdAt: at, expiresAt: null }];
+    const subscription: Subscription = {
+      id,
+      channel: input.channel,
+      address: input.channel === 'email' ? input.address : url!.toString(),
+      addressKey,
+      secret: null,
+      filter: input.filter,
+      cadence: input.cadence,
+      status: 'pending',
+      pausedReason: null,
+      createdAt: at,
+      createdBy: callerKey,
+      confirmedAt: null,
+      cursorAt: at,
+      lastPeriod: periodKey(input.cadence, now),
+      updatedAt: at,
+    };
+
+    if (input.channel === 'webhook') {
+      subscription.secret = newWebhookSecret();
+      subscription.status = 'active';
+      subscription.confirmedAt = at;
+      await this.#ping(subscription, now);
+      await this.#opts.store.insertSubscription(subscription, tokens);
+      return { subscription: await this.#view(subscription), manage_url: this.#opts.links.manage(manageToken), secret: subscription.secret, confirmation: null };
+    }
+
+    const confirmToken = newToken();
+    const expiresAt = new Date(now.getTime() + CONFIRM_TTL_MS).toISOString();
+    tokens.push({ tokenHash: hashToken(confirmToken), subscriptionId: id, purpose: 'confirm', createdAt: at, expiresAt });
+    await this.#opts.store.insertSubscription(subscription, tokens);
+    try {
+      await this.#sendConfirmation(subscription, confirmToken, expiresAt);
+    } catch (err) {
+      await this.#opts.store.deleteSubscription(id);
+      throw new PulseUnavailableError(`The confirmation e-mail could not be sent (${(err as Error).message}); nothing was stored, try again later.`, { cause: err });
+    }
+    return { subscription: await this.#view(subscription), manage_url: null, secret: null, confirmation: { sent_to: subscription.address, expires_at: expiresAt } };
+  }
+
+  /** Confirms an e-mail subscription (again: harmless) and returns a manage link for it. */
+  async confirm(token: string): Promise<{ subscription: SubscriptionView; manage_url: string }> {
+    const now = this.#now();
+    const subscription = await this.#byToken(token, 'confirm', 'This confirmation link is unknown or expired (links expire 48 hours after they are sent); subscribe again.');
+    if (subscription.status === 'pending') {
+      const at = now.toISOString();
+      await this.#opts.store.updateSubscription(subscription.id, { status: 'active', confirmedAt: at, cursorAt: at, lastPeriod: periodKey(subscription.cadence, now) }, at);
+    }
+    const manage = await this.#issueManageToken(subscription.id, now);
+    return { subscription: await this.#view((await this.#opts.store.getSubscription(subscription.id))!), manage_url: this.#opts.links.manage(manage) };
+  }
+
+  async get(token: string): Promise<SubscriptionView> {
+    return this.#view(await this.#byToken(token, 'manage'));
+  }
+
+  async update(token: string, body: unknown): Promise<SubscriptionView> {
+    const subscription = await this.#byToken(token, 'manage');
+    const input = parseUpdate(body);
+    const now = this.#now();
+    const patch: Parameters<PulseStore['updateSubscription']>[1] = {};
+    if (input.filter) patch.filter = input.filter;
+    if (input.cadence && input.cadence !== subscription.cadence) {
+      patch.cadence = input.cadence;
+      // A new digest cadence starts with the next period, not with a digest right away.
+      patch.lastPeriod = periodKey(input.cadence, now);
+    }
+    await this.#opts.store.updateSubscription(subscription.id, patch, now.toISOString());
+    return this.#view((await this.#opts.store.getSubscription(subscription.id))!);
+  }
+
+  async pause(token: string): Promise<SubscriptionView> {
+    const subscription = await this.#byToken(token, 'manage');
+    if (subscription.status === 'pending') throw new PulseInputError('status', 'status: this subscription is not confirmed yet; follow the link in the confirmation e-mail first');
+    const at = this.#now().toISOString();
+    await this.#opts.store.updateSubscription(subscription.id, { status: 'paused', pausedReason: 'paused by its owner' }, at);
+    return this.#view((await this.#opts.store.getSubscription(subscription.id))!);
+  }
+
+  /** Resumes from now on: what happened while paused is not sent. */
+  async resume(token: string): Promise<SubscriptionView> {
+    const subscription = await this.#byToken(token, 'manage');
+    if (subscription.status === 'pending') throw new PulseInputError('status', 'status: this subscription is not confirmed yet; follow the link in the confirmation e-mail first');
+    const now = this.#now();
+    const at = now.toISOString();
+    if (subscription.status === 'paused') {
+      await this.#opts.store.updateSubscription(subscription.id, { status: 'active', pausedReason: null, cursorAt: at, lastPeriod: periodKey(subscription.cadence, now) }, at);
+    }
+    return this.#view((await this.#opts.store.getSubscription(subscription.id))!);
+  }
+
+  async delete(token: string): Promise<void> {
+    const subscription = await this.#byToken(token, 'manage');
+    await this.#opts.store.deleteSubscription(subscription.id);
+  }
+
+  /** RFC 8058 one-click: deletes it; false when the link opens nothing (already gone). */
+  async unsubscribe(token: string): Promise<boolean> {
+    if (!isWellFormedToken(token)) return false;
+    const subscription = await this.#opts.store.subscriptionByToken(hashToken(token), 'manage', this.#now().toISOString());
+    if (!subscription) return false;
+    return this.#opts.store.deleteSubscription(subscription.id);
+  }
+
+  async deliveries(token: string, limit = 50): Promise<DeliveryView[]> {
+    const subscription = await this.#byToken(token, 'manage');
+    return (await this.#opts.store.deliveries(subscription.id, Math.min(Math.max(1, limit), 200))).map(toDeliveryView);
+  }
+
+  /** What a filter would have matched over the last `days` days of the published changes. */
+  async previewMatches(filterInput: unknown, days = 30): Promise<PreviewResult> {
+    const filter = parseFilter(filterInput ?? {});
+    if (!Number.isInteger(days) || days < 1 || days > 90) throw new PulseInputError('days', 'days: an integer from 1 to 90');
+    const since = new Date(this.#now().getTime() - days * 86_400_000).toISOString();
+    const all = this.#opts.changes ? await this.#opts.changes() : [];
+    const matched = all.filter((c) => c.detected_at > since && changeMatches(filter, c));
+    const byKind: Record<string, number> = {};
+    for (const change of matched) byKind[change.kind] = (byKind[change.kind] ?? 0) + 1;
+    const newest = [...matched].sort((a, b) => (a.detected_at < b.detected_at ? 1 : a.detected_at > b.detected_at ? -1 : a.change_id.localeCompare(b.change_id)));
+    return { days, total: matched.length, by_kind: byKind, changes: newest.slice(0, 50) };
+  }
+
+  async #byToken(token: string, purpose: 'manage' | 'confirm', message?: string): Promise<Subscription> {
+    if (!isWellFormedToken(token)) throw new PulseNotFoundError(message);
+    const subscription = await this.#opts.store.subscriptionByToken(hashToken(token), purpose, this.#now().toISOString());
+    if (!subscription) throw new PulseNotFoundError(message);
+    return subscription;
+  }
+
+  async #issueManageToken(subscriptionId: string, now: Date): Promise<string> {
+    const token = newToken();
+    await this.#opts.store.addToken({ tokenHash: hashToken(token), subscriptionId, purpose: 'manage', createdAt: now.toISOString(), expiresAt: null });
+    return token;
+  }
+
+  async #view(subscription: Subscription): Promise<SubscriptionView> {
+    const deliveries = await this.#opts.store.deliveries(subscription.id, 20);
+    return {
+      channel: subscription.channel,
+      address: subscription.address,
+      cadence: subscription.cadence,
+      filter: subscription.filter,
+      status: subscription.status,
+      paused_reason: subscription.pausedReason,
+      created_at: subscription.createdAt,
+      confirmed_at: subscription.confirmedAt,
+      problem: problemOf(deliveries),
+      deliveries: deliveries.map(toDeliveryView),
+    };
+  }
+
+  /** Housekeeping at most hourly per process: expired confirmations and stale counters. */
+  async #purgeNow(now: Date): Promise<void> {
+    if (now.getTime() - this.#lastPurge < HOUR_MS) return;
+    this.#lastPurge = now.getTime();
+    await this.#opts.store.purgeExpired(new Date(now.getTime() - UNCONFIRMED_TTL_MS).toISOString(), now.toISOString());
+    await this.#opts.store.pruneCounters(new Date(now.getTime() - 2 * HOUR_MS).toISOString());
+  }
+
+  async #ping(subscription: Subscription, now: Date): Promise<void> {
+    const url = new URL(subscription.address);
+    try {
+      await checkWebhookUrl(url, this.#opts.allowPrivateWebhooks);
+    } catch (err) {
+      if (err instanceof WebhookTargetError) throw new PulseInputError('url', `url: ${err.message}`);
+      throw err;
+    }
+    const timeoutMs = this.#opts.webhookTimeoutMs ?? 10_000;
+    const dispatcher = webhookDispatcher(this.#opts.allowPrivateWebhooks, timeoutMs);
+    try {
+      const body = JSON.stringify({
+        type: 'ping',
+        text: `vulnintel: this webhook is now subscribed to vulnerability changes (${subscription.cadence}).`,
+        cadence: subscription.cadence,
+        filter: subscription.filter,
+      });
+      const result = await postWebhook({
+        url: subscription.address,
+        secret: subscription.secret!,
+        event: 'ping',
+        deliveryId: `ping-${subscription.id}`,
+        body,
+        dispatcher,
+        allowPrivate: this.#opts.allowPrivateWebhooks,
+        timeoutMs,
+        nowSeconds: Math.floor(now.getTime() / 1000),
+      });
+      if (!result.ok) throw new PulseInputError('url', `url: the webhook did not answer the ping with 2xx (${result.error})`);
+    } finally {
+      await dispatcher.close();
+    }
+  }
+
+  async #sendConfirmation(subscription: Subscription, confirmToken: string, expiresAt: string): Promise<void> {
+    const link = this.#opts.links.confirm(confirmToken);
+    const what = `${subscription.cadence} alerts on vulnerability changes matching ${describeFilter(subscription.filter)}`;
+    await this.#opts.mailer!.send({
+      to: subscription.address,
+      subject: '[vulnintel] Confirm your subscription',
+      text: [
+        `Someone (hopefully you) asked to receive ${what} at this address.`,
+        '',
+        `To confirm, open: ${link}`,
+        '',
+        `The link works until ${expiresAt}. If you did not ask for this, ignore this message: nothing will be sent, and the request is deleted after 7 days.`,
+      ].join('\n'),
+      html: [
+        '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.4">',
+        `<p>Someone (hopefully you) asked to receive ${escapeHtml(what)} at this address.</p>`,
+        `<p><a href="${escapeHtml(link)}">Confirm the subscription</a></p>`,
+        `<p style="color:#555">The link works until ${escapeHtml(expiresAt)}. If you did not ask for this, ignore this message: nothing will be sent, and the request is deleted after 7 days.</p>`,
+        '</body></html>',
+      ].join('\n'),
+    });
+  }
+}
+
+/** A filter in words, for messages and pages: `vendor microsoft, min_severity HIGH`; `everything` when empty. */
+export function describeFilter(filter: Subscription['filter']): string {
+  const parts = Object.entries(filter)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join('/') : String(v)}`);
+  return parts.length ? parts.join(', ') : 'everything';
+}

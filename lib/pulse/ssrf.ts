@@ -1,0 +1,122 @@
+/**
+ * SSRF protection for webhooks (PULSE §4): a webhook never reaches loopback, private (RFC 1918),
+ * link-local (cloud metadata 169.254.169.254 included), CGNAT (100.64/10, e.g. 100.100.100.200),
+ * unique-local (fc00::/7, e.g. fd00:ec2::254), multicast, reserved or translated addresses.
+ *
+ * Checked after DNS resolution and on every delivery, by the connection itself: the undici
+ * Agent of `webhookDispatcher` resolves through `guardedLookup`, which checks the addresses and
+ * hands the socket exactly the address it checked — a name that resolves to a public address
+ * when checked and to 127.0.0.1 a moment later (DNS rebinding) cannot slip through, because
+ * there is no second resolution. Literal IPs in the URL (which skip lookup) are checked by
+ * `checkWebhookUrl`, which every send calls first. `--pulse-allow-private-webhooks` lifts it.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent } from 'undici';
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+export class WebhookTargetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookTargetError';
+  }
+}
+
+/** Why an address is refused (its range name), or null when it is an ordinary public unicast address. */
+export function forbiddenRange(address: string): string | null {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  } catch {
+    return 'unparsable';
+  }
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const range = parsed.range();
+  return range === 'unicast' ? null : range;
+}
+
+/** A URL a webhook may have: http(s), no credentials, bounded. Throws WebhookTargetError. */
+export function parseWebhookUrl(text: string): URL {
+  if (text.length > MAX_WEBHOOK_URL_LENGTH) throw new WebhookTargetError(`longer than ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new WebhookTargetError('not an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookTargetError('must be an http:// or https:// URL');
+  if (url.username || url.password) throw new WebhookTargetError('must not carry a user name or password');
+  if (url.hostname === '') throw new WebhookTargetError('has no host');
+  return url;
+}
+
+function refuse(host: string, address: string, range: string): WebhookTargetError {
+  return new WebhookTargetError(
+    `${host} resolves to ${address} (${range}): webhooks may not reach internal addresses (the operator can allow them with --pulse-allow-private-webhooks)`,
+  );
+}
+
+/** The literal address of a URL host, or null for a name. */
+function literalAddress(url: URL): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) ? host : null;
+}
+
+/**
+ * Resolves the URL's host and checks every address (any internal one refuses it: a name with a
+ * public and a private record is not trusted). Returns the addresses. Throws WebhookTargetError.
+ */
+export async function checkWebhookUrl(url: URL, allowPrivate: boolean): Promise<string[]> {
+  const literal = literalAddress(url);
+  let addresses: string[];
+  if (literal) {
+    addresses = [literal];
+  } else {
+    try {
+      addresses = (await new Promise<LookupAddress[]>((resolve, reject) =>
+        dnsLookup(url.hostname, { all: true }, (err, found) => (err ? reject(err) : resolve(found))),
+      )).map((a) => a.address);
+    } catch (err) {
+      throw new WebhookTargetError(`${url.hostname} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  }
+  if (!allowPrivate) {
+    for (const address of addresses) {
+      const range = forbiddenRange(address);
+      if (range) throw refuse(url.hostname, address, range);
+    }
+  }
+  return addresses;
+}
+
+/** A `lookup` for sockets that refuses internal addresses and connects to what it checked. */
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return ((hostname: string, options: { all?: boolean; family?: number }, callback: (...args: unknown[]) => void) => {
+    const family = options.family === 4 || options.family === 6 ? options.family : 0;
+    dnsLookup(hostname, { all: true, family }, (err, found) => {
+      if (err) return callback(err);
+      if (!allowPrivate) {
+        for (const entry of found) {
+          const range = forbiddenRange(entry.address);
+          if (range) return callback(refuse(hostname, entry.address, range));
+        }
+      }
+      if (found.length === 0) return callback(new WebhookTargetError(`${hostname} has no address`));
+      if (options.all) return callback(null, found);
+      callback(null, found[0]!.address, found[0]!.family);
+    });
+  }) as LookupFunction;
+}
+
+/** The undici dispatcher every webhook request goes through. Close it when done. */
+export function webhookDispatcher(allowPrivate: boolean, timeoutMs: number): Agent {
+  return new Agent({
+    connect: { lookup: guardedLookup(allowPrivate), timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    keepAliveTimeout: 1000,
+    connections: 4,
+  });
+}

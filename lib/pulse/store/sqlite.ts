@@ -1,0 +1,105 @@
+/**
+ * The SQLite driver (default store, `<data>/pulse/pulse.db`): Node's built-in `node:sqlite`, in
+ * WAL mode so that `serve` and `notify` on one machine read and write the file together.
+ * DatabaseSync is synchronous: every use goes through one queue, so a transaction's awaits
+ * never interleave with another caller's statements on the same connection.
+ */
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import type { Queryable, Row, SqlDriver, SqlValue } from './driver.ts';
+
+/**
+ * `node:sqlite`, loaded on first use without its "experimental" warning (Node 24 prints one on
+ * load; the module is stable enough for this store, and the warning would end up in every cron
+ * mail). Only that one warning is held back, only while loading.
+ */
+function loadSqlite(): typeof import('node:sqlite') {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(typeof warning === 'string' ? warning : warning.message).includes('SQLite is an experimental feature')) return;
+    (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite');
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
+/** `$1` → `?1`: SQLite's numbered parameters, so one SQL text serves both databases. */
+function toSqlite(sql: string): string {
+  return sql.replace(/\$(\d+)/g, '?$1');
+}
+
+export class SqliteDriver implements SqlDriver {
+  readonly kind = 'sqlite' as const;
+  readonly #db: DatabaseSync;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const { DatabaseSync: Database } = loadSqlite();
+    this.#db = new Database(path);
+    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
+  }
+
+  #run(sql: string, params: readonly SqlValue[]): Row[] {
+    const statement = this.#db.prepare(toSqlite(sql));
+    const values = params as SQLInputValue[];
+    if (/^\s*(select|with)\b/i.test(sql) || /\breturning\b/i.test(sql)) return statement.all(...values) as Row[];
+    statement.run(...values);
+    return [];
+  }
+
+  #enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(fn, fn);
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+
+  query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
+    return this.#enqueue(async () => this.#run(sql, params));
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.#enqueue(async () => {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn({ query: async (sql, params = []) => this.#run(sql, params) });
+        this.#db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        this.#db.exec('ROLLBACK');
+        throw err;
+      }
+    });
+  }
+
+  migrate(migrations: readonly { version: number; name: string; sql: string }[]): Promise<number> {
+    return this.#enqueue(async () => {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        this.#db.exec('CREATE TABLE IF NOT EXISTS pulse_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+        const row = this.#db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM pulse_migrations').get() as { v: number };
+        let version = Number(row.v);
+        for (const migration of migrations) {
+          if (migration.version <= version) continue;
+          this.#db.exec(migration.sql);
+          this.#db.prepare('INSERT INTO pulse_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, new Date().toISOString());
+          version = migration.version;
+        }
+        this.#db.exec('COMMIT');
+        return version;
+      } catch (err) {
+        this.#db.exec('ROLLBACK');
+        throw err;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#enqueue(async () => this.#db.close());
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The /pulse store (PULSE §6): subscriptions, their capability tokens (hashed), the delivery
+ * ledger, the digest state (on the subscription) and the abuse counters. Two implementations
+ * behind this one interface: SQLite through `node:sqlite` (one machine, the default) and
+ * PostgreSQL (several hosts share it). test/pulse/store.test.ts runs the same suite on both.
+ */
+import type { Delivery, DeliveryOutcome, Subscription, SubscriptionPatch, TokenPurpose, TokenRecord } from '../types.ts';
+
+export interface NewDelivery {
+  id: string;
+  subscriptionId: string;
+  periodKey: string;
+  rangeFrom: string;
+  rangeTo: string;
+  items: number;
+  at: string;
+}
+
+export interface PulseStore {
+  readonly kind: 'sqlite' | 'postgres';
+  /** The highest migration applied. */
+  schemaVersion(): Promise<number>;
+
+  /** Inserts a subscription with its first tokens, in one transaction. */
+  insertSubscription(subscription: Subscription, tokens: TokenRecord[]): Promise<void>;
+  getSubscription(id: string): Promise<Subscription | null>;
+  /** The subscription a token of that purpose opens, unless the token expired at `now`. */
+  subscriptionByToken(tokenHash: string, purpose: TokenPurpose, now: string): Promise<Subscription | null>;
+  addToken(token: TokenRecord): Promise<void>;
+  deleteToken(tokenHash: string): Promise<void>;
+  /** False when no such subscription. */
+  updateSubscription(id: string, patch: SubscriptionPatch, now: string): Promise<boolean>;
+  /** Deletes it with its tokens and ledger. False when no such subscription. */
+  deleteSubscription(id: string): Promise<boolean>;
+  countSubscriptionsByAddress(addressKey: string): Promise<number>;
+  /** Confirmed, not paused: the ones `notify` delivers to. */
+  activeSubscriptions(): Promise<Subscription[]>;
+  /** Housekeeping: deletes pending subscriptions created before `createdBefore` and tokens expired at `now`. */
+  purgeExpired(createdBefore: string, now: string): Promise<number>;
+
+  /** The subscription's unfinished delivery (`sending` or `failed`), if any. */
+  openDelivery(subscriptionId: string): Promise<Delivery | null>;
+  /** Writes the ledger row before sending; null when that (subscription, period) already has one. */
+  beginDelivery(delivery: NewDelivery): Promise<Delivery | null>;
+  /** Marks a failed or interrupted row `sending` again and counts the attempt. */
+  retryDelivery(id: string, at: string): Promise<Delivery>;
+  /** Records the outcome and moves the subscription on (cursor, digest period, pause) atomically. */
+  finishDelivery(id: string, outcome: DeliveryOutcome): Promise<void>;
+  /** Newest first. */
+  deliveries(subscriptionId: string, limit: number): Promise<Delivery[]>;
+
+  /** Adds one to a fixed-window counter and returns its new value. */
+  hitCounter(key: string, windowStart: string): Promise<number>;
+  pruneCounters(windowStartBefore: string): Promise<void>;
+
+  close(): Promise<void>;
+}

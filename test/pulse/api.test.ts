@@ -1,0 +1,204 @@
+/**
+ * The /pulse JSON endpoints and link pages on a real server (`startServer` with a pulse store
+ * and a real local SMTP server): double opt-in by following the e-mailed link, managing,
+ * RFC 8058 one-click unsubscribe, abuse limits, and bad input always a 400 naming the field.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../api/server.ts';
+import { startSmtpSink, type SmtpSink } from './sinks.ts';
+
+let dataDir: string;
+let server: RunningServer;
+let smtp: SmtpSink;
+const PUBLIC = 'https://alerts.example.org';
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-api-'));
+  smtp = await startSmtpSink();
+  server = await startServer({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    rateLimit: false,
+    logger: pino({ level: 'silent' }),
+    pulse: { smtp: smtp.url, publicUrl: PUBLIC, limits: { createsPerCallerPerHour: 10, createsPerAddressPerHour: 3 } },
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await smtp?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const call = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, init);
+const post = (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+  call(path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const local = (url: string) => url.replace(PUBLIC, '');
+
+async function expect400(res: Response, parameter: string): Promise<void> {
+  expect(res.status, `${parameter}: ${res.status}`).toBe(400);
+  const body = (await res.json()) as { code: string; parameter: string; message: string };
+  expect(body.code).toBe('INVALID_PARAMETER');
+  expect(body.parameter).toBe(parameter);
+  expect(body.message).toContain(parameter);
+}
+
+describe('the read API stays GET-only', () => {
+  it('POST on /api/ is still 405, while /pulse/api takes POST', async () => {
+    expect((await post('/api/v1/public/cves', {})).status).toBe(405);
+    expect((await call('/api/v1/public/cves', { method: 'DELETE' })).status).toBe(405);
+    await expect400(await post('/pulse/api/subscriptions', {}), 'channel');
+  });
+
+  it('the OpenAPI document describes the /pulse endpoints', async () => {
+    const doc = (await (await call('/api/v1/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths['/pulse/api/subscriptions'] ?? {})).toEqual(['post']);
+    expect(Object.keys(doc.paths['/pulse/api/subscriptions/{token}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
+  });
+});
+
+describe('bad input is a 400 naming the field, never a 500', () => {
+  const cases: [string, unknown, string][] = [
+    ['not JSON', '{"channel":', 'body'],
+    ['empty body', '', 'body'],
+    ['an array', [], 'body'],
+    ['a string', '"email"', 'body'],
+    ['channel of the wrong type', { channel: 5, email: 'a@example.org' }, 'channel'],
+    ['unknown channel', { channel: 'sms' }, 'channel'],
+    ['an unknown member', { channel: 'email', email: 'a@example.org', admin: true }, 'admin'],
+    ['missing email', { channel: 'email' }, 'email'],
+    ['email on a webhook', { channel: 'webhook', url: 'https://hooks.example.org/x', email: 'a@example.org' }, 'email'],
+    ['a malformed address', { channel: 'email', email: 'no-at-sign' }, 'email'],
+    ['a header injection', { channel: 'email', email: 'a@example.org\r\nBcc: x@example.org' }, 'email'],
+    ['a bad cadence', { channel: 'email', email: 'a@example.org', cadence: 'hourly' }, 'cadence'],
+    ['a filter of the wrong type', { channel: 'email', email: 'a@example.org', filter: 'microsoft' }, 'filter'],
+    ['min_risk as text', { channel: 'email', email: 'a@example.org', filter: { min_risk: 'high' } }, 'filter.min_risk'],
+    ['min_risk out of range', { channel: 'email', email: 'a@example.org', filter: { min_risk: 101 } }, 'filter.min_risk'],
+    ['an unknown kind', { channel: 'email', email: 'a@example.org', filter: { kinds: ['new_cve', 'exploded'] } }, 'filter.kinds.1'],
+    ['an unknown filter member', { channel: 'email', email: 'a@example.org', filter: { vendr: 'x' } }, 'filter.vendr'],
+    ['a malformed CWE', { channel: 'email', email: 'a@example.org', filter: { cwe: '79' } }, 'filter.cwe'],
+    ['a huge vendor', { channel: 'email', email: 'a@example.org', filter: { vendor: 'x'.repeat(300) } }, 'filter.vendor'],
+    ['a webhook URL that is not one', { channel: 'webhook', url: 'ftp://example.org/x' }, 'url'],
+    ['a webhook URL with credentials', { channel: 'webhook', url: 'https://u:p@hooks.example.org/x' }, 'url'],
+    ['a loopback webhook (no --pulse-allow-private-webhooks)', { channel: 'webhook', url: `${server?.url ?? 'http://127.0.0.1:1'}/x` }, 'url'],
+    ['a metadata webhook', { channel: 'webhook', url: 'http://169.254.169.254/latest/meta-data/' }, 'url'],
+  ];
+  for (const [name, body, parameter] of cases) {
+    it(name, async () => expect400(await post('/pulse/api/subscriptions', body), parameter));
+  }
+
+  it('a body past 16 KiB is refused unread, named body', async () => {
+    await expect400(await post('/pulse/api/subscriptions', { channel: 'email', email: 'a@example.org', filter: { search: 'x'.repeat(20_000) } }), 'body');
+  });
+
+  it('random junk never gets a 500', async () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const values = [null, true, 0, -1, 1e308, 'x', '', [], {}, [1, 'a'], { a: 1 }, 'CWE-79', 'CRITICAL', 'email', 'webhook'];
+    const keys = ['channel', 'email', 'url', 'cadence', 'filter', 'kinds', 'vendor', 'min_risk', '__proto__', 'constructor'];
+    for (let i = 0; i < 60; i++) {
+      const body: Record<string, unknown> = {};
+      for (let k = 0; k < 1 + Math.floor(random() * 4); k++) {
+        const key = keys[Math.floor(random() * keys.length)]!;
+        body[key] = key === 'filter' ? { [keys[Math.floor(random() * keys.length)]!]: values[Math.floor(random() * values.length)] } : values[Math.floor(random() * values.length)];
+      }
+      const res = await post('/pulse/api/subscriptions', body);
+      expect([400, 429], JSON.stringify(body)).toContain(res.status);
+      await res.arrayBuffer();
+    }
+    for (const path of ['/pulse/api/subscriptions/AAAAAAAAAAAAAAAAAAAAAA', '/pulse/api/subscriptions/not-a-token']) {
+      const patch = await call(path, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"cadence":"daily"}' });
+      expect(patch.status).toBe(404);
+      expect(((await patch.json()) as { code: string }).code).toBe('NOT_FOUND');
+    }
+  });
+});
+
+describe('double opt-in, manage, one-click unsubscribe', () => {
+  let manageUrl: string;
+
+  it('confirms by following the e-mailed link and pressing Confirm', async () => {
+    const before = smtp.messages.length;
+    const res = await post('/pulse/api/subscriptions', { channel: 'email', email: 'ops@example.org', cadence: 'weekly', filter: { vendor: 'cisco', search: '<img src=x onerror=alert(1)>' } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const created = (await res.json()) as { manage_url: null; subscription: { status: string } };
+    expect(created.manage_url).toBeNull();
+    expect(created.subscription.status).toBe('pending');
+    await smtp.waitFor(before + 1);
+    const link = /https:\/\/alerts\.example\.org\/pulse\/confirm\/[A-Za-z0-9_-]{22}/.exec(smtp.to('ops@example.org')[0]!.text ?? '')![0];
+
+    // Following the link shows a button: a mail scanner prefetching it confirms nothing.
+    const page = await call(local(link));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(await page.text()).toContain('<form method="post"');
+    const confirmed = await call(local(link), { method: 'POST' });
+    expect(confirmed.status).toBe(200);
+    const html = await confirmed.text();
+    manageUrl = /https:\/\/alerts\.example\.org\/pulse\/s\/[A-Za-z0-9_-]{22}/.exec(html)![0];
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).not.toContain('<img');
+  });
+
+  it('the manage link reads, edits, pauses and resumes it', async () => {
+    const token = manageUrl.split('/').at(-1)!;
+    const view = (await (await call(`/pulse/api/subscriptions/${token}`)).json()) as Record<string, unknown>;
+    expect(view).toMatchObject({ channel: 'email', address: 'ops@example.org', cadence: 'weekly', status: 'active', deliveries: [] });
+    const page = await call(local(manageUrl));
+    expect(page.status).toBe(200);
+    expect(await page.text()).not.toContain('<img');
+
+    const patched = await call(`/pulse/api/subscriptions/${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ cadence: 'daily', filter: { vendor: 'cisco', kev_only: true } }) });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toMatchObject({ cadence: 'daily', filter: { vendor: 'cisco', kev_only: true } });
+    await expect400(await call(`/pulse/api/subscriptions/${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'webhook' }) }), 'channel');
+    await expect400(await call(`/pulse/api/subscriptions/${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{}' }), 'body');
+
+    expect(await (await post(`/pulse/api/subscriptions/${token}/pause`, '')).json()).toMatchObject({ status: 'paused', paused_reason: 'paused by its owner' });
+    expect(await (await post(`/pulse/api/subscriptions/${token}/resume`, '')).json()).toMatchObject({ status: 'active', paused_reason: null });
+    expect(await (await call(`/pulse/api/subscriptions/${token}/deliveries?limit=5`)).json()).toEqual({ deliveries: [] });
+    await expect400(await call(`/pulse/api/subscriptions/${token}/deliveries?limit=x`), 'limit');
+  });
+
+  it('RFC 8058: a POST of List-Unsubscribe=One-Click to the unsubscribe link deletes it', async () => {
+    const token = manageUrl.split('/').at(-1)!;
+    const res = await post(`/pulse/s/${token}/unsubscribe`, 'List-Unsubscribe=One-Click', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('The subscription is deleted');
+    expect((await call(`/pulse/api/subscriptions/${token}`)).status).toBe(404);
+    const again = await post(`/pulse/s/${token}/unsubscribe`, 'List-Unsubscribe=One-Click', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(again.status).toBe(200);
+    expect((await call(`/pulse/s/${token}`)).status).toBe(404);
+  });
+
+  it('previews what a filter would have matched (no snapshot yet: nothing)', async () => {
+    expect(await (await post('/pulse/api/preview', { filter: { vendor: 'cisco' }, days: 7 })).json()).toEqual({ days: 7, total: 0, by_kind: {}, changes: [] });
+    await expect400(await post('/pulse/api/preview', { filter: { min_severity: 'URGENT' } }), 'filter.min_severity');
+    await expect400(await post('/pulse/api/preview', { days: 400 }), 'days');
+    await expect400(await post('/pulse/api/preview', { dayz: 4 }), 'dayz');
+  });
+});
+
+describe('abuse limits', () => {
+  it('limits creations per address, then per caller, with 429 and Retry-After', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await post('/pulse/api/subscriptions', { channel: 'email', email: 'target@example.org' })).status);
+    expect(statuses).toEqual([201, 201, 201, 429]);
+    const refused = await post('/pulse/api/subscriptions', { channel: 'email', email: 'target@example.org' });
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await refused.json()).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', scope: 'pulse_create_per_address', limit: 3 });
+    // Counted so far for this caller (every valid attempt counts, refused or not): the two
+    // internal webhooks (refused after the count), ops, 4 + 1 for target = 8 of 10.
+    const more: number[] = [];
+    for (let i = 0; i < 3; i++) more.push((await post('/pulse/api/subscriptions', { channel: 'email', email: `other${i}@example.org` })).status);
+    expect(more).toEqual([201, 201, 429]);
+    expect(await (await post('/pulse/api/subscriptions', { channel: 'email', email: 'x@example.org' })).json()).toMatchObject({ scope: 'pulse_create_per_caller', limit: 10 });
+  });
+});

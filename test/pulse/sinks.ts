@@ -1,0 +1,129 @@
+/**
+ * Real local receivers for the notifier's tests and benchmark: an SMTP server (the
+ * `smtp-server` package; messages parsed with `mailparser`) and a webhook receiver (node:http)
+ * that checks the signature of every request with the secret registered for its path.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { SIGNATURE_HEADER, verifySignature } from '../../lib/pulse/webhook.ts';
+
+export interface SmtpSink {
+  url: string;
+  messages: ParsedMail[];
+  /** Messages to one address. */
+  to(address: string): ParsedMail[];
+  /** Resolves once `count` messages arrived in total. */
+  waitFor(count: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startSmtpSink(opts: { parse?: boolean } = {}): Promise<SmtpSink> {
+  const messages: ParsedMail[] = [];
+  let received = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, _session, callback) {
+      if (opts.parse === false) {
+        stream.on('data', () => {});
+        stream.on('end', () => {
+          received++;
+          callback();
+        });
+        return;
+      }
+      simpleParser(stream)
+        .then((mail) => {
+          messages.push(mail);
+          received++;
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  const addressesOf = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : []).flatMap((a) => a.value.map((v) => v.address?.toLowerCase()));
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    messages,
+    to: (address) => messages.filter((m) => addressesOf(m).includes(address.toLowerCase())),
+    get count() {
+      return received;
+    },
+    async waitFor(count, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (received < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} messages, got ${received}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  } as SmtpSink;
+}
+
+export interface WebhookHit {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  json: Record<string, unknown>;
+  /** The signature checked with the secret registered for the path (null: none registered). */
+  verified: boolean | null;
+  /** The status the receiver answered. */
+  status: number;
+}
+
+export interface WebhookReceiver {
+  url(path: string): string;
+  hits: WebhookHit[];
+  /** Hits on a path, optionally only those answered 2xx. */
+  on(path: string, accepted?: boolean): WebhookHit[];
+  /** The signing secret of a path (set after creation: the secret is shown once, to the creator). */
+  setSecret(path: string, secret: string): void;
+  /** Statuses to answer on a path, in order; 200 once they run out. */
+  respond(path: string, statuses: number[]): void;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(clockSeconds: () => number = () => Math.floor(Date.now() / 1000)): Promise<WebhookReceiver> {
+  const hits: WebhookHit[] = [];
+  const secrets = new Map<string, string>();
+  const scripts = new Map<string, number[]>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const body = Buffer.concat(chunks).toString('utf8');
+      const secret = secrets.get(path);
+      const status = scripts.get(path)?.shift() ?? 200;
+      let json: Record<string, unknown> = {};
+      try {
+        json = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        /* recorded as is */
+      }
+      const header = req.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined;
+      hits.push({ path, headers: req.headers, body, json, verified: secret ? verifySignature(secret, header, body, clockSeconds()) : null, status });
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+    });
+  });
+  server.keepAliveTimeout = 500;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    hits,
+    on: (path, accepted) => hits.filter((h) => h.path === path && (accepted === undefined || (h.status < 300) === accepted)),
+    setSecret: (path, secret) => void secrets.set(path, secret),
+    respond: (path, statuses) => void scripts.set(path, [...statuses]),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
