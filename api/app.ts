@@ -26,6 +26,7 @@ import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
 import { pulseNotFound, registerPulse } from './pulse/routes.tsx';
+import { registerPulseLinkPages } from './pulse/link-pages.tsx';
 import type { SnapshotStore } from './snapshot/store.ts';
 import { StreamRegistry } from './http/streams.ts';
 
@@ -100,6 +101,7 @@ export function createApp(opts: AppOptions): ApiApp {
   if (opts.pulse) registerPulseRoutes(app, opts.pulse);
   registerOpenApi(app);
   registerPulse(app, config);
+  if (opts.pulse) registerPulseLinkPages(app, config, opts.pulse);
   app.get('/api/v1/health', (c) => {
     const snapshot = opts.store.current;
     return sendJson(

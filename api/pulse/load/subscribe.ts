@@ -33,9 +33,8 @@ export interface SubscribeView {
   ecosystems: EcosystemEntry[];
 }
 
-/** The builder's fields as the form sent them: empty ones dropped, ticked kinds joined. */
-export function filterForm(c: Context): Record<string, string> {
-  const all = c.req.queries();
+/** The builder's fields from a query or a posted form: empty ones dropped, ticked kinds joined. */
+export function filterFormOf(all: Record<string, string[]>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of FILTER_FIELDS) {
     const values = (all[name] ?? []).map((v) => v.trim()).filter((v) => v !== '');
@@ -66,10 +65,14 @@ async function orEmpty<T>(read: () => Promise<T[]>): Promise<T[]> {
   }
 }
 
-export async function loadSubscribe(snapshot: ServingSnapshot, c: Context): Promise<SubscribeView> {
-  const form = filterForm(c);
+export function loadSubscribe(snapshot: ServingSnapshot, c: Context): Promise<SubscribeView> {
+  const form = filterFormOf(c.req.queries());
+  return loadSubscribeFor(snapshot, form, Object.keys(form).length > 0 || c.req.query('preview') !== undefined);
+}
+
+/** The page for a filter form; `asked`: show the preview. */
+export async function loadSubscribeFor(snapshot: ServingSnapshot, form: Record<string, string>, asked: boolean): Promise<SubscribeView> {
   const filter = filterOfForm(form);
-  const asked = Object.keys(form).length > 0 || c.req.query('preview') !== undefined;
   const sinceMs = Date.parse(snapshot.manifest.built_at) - PREVIEW_DAYS * 86_400_000;
   let preview: SubscribeView['preview'] = null;
   let history = true;
