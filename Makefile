@@ -12,7 +12,7 @@ SAMPLE_RAW  ?= data/sample
 DATA        ?= data
 PORT        ?= 8080
 
-.PHONY: all node deps test typecheck serve build-sample bench clean
+.PHONY: all node deps test test-servers typecheck serve build-sample bench clean
 
 all: deps
 
@@ -39,7 +39,12 @@ deps: node_modules/.installed
 typecheck: deps
 	npx tsc --noEmit
 
-test: deps typecheck
+# The real servers the tests start (Redis, PostgreSQL, Chromium): installed from Debian's
+# packages when missing and running as root, otherwise a stop naming the packages.
+test-servers:
+	./scripts/ensure-test-servers.sh
+
+test: test-servers deps typecheck
 	npx vitest run
 
 # Builds the bundled sample corpus when no snapshot is published yet, then serves it.

@@ -27,6 +27,8 @@ import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
 import { pulseNotFound, registerPulse } from './pulse/routes.tsx';
 import { registerPulseLinkPages } from './pulse/link-pages.tsx';
+import { packageIndexOf } from './queries/packages.ts';
+import type { ServingSnapshot } from './snapshot/serving.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
 import { StreamRegistry } from './http/streams.ts';
 
@@ -99,6 +101,12 @@ export function createApp(opts: AppOptions): ApiApp {
 
   for (const module of ROUTE_MODULES) module.register(app, config);
   if (opts.pulse) registerPulseRoutes(app, opts.pulse);
+  // The package index (api/queries/packages.ts) starts building as soon as a snapshot is
+  // served, in the background: the replica answers everything else meanwhile, and a package
+  // question arriving first waits for the same build instead of starting another.
+  const warmPackages = (snapshot: ServingSnapshot) => void packageIndexOf(snapshot).catch(() => undefined);
+  opts.store.onSwap(warmPackages);
+  if (opts.store.current) warmPackages(opts.store.current);
   registerOpenApi(app);
   registerPulse(app, config);
   if (opts.pulse) registerPulseLinkPages(app, config, opts.pulse);

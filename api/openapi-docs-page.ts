@@ -51,7 +51,8 @@ for (const [tag, ops] of byTag) {
       body.append(t);
     }
     const rt = el('table', {}, el('tr', {}, el('th', {}, 'status'), el('th', {}, 'body'), el('th', {}, 'meaning')));
-    for (const [status, r] of Object.entries(op.responses || {})) {
+    for (const [status, declared] of Object.entries(op.responses || {})) {
+      const r = refName(declared) ? ((doc.components && doc.components.responses) || {})[refName(declared)] || {} : declared;
       const content = r.content ? Object.entries(r.content)[0] : null;
       rt.append(el('tr', {}, el('td', {}, status), content ? typeCell(content[1].schema) : el('td', {}, '-'), el('td', {}, r.description || '')));
     }
@@ -71,8 +72,10 @@ for (const [name, s] of Object.entries(schemas)) {
   const body = el('div', { class: 'body' });
   if (s.description) body.append(el('p', {}, s.description));
   const t = el('table', {}, el('tr', {}, el('th', {}, 'member'), el('th', {}, 'type'), el('th', {}, 'description')));
-  const required = new Set(s.required || []);
-  for (const [prop, ps] of Object.entries(s.properties || {})) {
+  // allOf (a schema extending another, e.g. RateLimitError): the members of every part.
+  const parts = [s, ...(s.allOf || []).map((p) => (refName(p) ? schemas[refName(p)] || {} : p))];
+  const required = new Set(parts.flatMap((p) => p.required || []));
+  for (const [prop, ps] of Object.entries(Object.assign({}, ...parts.map((p) => p.properties || {})))) {
     const n = el('td', {}, el('code', {}, prop)); if (!required.has(prop)) n.append(' ', el('span', { class: 's' }, 'optional'));
     t.append(el('tr', {}, n, typeCell(ps), el('td', {}, ps.description || '')));
   }

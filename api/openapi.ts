@@ -9,16 +9,17 @@ import { join } from 'node:path';
 import type { ApiApp } from './http/context.ts';
 import { CACHE_CONTROL, sendBody } from './http/respond.ts';
 import { renderDocsPage } from './openapi-docs-page.ts';
+import { registerSharedSchemas, withSharedDeclarations } from './openapi-shared.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/api/v1/docs';
 
-function packageVersion(): string {
+function packageInfo(): { version: string; license: string } {
   try {
-    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version?: string; license?: string };
+    return { version: pkg.version ?? '0.0.0', license: pkg.license ?? 'Apache-2.0' };
   } catch {
-    return '0.0.0';
+    return { version: '0.0.0', license: 'Apache-2.0' };
   }
 }
 
@@ -27,14 +28,24 @@ const DESCRIPTION = [
   'All endpoints are GET (HEAD too), CORS-enabled, without authentication. Every response carries `X-Snapshot` (the build id),',
   '`ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets 304.',
   'Errors are JSON `{"code", "message", …}` (see the Error schema). Rate limits: contract section 8 (429 RATE_LIMIT_EXCEEDED).',
+  'Enumerated values and booleans are read in any case (booleans also as 1/0, yes/no); the document gives their canonical spelling.',
 ].join(' ');
 
-/** Generates the document from every route registered so far on `app`. */
+/**
+ * Generates the document from every route registered so far on `app`, with what every
+ * operation shares (api/openapi-shared.ts). The API takes no credentials (contract §5):
+ * `security: []`. The server is the one the document was fetched from (a relative URL).
+ */
 export function openApiDocument(app: ApiApp): Record<string, unknown> {
-  return app.getOpenAPI31Document({
+  const { version, license } = packageInfo();
+  registerSharedSchemas(app);
+  const generated = app.getOpenAPI31Document({
     openapi: '3.1.0',
-    info: { title: 'vulnintel public API', version: packageVersion(), description: DESCRIPTION },
+    info: { title: 'vulnintel public API', version, description: DESCRIPTION, license: { name: license, identifier: license } as { name: string } },
+    servers: [{ url: '/', description: 'The server this document was fetched from.' }],
+    security: [],
   }) as unknown as Record<string, unknown>;
+  return withSharedDeclarations(generated);
 }
 
 /** Adds the two paths; call after every route module registered (the document is made once). */

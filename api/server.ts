@@ -3,6 +3,7 @@
  * limiter when configured. `startServer` opens the published snapshot (if any) before
  * listening, so a server that listens serves; `close` stops accepting, lets requests in flight
  * finish (exports included, up to a grace period), then closes the limiter and the snapshot.
+ * Requests Node's HTTP parser refuses get the API's JSON error too (api/http/client-errors.ts).
  */
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
@@ -12,6 +13,7 @@ import { PulseService, type PulseLimits } from '../lib/pulse/service.ts';
 import { openPulse, type PulseCliOptions, type PulseSetup } from '../lib/pulse/setup.ts';
 import { createApp, DEFAULT_EXPORT_CAP, DEFAULT_QUERY_BUDGET_MS } from './app.ts';
 import { CallerResolver } from './ratelimit/caller.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 import type { ApiApp } from './http/context.ts';
 import { StreamRegistry, type StreamLimits } from './http/streams.ts';
 import { createRateLimiter, type RateLimitConfig, type RateLimiter } from './ratelimit/index.ts';
@@ -112,6 +114,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     server = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 8080 }, (info) => resolve(info));
     server.once('error', reject);
   });
+  answerClientErrors(server! as import('node:http').Server, () => store.current?.buildId ?? 'none');
   const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
 
   let closing: Promise<void> | undefined;

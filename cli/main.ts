@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, RawFormatError } from '../lib/errors.ts';
 import { defaultDataDir } from '../lib/paths.ts';
+import { sourcesHelp } from './fetch/source-summaries.ts';
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -42,6 +43,7 @@ program
   .option('--data <dir>', 'data folder', defaultDataDir())
   .option('--config <file>', 'source URL overrides (JSON, see config/sources.example.json)')
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
+  .addHelpText('after', sourcesHelp)
   .action(async (opts) => (await import('./commands/fetch.ts')).runFetch(opts));
 
 program
@@ -63,7 +65,8 @@ program
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
-  .option('--no-notify', 'do not deliver /pulse alerts after publishing');
+  .option('--no-notify', 'do not deliver /pulse alerts after publishing')
+  .addHelpText('after', sourcesHelp);
 pulseOptions(program.commands.at(-1)!, true).action(async (opts) => (await import('./commands/update.ts')).runUpdate(opts));
 
 program
@@ -112,6 +115,15 @@ program
   .option('--data <dir>', 'data folder', defaultDataDir())
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv', 'json']).default('table'))
   .action(async (query, opts) => (await import('./commands/sql.ts')).runSql(query, opts));
+
+program
+  .command('scan')
+  .description('check a CycloneDX (1.4-1.6) or SPDX (2.2/2.3) JSON SBOM offline against the current snapshot')
+  .argument('<file>', 'SBOM file (JSON)')
+  .option('--data <dir>', 'data folder', defaultDataDir())
+  .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'sarif']).default('table'))
+  .addOption(new Option('--fail-on <level>', 'exit 1 when a finding is critical, high (or critical), or in CISA KEV').choices(['critical', 'high', 'kev']))
+  .action(async (file, opts) => (await import('./commands/scan.ts')).runScan(file, opts));
 
 try {
   await program.parseAsync(process.argv);

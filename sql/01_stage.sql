@@ -20,7 +20,8 @@ CREATE TABLE stg_cve5 AS SELECT * FROM read_json('{{stage}}/cve5/*.ndjson', form
 
 CREATE TABLE stg_cvss AS SELECT * FROM read_json('{{stage}}/cvss/*.ndjson', format = 'newline_delimited', columns = {
   cve_id: 'VARCHAR', feed: 'VARCHAR', role: 'VARCHAR', provider: 'VARCHAR', version: 'VARCHAR',
-  vector: 'VARCHAR', base_score: 'DOUBLE', base_severity: 'VARCHAR', modified: 'TIMESTAMP', file: 'VARCHAR'});
+  vector: 'VARCHAR', base_score: 'DOUBLE', base_severity: 'VARCHAR', user_interaction_required: 'BOOLEAN',
+  modified: 'TIMESTAMP', file: 'VARCHAR'});
 
 CREATE TABLE stg_ssvc AS SELECT * FROM read_json('{{stage}}/ssvc/*.ndjson', format = 'newline_delimited', columns = {
   cve_id: 'VARCHAR', feed: 'VARCHAR', exploitation: 'VARCHAR', automatable: 'VARCHAR',

@@ -35,8 +35,10 @@ SELECT
   -- v4.0: the freshest of NVD and CNA (NVD on a tie), else the ADP's.
   arg_max(struct_pack(score := base_score, vector := vector, severity := base_severity, role := role, provider := provider),
           (CASE role WHEN 'adp' THEN 0 ELSE 1 END, modified, role = 'nvd')) FILTER (family = 'v4') AS v4,
-  -- v2.0: NVD's, else the CNA's, else an ADP's.
-  arg_max(struct_pack(score := base_score, vector := vector, severity := base_severity, role := role, provider := provider),
+  -- v2.0: NVD's, else the CNA's, else an ADP's. A v2 vector has no UI component: NVD's
+  -- `userInteractionRequired` flag travels with it.
+  arg_max(struct_pack(score := base_score, vector := vector, severity := base_severity, role := role, provider := provider,
+                      user_interaction := user_interaction_required),
           CASE role WHEN 'nvd' THEN 3 WHEN 'cna' THEN 2 ELSE 1 END) FILTER (family = 'v2') AS v2,
   bool_or(role = 'nvd') AS has_nvd_cvss,
   bool_or(role = 'cna') AS has_cna_cvss
@@ -176,6 +178,8 @@ SELECT
     WHEN 'ghsa_cvss' THEN b.ghsa_cvss.vector
     WHEN 'cvss_v2_only' THEN b.v2.vector
   END AS base_vector,
+  -- v2 only: NVD's userInteractionRequired, standing in for the UI metric v2 vectors lack.
+  CASE WHEN b.base_rule = 'cvss_v2_only' THEN b.v2.user_interaction END AS base_v2_user_interaction,
   b.in_kev OR b.svc_kev AS exploited
 FROM score_base b;
 
@@ -253,8 +257,10 @@ WITH vec AS (
       WHEN v.ssvc_automatable = 'no' THEN 0.0
       WHEN v.base_vector IS NULL THEN 0.0
       -- v3/v4: network, low complexity, no privileges, no user interaction. v2 has no UI and
-      -- expresses privileges as Au (authentication): Au:N stands for "no privileges".
-      WHEN v.m_av = 'N' AND v.m_ac = 'L' AND (v.m_pr = 'N' OR (v.m_pr = '' AND v.m_au = 'N')) AND (v.m_ui = 'N' OR v.m_ui = '') THEN 0.5
+      -- expresses privileges as Au (authentication): Au:N stands for "no privileges", and
+      -- NVD's userInteractionRequired flag for UI:R.
+      WHEN v.m_av = 'N' AND v.m_ac = 'L' AND (v.m_pr = 'N' OR (v.m_pr = '' AND v.m_au = 'N'))
+           AND (v.m_ui = 'N' OR (v.m_ui = '' AND NOT coalesce(v.base_v2_user_interaction, false))) THEN 0.5
       ELSE 0.1
     END AS DOUBLE) AS automatable_value,
     CAST(CASE

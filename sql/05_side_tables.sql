@@ -2,7 +2,9 @@
 -- affected packages with their fix ranges, products, references, exploits, advisories, CWEs.
 
 -- Affected packages from OSV records: every branch of every range, in each record's order
--- (contract 2.6). A package entry with no range gives `fixed_branches = []` (ranges were
+-- (contract 2.6). Each branch keeps its range's type (SEMVER, ECOSYSTEM, GIT: which version
+-- order applies) and the range's `limit` (versions at or above it are outside the range), so
+-- a version can be judged against the branch alone (api/packages, `vulnintel scan`). A package entry with no range gives `fixed_branches = []` (ranges were
 -- loaded, none is on record).
 CREATE TABLE osv_package_current AS
 SELECT p.* FROM stg_osv_package p SEMI JOIN osv_latest o ON o.advisory_id = p.advisory_id AND o.file = p.file;
@@ -29,7 +31,8 @@ SELECT
   p.ecosystem,
   p.package_name,
   list(struct_pack(introduced := r.introduced, fixed := r.fixed, last_affected := r.last_affected,
-                   source := oc.database, advisory_id := r.advisory_id)
+                   source := oc.database, advisory_id := r.advisory_id,
+                   range_type := r.range_type, "limit" := r."limit")
        ORDER BY r.advisory_id, r.affected_index, r.range_index, r.branch_index) AS fixed_branches
 FROM osv_cve oc
 JOIN osv_package_current p ON p.advisory_id = oc.advisory_id

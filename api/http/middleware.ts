@@ -24,7 +24,7 @@ export const EXPOSED_HEADERS: readonly string[] = [
   ...RATE_LIMIT_EXPOSED_HEADERS,
 ];
 
-const CORS_HEADERS: Record<string, string> = {
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
 };

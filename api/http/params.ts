@@ -21,6 +21,7 @@ interface ParamDoc {
   example?: unknown;
   enum?: string[];
   pattern?: string;
+  maxLength?: number;
 }
 
 /**
@@ -60,16 +61,29 @@ export function integerParam(opts: { min: number; max: number; description: stri
   });
 }
 
+/**
+ * A decimal as any client may write a JSON Schema `number`: optional sign, digits, fraction,
+ * exponent (`9`, `9.5`, `.5`, `7.0000001`, `1e-7`, `1E1`). No precision limit: the value is a
+ * double, compared as one.
+ */
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+export function parseNumber(raw: string, min: number, max: number): number {
+  const value = DECIMAL.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(value)) throw new Error(`expected a number from ${min} to ${max}`);
+  if (value < min || value > max) throw new Error(`expected a number from ${min} to ${max}, got ${raw}`);
+  // -0 and 0 are the same bound; the SQL filter should not read "-0".
+  return value === 0 ? 0 : value;
+}
+
 export function numberParam(opts: { min: number; max: number; description: string; example?: number }) {
-  return queryParam(
-    (raw) => {
-      if (!/^\d{1,3}(\.\d{1,6})?$/.test(raw)) throw new Error(`expected a number from ${opts.min} to ${opts.max}`);
-      const value = Number(raw);
-      if (value < opts.min || value > opts.max) throw new Error(`expected a number from ${opts.min} to ${opts.max}, got ${value}`);
-      return value;
-    },
-    { type: 'number', minimum: opts.min, maximum: opts.max, description: opts.description, ...(opts.example !== undefined ? { example: opts.example } : {}) },
-  );
+  return queryParam((raw) => parseNumber(raw, opts.min, opts.max), {
+    type: 'number',
+    minimum: opts.min,
+    maximum: opts.max,
+    description: opts.description,
+    ...(opts.example !== undefined ? { example: opts.example } : {}),
+  });
 }
 
 const TRUE = new Set(['true', '1', 'yes']);
@@ -99,6 +113,27 @@ export function enumParam<const V extends string>(values: readonly V[], opts: { 
   );
 }
 
+/** A regex source matching `text` in any case (`high` → `[Hh][Ii][Gg][Hh]`), other characters escaped. */
+function anyCase(text: string): string {
+  return [...text]
+    .map((ch) => {
+      const lower = ch.toLowerCase();
+      const upper = ch.toUpperCase();
+      if (lower !== upper) return `[${upper}${lower}]`;
+      return ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    })
+    .join('');
+}
+
+/**
+ * The JSON Schema pattern of a comma-separated list of `values` exactly as enumListParam reads
+ * it: any case, white space around each item ignored, at least one item.
+ */
+export function enumListPattern(values: readonly string[]): string {
+  const item = `\\s*(?:${values.map(anyCase).join('|')})\\s*`;
+  return `^${item}(?:,${item})*$`;
+}
+
 /** A comma-separated list of `values`, any case, at least one; duplicates dropped. */
 export function enumListParam<const V extends string>(values: readonly V[], opts: { description: string; example?: string }) {
   return queryParam(
@@ -112,7 +147,7 @@ export function enumListParam<const V extends string>(values: readonly V[], opts
       }
       return out;
     },
-    { description: opts.description, pattern: `^(${values.join('|')})(,(${values.join('|')}))*$`, ...(opts.example ? { example: opts.example } : {}) },
+    { description: opts.description, pattern: enumListPattern(values), ...(opts.example ? { example: opts.example } : {}) },
   );
 }
 
@@ -121,7 +156,9 @@ export function timestampParam(description: string, example = '2024-01-31T00:00:
   return queryParam(parseTimestampMicros, { format: 'date-time', description, example });
 }
 
-export const CVE_ID = /^CVE-\d{4}-\d{4,19}$/i;
+/** A CVE id in any case, as a JSON Schema pattern (no flags there) and as the RegExp testing it. */
+export const CVE_ID_PATTERN = '^[Cc][Vv][Ee]-\\d{4}-\\d{4,19}$';
+export const CVE_ID = new RegExp(CVE_ID_PATTERN);
 
 /** `CVE-YYYY-NNNN…`, any case; returned upper-cased. */
 export function parseCveId(raw: string): string {
@@ -133,10 +170,11 @@ export function parseCveId(raw: string): string {
 export function textParam(opts: { description: string; max: number; example?: string }) {
   return queryParam(
     (raw) => {
-      if (raw.length > opts.max) throw new Error(`at most ${opts.max} characters`);
+      // Counted in code points, as JSON Schema's maxLength counts.
+      if ([...raw].length > opts.max) throw new Error(`at most ${opts.max} characters`);
       return raw;
     },
-    { description: opts.description, ...(opts.example !== undefined ? { example: opts.example } : {}) },
+    { description: opts.description, maxLength: opts.max, ...(opts.example !== undefined ? { example: opts.example } : {}) },
   );
 }
 
@@ -155,7 +193,7 @@ export function cveIdPathParam(name = 'id') {
     .openapi({
       param: { name, in: 'path' },
       type: 'string',
-      pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$',
+      pattern: CVE_ID_PATTERN,
       description: 'CVE identifier, any case (answered upper-cased).',
       example: 'CVE-2024-3400',
     });

@@ -27,6 +27,8 @@ export interface AdvisorySummary {
   aggregate_severity: string | null;
   vendor_severity: string | null;
   vendor_severity_source: string | null;
+  /** The exact advisory text the band was read from (contract 1.x), in the list as in the detail. */
+  vendor_severity_evidence: string | null;
   cvss_score: number | null;
   has_cve: boolean;
   cve_ids: string[];
@@ -65,7 +67,6 @@ export interface AdvisoryDetail extends AdvisorySummary {
   status: string | null;
   version: string | null;
   aggregate_severity_namespace: string | null;
-  vendor_severity_evidence: string | null;
   cvss_vector: string | null;
   /** Affected products as the vendor names them. */
   products: string[];
@@ -78,7 +79,8 @@ export interface AdvisoryDetail extends AdvisorySummary {
 function summaryColumns(alias: string): string {
   return `${alias}.vendor, ${alias}.advisory_id, ${alias}.title,
           ${isoTimestampSql(`${alias}.published`)} AS published, ${isoTimestampSql(`${alias}.modified`)} AS modified,
-          ${alias}.aggregate_severity, ${alias}.vendor_severity, ${alias}.vendor_severity_source, ${alias}.cvss_score,
+          ${alias}.aggregate_severity, ${alias}.vendor_severity, ${alias}.vendor_severity_source,
+          ${alias}.vendor_severity_evidence, ${alias}.cvss_score,
           ${alias}.has_cve, coalesce(${alias}.cve_ids, []) AS cve_ids, coalesce(${alias}.exploited, false) AS exploited, ${alias}.url`;
 }
 
@@ -124,7 +126,7 @@ export async function findVendorAdvisory(reader: SnapshotReader, vendor: string,
   const [row] = await selectRows<Omit<AdvisoryDetail, 'api_path' | 'cves'>>(
     reader,
     `SELECT ${summaryColumns('a')}, a.description, a.publisher, a.category, a.tlp, a.status, a.version,
-            a.aggregate_severity_namespace, a.vendor_severity_evidence, a.cvss_vector,
+            a.aggregate_severity_namespace, a.cvss_vector,
             coalesce(a.products, []) AS products, coalesce(a.remediations, []) AS remediations,
             coalesce(a."references", []) AS "references"
      FROM advisories a

@@ -64,6 +64,10 @@ export interface FixBranch {
   last_affected: string | null;
   source: string | null;
   advisory_id: string | null;
+  /** OSV range type: SEMVER, ECOSYSTEM or GIT. */
+  range_type: string | null;
+  /** The range's `limit` event, if any. */
+  limit: string | null;
 }
 
 export interface AffectedPackage {

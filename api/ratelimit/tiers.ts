@@ -22,7 +22,13 @@ const PULSE_PREFIX = '/pulse';
 const PULSE_ASSETS = '/pulse/assets';
 
 /** The contract's 6,000-per-minute paths, each with every path under it. */
-const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent', '/changes'];
+const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent', '/changes', '/packages'];
+
+/**
+ * Batch lookups (up to 100 answers per request) are held to the lowest tier whatever their
+ * prefix: 600 requests a minute is still 60,000 answers.
+ */
+const BATCH_PATHS = ['/cves/batch', '/packages/batch'];
 
 /** The change feeds outside the API: the Atom feed polled like `/changes`; opening a stream is rarer. */
 const PULSE_FEEDS = '/pulse/feeds';
@@ -44,6 +50,7 @@ export function tierOfPath(path: string): TierIndex | undefined {
     return undefined;
   }
   const offset = PUBLIC_PREFIX.length;
+  for (const batch of BATCH_PATHS) if (isAtOrUnder(path, offset, batch)) return OTHER;
   if (isAtOrUnder(path, offset, '/cves')) return CVES;
   for (const prefix of STANDARD_PATHS) if (isAtOrUnder(path, offset, prefix)) return STANDARD;
   return OTHER;

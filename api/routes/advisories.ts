@@ -24,7 +24,7 @@ function parseVendor(raw: string): string {
 
 const ListQuery = z.object({
   has_cve: booleanParam('true: only advisories linked to a CVE; false: only those not linked to one yet (many advisories precede their CVE).'),
-  vendor: queryParam(parseVendor, { description: 'Advisory source (`redhat`, `cisco`, `microsoft`, `suse`, …), any case.', example: 'redhat' }),
+  vendor: queryParam(parseVendor, { pattern: VENDOR.source, description: 'Advisory source (`redhat`, `cisco`, `microsoft`, `suse`, …), any case.', example: 'redhat' }),
   since: timestampParam('Modified (else published) at or after this time (`YYYY-MM-DD` or RFC 3339; UTC when no offset).'),
   ...pagingParams,
 });
@@ -52,6 +52,7 @@ const summaryFields = {
   aggregate_severity: z.string().nullable().openapi({ description: "The advisory's own severity label, as the vendor words it." }),
   vendor_severity: z.string().nullable().openapi({ description: 'CRITICAL/HIGH/MEDIUM/LOW in the vendor\'s taxonomy: not a CVSS band, not comparable across vendors.' }),
   vendor_severity_source: z.string().nullable(),
+  vendor_severity_evidence: z.string().nullable().openapi({ description: 'The exact advisory text the band was read from.' }),
   cvss_score: z.number().nullable(),
   has_cve: z.boolean(),
   cve_ids: z.array(z.string()),
@@ -78,7 +79,6 @@ const AdvisorySchema = z
     status: z.string().nullable(),
     version: z.string().nullable(),
     aggregate_severity_namespace: z.string().nullable(),
-    vendor_severity_evidence: z.string().nullable().openapi({ description: 'The exact advisory text the band was read from.' }),
     cvss_vector: z.string().nullable(),
     products: z.array(z.string()),
     remediations: z.array(z.object({ category: z.string().nullable(), details: z.string().nullable(), url: z.string().nullable() })),
@@ -102,6 +102,7 @@ const AdvisorySchema = z
   .openapi('VendorAdvisory');
 
 const listRoute = createRoute({
+  operationId: 'listVendorAdvisories',
   method: 'get',
   path: `${PUBLIC_BASE}/vendor-advisories`,
   tags: [TAG],
@@ -115,6 +116,7 @@ const listRoute = createRoute({
 });
 
 const oneRoute = createRoute({
+  operationId: 'getVendorAdvisory',
   method: 'get',
   path: `${PUBLIC_BASE}/vendor-advisories/{vendor}/{advisory_id}`,
   tags: [TAG],

@@ -55,6 +55,7 @@ const VendorListSchema = z
   .openapi('VendorList');
 
 const cwesRoute = createRoute({
+  operationId: 'listCwes',
   method: 'get',
   path: `${PUBLIC_BASE}/cwes`,
   tags: [TAG],
@@ -73,6 +74,7 @@ const cwesRoute = createRoute({
 });
 
 const ecosystemsRoute = createRoute({
+  operationId: 'listEcosystems',
   method: 'get',
   path: `${PUBLIC_BASE}/ecosystems`,
   tags: [TAG],
@@ -85,6 +87,7 @@ const ecosystemsRoute = createRoute({
 });
 
 const vendorsRoute = createRoute({
+  operationId: 'listVendors',
   method: 'get',
   path: `${PUBLIC_BASE}/vendors`,
   tags: [TAG],

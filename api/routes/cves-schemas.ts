@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import {
   booleanParam,
+  CVE_ID_PATTERN,
   enumListParam,
   enumParam,
   integerParam,
@@ -15,6 +16,7 @@ import {
   textParam,
   timestampParam,
 } from '../http/params.ts';
+import { ERROR_STATUS, type ErrorCode } from '../http/errors.ts';
 import { SEVERITIES, STATUSES } from '../queries/cves-filter.ts';
 import { SORTS } from '../queries/cves-list.ts';
 
@@ -74,6 +76,7 @@ const listParams = {
     '2024-04-12T08:15:06.230Z',
   ),
   before_cve_id: queryParam(parseCveId, {
+    pattern: CVE_ID_PATTERN,
     description: 'Keyset cursor, with `before_published`: send the previous page\'s `next_cve_id`.',
     example: 'CVE-2024-3400',
   }),
@@ -104,18 +107,7 @@ export const CveExportQuery = z.object(filterParams);
 
 export const ErrorSchema = z
   .object({
-    code: z.enum([
-      'INVALID_PARAMETER',
-      'VENDOR_FILTER_NOT_ALLOWED',
-      'REVERSE_NOT_ALLOWED',
-      'NOT_FOUND',
-      'METHOD_NOT_ALLOWED',
-      'RATE_LIMIT_EXCEEDED',
-      'NO_SNAPSHOT',
-      'SNAPSHOT_TABLE_UNAVAILABLE',
-      'SERVICE_UNAVAILABLE',
-      'INTERNAL',
-    ]),
+    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
     message: z.string(),
     parameter: z.string().optional().openapi({ description: 'The parameter at fault (INVALID_PARAMETER, REVERSE_NOT_ALLOWED, VENDOR_FILTER_NOT_ALLOWED).' }),
   })

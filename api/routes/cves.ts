@@ -61,6 +61,7 @@ export function vendorScope(vendor: string, product: string | null): NonNullable
 }
 
 const listRoute = createRoute({
+  operationId: 'listCves',
   method: 'get',
   path: BASE,
   tags: [TAG],
@@ -76,6 +77,7 @@ const listRoute = createRoute({
 });
 
 const summaryRoute = createRoute({
+  operationId: 'getCveSummary',
   method: 'get',
   path: `${BASE}/summary`,
   tags: [TAG],
@@ -87,6 +89,7 @@ const summaryRoute = createRoute({
 });
 
 const trendsRoute = createRoute({
+  operationId: 'getCveTrends',
   method: 'get',
   path: `${BASE}/trends`,
   tags: [TAG],
@@ -98,6 +101,7 @@ const trendsRoute = createRoute({
 });
 
 const exportRoute = createRoute({
+  operationId: 'exportCves',
   method: 'get',
   path: `${BASE}/export.ndjson`,
   tags: [TAG],
@@ -108,6 +112,12 @@ const exportRoute = createRoute({
   responses: {
     200: {
       description: 'NDJSON stream of CVE records.',
+      headers: {
+        'X-Export-Total': { required: true, description: 'CVEs matching the filter.', schema: { type: 'integer', minimum: 0 } },
+        'X-Export-Rows': { required: true, description: 'Rows in this body: the total, at most the cap.', schema: { type: 'integer', minimum: 0 } },
+        'X-Export-Cap': { required: true, description: 'Rows per call (VULNINTEL_EXPORT_CAP).', schema: { type: 'integer', minimum: 1 } },
+        'X-Export-Truncated': { required: true, description: 'true when the total exceeds the cap.', schema: { type: 'string', enum: ['true', 'false'] } },
+      },
       content: { 'application/x-ndjson': { schema: z.string().openapi({ description: 'One CveRecord JSON per line.' }) } },
     },
     ...errorResponses(400, 503),
@@ -115,6 +125,7 @@ const exportRoute = createRoute({
 });
 
 const matchRoute = createRoute({
+  operationId: 'matchCves',
   method: 'get',
   path: `${BASE}/match`,
   tags: [TAG],
@@ -129,6 +140,7 @@ const matchRoute = createRoute({
 });
 
 const recordRoute = createRoute({
+  operationId: 'getCve',
   method: 'get',
   path: `${BASE}/{id}`,
   tags: [TAG],

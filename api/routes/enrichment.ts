@@ -19,6 +19,8 @@ const FixBranchSchema = z.object({
   last_affected: z.string().nullable().openapi({ description: 'null where the range ends at a fix.' }),
   source: z.string().nullable(),
   advisory_id: z.string().nullable().openapi({ description: 'The OSV record that published the range.' }),
+  range_type: z.string().nullable().openapi({ description: 'The OSV range type: SEMVER, ECOSYSTEM (the ecosystem\'s own version order) or GIT (commits, no version order).' }),
+  limit: z.string().nullable().openapi({ description: 'The range\'s OSV `limit` event: versions at or above it are outside the range. null: none.' }),
 });
 
 const EnrichmentSchema = z
@@ -72,6 +74,7 @@ const EnrichmentSchema = z
   .openapi('CveEnrichment');
 
 const enrichmentRoute = createRoute({
+  operationId: 'getCveEnrichment',
   method: 'get',
   path: `${PUBLIC_BASE}/cves/{id}/enrichment`,
   tags: ['CVEs'],

@@ -7,6 +7,7 @@
  */
 import type { RouteModule } from '../http/context.ts';
 import { cvesRoutes } from './cves.ts';
+import { packagesRoutes } from './packages.ts';
 import { relatedRoutes } from './related.ts';
 import { referencesRoutes } from './references.ts';
 import { enrichmentRoutes } from './enrichment.ts';
@@ -18,6 +19,8 @@ import { changesRoutes } from './changes.ts';
 import { pulseFeedRoutes } from './pulse-feeds.ts';
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
+  // Before `cves`: it registers /cves/batch, which /cves/{id} would otherwise claim.
+  packagesRoutes,
   cvesRoutes,
   relatedRoutes,
   referencesRoutes,

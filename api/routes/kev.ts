@@ -43,6 +43,7 @@ const KevRecentSchema = z
   .openapi('KevRecent');
 
 const route = createRoute({
+  operationId: 'listRecentKev',
   method: 'get',
   path: `${PUBLIC_BASE}/kev/recent`,
   tags: ['KEV'],

@@ -48,6 +48,7 @@ const ReferencesSchema = z
   .openapi('CveReferences');
 
 const referencesRoute = createRoute({
+  operationId: 'getCveReferences',
   method: 'get',
   path: `${PUBLIC_BASE}/cves/{id}/references`,
   tags: ['CVEs'],

@@ -37,6 +37,7 @@ const RelatedSchema = z
   .openapi('RelatedCves');
 
 const relatedRoute = createRoute({
+  operationId: 'getCveRelated',
   method: 'get',
   path: `${PUBLIC_BASE}/cves/{id}/related`,
   tags: ['CVEs'],

@@ -47,6 +47,7 @@ const RadarSchema = z
   .openapi('ShadowAiRadar');
 
 const route = createRoute({
+  operationId: 'getShadowAiRadar',
   method: 'get',
   path: `${PUBLIC_BASE}/shadow-ai-radar`,
   tags: ['Shadow AI'],

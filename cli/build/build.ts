@@ -16,6 +16,7 @@ import { PARSERS } from '../parse/index.ts';
 import type { StageResult } from '../parse/source.ts';
 import { STAGE_TABLES } from '../stage/tables.ts';
 import { buildManifest } from './manifest.ts';
+import { findSkipped, type SkippedReport } from './skipped.ts';
 import type { BuildOptions, BuildResult } from './options.ts';
 import { publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
@@ -120,6 +121,14 @@ export async function stageSources(rawDir: string, stageDir: string): Promise<Re
   return ordered;
 }
 
+/** Skipped raw files, one line each (the first 20), so data put in the wrong place is seen. */
+function reportSkipped(report: SkippedReport): void {
+  if (report.total === 0) return;
+  info(`! ${formatCount(report.total)} raw file(s)/folder(s) skipped: no parser reads them (listed in manifest.json "skipped")`);
+  for (const e of report.entries.slice(0, 20)) info(`  skipped ${e.path}: ${e.reason}; read are: ${e.expected.slice(0, 6).join(', ')}${e.expected.length > 6 ? ', …' : ''}`);
+  if (report.total > 20) info(`  … and ${formatCount(report.total - 20)} more`);
+}
+
 export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const builtAt = new Date();
@@ -134,6 +143,8 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     // The snapshot this build's changes are measured against (PULSE §2): the one published now.
     const previousDir = await previousSnapshotDir(opts.dataDir);
     const staged = await stageSources(opts.rawDir, stageDir);
+    const skipped = await findSkipped(opts.rawDir);
+    reportSkipped(skipped);
     // A wrong --raw path or an empty fetch must not replace a good snapshot with an empty one.
     if ((staged.nvd?.records ?? 0) + (staged.cvelist?.records ?? 0) === 0) {
       throw new CliError(`no CVE records in ${opts.rawDir} (expected NVD pages in nvd/ or CVE 5 records in cvelist/; run \`vulnintel fetch\` first): nothing published`);
@@ -175,7 +186,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
           return parts.join(', ');
         },
       );
-      const manifest = await buildManifest(connection, { buildId, opts, staged, startedMs: started });
+      const manifest = await buildManifest(connection, { buildId, opts, staged, skipped, startedMs: started });
       await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       Object.assign(counts, manifest.counts);
     } finally {

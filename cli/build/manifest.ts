@@ -9,6 +9,7 @@ import { SNAPSHOT_SCHEMA_VERSION, SNAPSHOT_TABLES } from '../../lib/snapshot-lay
 import { readSourceStatuses } from '../fetch/status.ts';
 import type { StageResult } from '../parse/source.ts';
 import type { BuildOptions } from './options.ts';
+import type { SkippedReport } from './skipped.ts';
 
 export interface SnapshotManifest {
   schema_version: number;
@@ -20,6 +21,8 @@ export interface SnapshotManifest {
   /** Keyed by raw folder name (`nvd`, `cvelist`, …, `poc-in-github`), like the fetch statuses. */
   sources: Record<string, SourceManifest>;
   tables: Record<string, string>;
+  /** Raw files and folders no parser read, with the names that would have been read. */
+  skipped: SkippedReport;
 }
 
 export interface SourceManifest {
@@ -74,7 +77,7 @@ async function scalarRow(connection: DuckDBConnection, sql: string): Promise<Rec
 
 export async function buildManifest(
   connection: DuckDBConnection,
-  ctx: { buildId: string; opts: BuildOptions; staged: Record<string, StageResult>; startedMs: number },
+  ctx: { buildId: string; opts: BuildOptions; staged: Record<string, StageResult>; skipped: SkippedReport; startedMs: number },
 ): Promise<SnapshotManifest> {
   const counts: Record<string, number> = {};
   for (const [name, sql] of Object.entries(COUNTS)) {
@@ -106,5 +109,6 @@ export async function buildManifest(
     counts,
     sources,
     tables: { ...SNAPSHOT_TABLES },
+    skipped: ctx.skipped,
   };
 }

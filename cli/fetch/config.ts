@@ -90,9 +90,11 @@ export type CsafProvider = z.infer<typeof CsafProviderSchema>;
 export type SourceName = keyof FetchConfig['sources'];
 
 export const DEFAULT_CONFIG: FetchConfig = {
+  // A host that accepts the connection and never answers fails its source within about two
+  // minutes: 4 attempts × 25 s + backoffs of at most 2.5 + 5 + 10 s = 117.5 s (deadHostSeconds).
   http: {
-    timeoutSeconds: 120,
-    retries: 4,
+    timeoutSeconds: 25,
+    retries: 3,
     backoffSeconds: 2,
     maxRetryWaitSeconds: 300,
     urlRewrites: [],
@@ -111,7 +113,7 @@ export const DEFAULT_CONFIG: FetchConfig = {
       baselineMaxAgeDays: 7,
     },
     kev: { url: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json' },
-    epss: { url: 'https://epss.cyentia.com/epss_scores-current.csv.gz' },
+    epss: { url: 'https://epss.empiricalsecurity.com/epss_scores-current.csv.gz' },
     ghsa: {
       baseUrl: 'https://osv-vulnerabilities.storage.googleapis.com',
       ecosystems: ['npm', 'PyPI', 'Maven', 'Go', 'NuGet', 'RubyGems', 'crates.io', 'Packagist', 'Pub', 'Hex', 'SwiftURL', 'GitHub Actions'],

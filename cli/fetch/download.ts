@@ -1,18 +1,17 @@
 /**
  * Downloads one URL to a temporary file next to its destination, streaming (never holding the
- * body in memory), with conditional-request validators and a progress bar in bytes. The caller
+ * body in memory), with conditional-request validators, resumption of a broken transfer
+ * (`Range`) and a progress bar in bytes. The caller
  * verifies the temporary file and moves it into place; `fetchFile` does all of that for the
  * common one-file source.
  */
-import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { progress } from '../../lib/log.ts';
 import { moveIntoPlace, tempPathFor } from './atomic.ts';
 import { FetchError, describeError, isAbortError } from './errors.ts';
-import { headerValue, type GetOptions, type HttpClient } from './http.ts';
+import { TruncatedBodyError, headerValue, type GetOptions, type HttpClient, type HttpResponse } from './http.ts';
 import { conditionalHeaders, validatorsOf, type ValidatorStore, type Validators } from './validators.ts';
 import type { Verified } from './verify.ts';
 
@@ -27,38 +26,91 @@ export interface TempDownloadOptions extends GetOptions {
   label: string;
 }
 
-/** Streams `url` into a temporary file beside `dest`. The temporary file is removed on failure. */
+/** What lets a broken download continue: byte ranges, and a strong validator for If-Range. */
+function resumeValidator(res: HttpResponse): string | null {
+  if (!/\bbytes\b/i.test(headerValue(res.headers, 'accept-ranges') ?? '')) return null;
+  const etag = headerValue(res.headers, 'etag');
+  // If-Range needs a strong validator (RFC 9110 §13.1.5): a weak ETag cannot resume.
+  if (etag && !etag.startsWith('W/')) return etag;
+  return headerValue(res.headers, 'last-modified') ?? null;
+}
+
+/** `Content-Range: bytes <first>-<last>/<total>` of a 206, or null when it does not parse. */
+function contentRangeStart(res: HttpResponse): number | null {
+  const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(headerValue(res.headers, 'content-range') ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Streams `url` into a temporary file beside `dest`. A connection lost mid-body is retried by
+ * the client's retry loop; where the server allows it (Accept-Ranges: bytes and a strong ETag
+ * or a Last-Modified), the retry asks only for the missing bytes (`Range`, guarded by
+ * `If-Range`: a file that changed meanwhile comes whole). The temporary file is removed on failure.
+ */
 export async function downloadToTemp(http: HttpClient, url: string, dest: string, opts: TempDownloadOptions): Promise<TempDownload> {
-  const res = await http.get(url, { ...opts, headers: { ...conditionalHeaders(opts.validators), ...opts.headers } });
-  if (res.status === 304) {
-    await res.body.dump();
-    return { kind: 'not-modified' };
-  }
-  const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
-  const bar = progress(opts.label, Number.isFinite(declared) ? declared : 0, 'bytes');
   await mkdir(dirname(dest), { recursive: true });
   const tmp = tempPathFor(dest);
-  let bytes = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      bytes += chunk.length;
-      bar.tick(chunk.length);
-      done(null, chunk);
-    },
-  });
+  /** Bytes safely on disk in `tmp`. */
+  let have = 0;
+  let resumeWith: string | null = null;
+  let first: HttpResponse | null = null;
+  let total = NaN;
+  const bar = progress(opts.label, 0, 'bytes');
   try {
-    await pipeline(res.body, counter, createWriteStream(tmp));
-    if (Number.isFinite(declared) && bytes !== declared) {
-      throw new FetchError(`GET ${res.url}: body ended after ${bytes} of ${declared} bytes`);
+    const outcome = await http.exchange(
+      url,
+      {
+        ...opts,
+        headersFor: () =>
+          have > 0 && resumeWith
+            ? { range: `bytes=${have}-`, 'if-range': resumeWith }
+            : { ...conditionalHeaders(opts.validators), ...opts.headers },
+      },
+      async (res) => {
+        if (res.status === 304) {
+          await res.body.dump();
+          return 'not-modified' as const;
+        }
+        const resumed = res.status === 206 && have > 0 && contentRangeStart(res) === have;
+        if (res.status === 206 && !resumed) throw new FetchError(`GET ${res.url}: unexpected partial answer (${headerValue(res.headers, 'content-range') ?? 'no Content-Range'})`);
+        if (!resumed) {
+          // A first answer, or a server that sent the whole file again: start over.
+          first = res;
+          have = 0;
+          resumeWith = resumeValidator(res);
+          total = Number(headerValue(res.headers, 'content-length') ?? NaN);
+          bar.setTotal(Number.isFinite(total) ? total : 0);
+        }
+        // Chunk by chunk, each write awaited: `have` is exactly what reached the file, so the
+        // next Range starts at the right byte whatever broke the connection.
+        const out = await open(tmp, resumed ? 'a' : 'w');
+        try {
+          for await (const chunk of res.body as AsyncIterable<Buffer>) {
+            await out.write(chunk);
+            have += chunk.length;
+            bar.tick(chunk.length);
+          }
+        } finally {
+          await out.close();
+        }
+        if (Number.isFinite(total) && have !== total) throw new TruncatedBodyError(have, total);
+        return 'done' as const;
+      },
+    );
+    if (outcome === 'not-modified') {
+      await rm(tmp, { force: true });
+      return { kind: 'not-modified' };
     }
   } catch (err) {
     await rm(tmp, { force: true });
     if (isAbortError(err) || err instanceof FetchError) throw err;
-    throw new FetchError(`GET ${res.url}: download interrupted after ${bytes} bytes (${describeError(err)})`);
+    throw new FetchError(`GET ${http.rewrite(url)}: download interrupted after ${have} bytes (${describeError(err)})`);
   } finally {
     bar.stop();
   }
-  return { kind: 'downloaded', tmp, bytes, validators: validatorsOf(res), lastModified: headerValue(res.headers, 'last-modified') };
+  const res = first as HttpResponse | null;
+  if (!res) throw new FetchError(`GET ${http.rewrite(url)}: no response`);
+  return { kind: 'downloaded', tmp, bytes: have, validators: validatorsOf(res), lastModified: headerValue(res.headers, 'last-modified') };
 }
 
 export interface FileOutcome {

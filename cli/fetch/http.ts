@@ -2,8 +2,10 @@
  * The one HTTP client every fetcher uses (undici): a User-Agent naming the project, timeouts on
  * connect, headers and every body chunk, redirects followed, HTTPS_PROXY/NO_PROXY honoured
  * (EnvHttpProxyAgent), mirror URL rewrites, and retries with exponential backoff that respect
- * `Retry-After`. Error bodies are read as text only for the message (NVD answers 4xx/5xx in
- * plain text, never JSON).
+ * `Retry-After`. A network failure while the body is read (connection reset, body timeout,
+ * truncated body) is retried like one before the headers: every reader of a body goes through
+ * `exchange`, which owns the one retry loop. Error bodies are read as text only for the message
+ * (NVD answers 4xx/5xx in plain text, never JSON).
  */
 import { createRequire } from 'node:module';
 import { EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
@@ -50,6 +52,23 @@ export interface GetOptions {
   signal?: AbortSignal;
 }
 
+export interface ExchangeOptions extends GetOptions {
+  /**
+   * Extra headers for one attempt, asked for just before it is sent (a resumed download adds
+   * `Range` / `If-Range` for the bytes it already has). Replaces `headers` keys of the same name.
+   */
+  headersFor?: (attempt: number) => Record<string, string> | Promise<Record<string, string>>;
+}
+
+/** A response read whole. */
+export interface BodyResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Empty for a 304. */
+  body: Buffer;
+  url: string;
+}
+
 export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -84,6 +103,40 @@ export function headerValue(headers: HttpResponse['headers'], name: string): str
   return Array.isArray(v) ? v[0] : v;
 }
 
+/**
+ * A body that ended before its declared length. Transient like a reset: the retry loop tries
+ * again (resuming where the server allows it).
+ */
+export class TruncatedBodyError extends Error {
+  readonly code = 'BODY_TRUNCATED';
+  constructor(received: number, declared: number) {
+    super(`body ended after ${received} of ${declared} bytes`);
+    this.name = 'TruncatedBodyError';
+  }
+}
+
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED']);
+
+/** A failure of the connection (undici's UND_ERR_*, resets, timeouts, truncation), not of our own checks. */
+export function isTransientNetworkError(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('UND_ERR_') || TRANSIENT_CODES.has(code))) return true;
+  }
+  return false;
+}
+
+/**
+ * Worst case, in seconds, for a host that accepts connections and never answers: every attempt
+ * waits the full timeout, and the backoffs between them at their largest jitter (×1.25).
+ * docs/fetching.md states the figure for the defaults.
+ */
+export function deadHostSeconds(http: { timeoutSeconds: number; retries: number; backoffSeconds: number; maxRetryWaitSeconds: number }): number {
+  let total = (http.retries + 1) * http.timeoutSeconds;
+  for (let attempt = 0; attempt < http.retries; attempt++) total += Math.min(http.backoffSeconds * 2 ** attempt * 1.25, http.maxRetryWaitSeconds);
+  return total;
+}
+
 async function readSnippet(body: HttpResponse['body'], max = 300): Promise<string> {
   try {
     const text = await body.text();
@@ -107,8 +160,8 @@ export class HttpClient {
 
   constructor(opts: HttpClientOptions = {}) {
     this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
-    this.timeoutMs = opts.timeoutMs ?? 60_000;
-    this.retries = opts.retries ?? 4;
+    this.timeoutMs = opts.timeoutMs ?? 25_000;
+    this.retries = opts.retries ?? 3;
     this.backoffMs = opts.backoffMs ?? 2_000;
     this.maxRetryWaitMs = opts.maxRetryWaitMs ?? 120_000;
     this.rewrites = opts.rewrites ?? [];
@@ -140,18 +193,21 @@ export class HttpClient {
   }
 
   /**
-   * GET with retries. Resolves with any 2xx or 304 (body unread: the caller streams it);
-   * throws HttpStatusError for other statuses once retries are spent, FetchError for network
-   * failures, and the AbortError itself when `signal` fires.
+   * One GET with the retry loop around both halves of the exchange: the request up to the
+   * headers, and `consume`, which reads the body. Retried: network failures on either side
+   * (see isTransientNetworkError) and `retryOn` statuses. `consume` receives every 2xx and 304;
+   * it throws FetchError for a body it rejects (not retried). The final error names the URL;
+   * an abort (`signal`) is rethrown as is.
    */
-  async get(url: string, opts: GetOptions = {}): Promise<HttpResponse> {
+  async exchange<T>(url: string, opts: ExchangeOptions, consume: (res: HttpResponse) => Promise<T>): Promise<T> {
     const target = this.rewrite(url);
     const retryOn = opts.retryOn ?? RETRY_STATUSES;
-    const headers = { 'user-agent': this.userAgent, ...opts.headers };
     for (let attempt = 0; ; attempt++) {
       opts.signal?.throwIfAborted();
       await opts.limiter?.acquire(opts.signal);
-      let res: Dispatcher.ResponseData;
+      const headers = { 'user-agent': this.userAgent, ...opts.headers, ...(await opts.headersFor?.(attempt)) };
+      let failure: unknown;
+      let res: Dispatcher.ResponseData | undefined;
       try {
         res = await request(target, {
           method: 'GET',
@@ -163,45 +219,82 @@ export class HttpClient {
         });
       } catch (err) {
         if (isAbortError(err) || opts.signal?.aborted) throw err;
-        if (attempt >= this.retries) {
-          throw new FetchError(`GET ${target}: ${describeError(err)}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''}`);
+        failure = err;
+      }
+      if (res) {
+        const status = res.statusCode;
+        if ((status >= 200 && status < 300) || status === 304) {
+          try {
+            return await consume({ status, headers: res.headers, body: res.body, url: target });
+          } catch (err) {
+            if (isAbortError(err) || opts.signal?.aborted) throw err;
+            if (err instanceof FetchError) throw err;
+            if (!isTransientNetworkError(err)) throw new FetchError(`GET ${target}: ${describeError(err)}`);
+            failure = err;
+            res.body.destroy();
+          }
+        } else {
+          // NVD puts its reason in a `message` header and often sends an empty body.
+          const detail = (await readSnippet(res.body)) || headerValue(res.headers, 'message') || '';
+          if (!retryOn.includes(status) || attempt >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
+          const hinted = parseRetryAfter(res.headers['retry-after'], this.now());
+          const wait = Math.min(hinted ?? this.backoff(attempt), this.maxRetryWaitMs);
+          this.log(`  ${new URL(target).host}: HTTP ${status}; retrying in ${Math.round(wait / 1000)} s${hinted !== null ? ' (Retry-After)' : ''}`);
+          await this.sleep(wait, opts.signal);
+          continue;
         }
-        const wait = Math.min(this.backoff(attempt), this.maxRetryWaitMs);
-        this.log(`  ${new URL(target).host}: ${describeError(err)}; retrying in ${Math.round(wait / 1000)} s`);
-        await this.sleep(wait, opts.signal);
-        continue;
       }
-      const status = res.statusCode;
-      if ((status >= 200 && status < 300) || status === 304) return { status, headers: res.headers, body: res.body, url: target };
-      // NVD puts its reason in a `message` header and often sends an empty body.
-      const detail = (await readSnippet(res.body)) || headerValue(res.headers, 'message') || '';
-      if (retryOn.includes(status) && attempt < this.retries) {
-        const hinted = parseRetryAfter(res.headers['retry-after'], this.now());
-        const wait = Math.min(hinted ?? this.backoff(attempt), this.maxRetryWaitMs);
-        this.log(`  ${new URL(target).host}: HTTP ${status}; retrying in ${Math.round(wait / 1000)} s${hinted !== null ? ' (Retry-After)' : ''}`);
-        await this.sleep(wait, opts.signal);
-        continue;
+      // A network failure, before the headers or while reading the body.
+      if (attempt >= this.retries) {
+        throw new FetchError(`GET ${target}: ${describeError(failure)}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''}`);
       }
-      throw new HttpStatusError(target, status, detail, attempt + 1);
+      const wait = Math.min(this.backoff(attempt), this.maxRetryWaitMs);
+      this.log(`  ${target}: ${describeError(failure)}; retrying in ${Math.round(wait / 1000)} s`);
+      await this.sleep(wait, opts.signal);
     }
+  }
+
+  /**
+   * GET with retries up to the headers. Resolves with any 2xx or 304, body unread: a failure
+   * while the caller reads it is NOT retried, so whole bodies are read with `getBytes`,
+   * `getJson` or `downloadToTemp` instead.
+   */
+  get(url: string, opts: GetOptions = {}): Promise<HttpResponse> {
+    return this.exchange(url, opts, async (res) => res);
+  }
+
+  /** GET and read the whole body, retrying failures on both sides of the headers. */
+  getBytes(url: string, opts: ExchangeOptions = {}): Promise<BodyResponse> {
+    return this.exchange(url, opts, async (res) => {
+      if (res.status === 304) {
+        await res.body.dump();
+        return { status: 304, headers: res.headers, body: Buffer.alloc(0), url: res.url };
+      }
+      const body = Buffer.from(await res.body.arrayBuffer());
+      const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
+      const encoded = headerValue(res.headers, 'content-encoding');
+      if (Number.isFinite(declared) && !encoded && body.length !== declared) throw new TruncatedBodyError(body.length, declared);
+      return { status: res.status, headers: res.headers, body, url: res.url };
+    });
   }
 
   /** GET and parse JSON (a 2xx is required). `what` names the document in errors. */
   async getJson(url: string, what: string, opts: GetOptions = {}): Promise<unknown> {
-    const res = await this.get(url, { ...opts, headers: { accept: 'application/json', ...opts.headers } });
-    if (res.status === 304) {
-      await res.body.dump();
-      throw new FetchError(`${what}: unexpected 304 from ${res.url}`);
-    }
-    const text = await res.body.text();
-    try {
-      return JSON.parse(text);
-    } catch (err) {
-      throw new FetchError(`${what}: malformed JSON from ${res.url} (${(err as Error).message})`);
-    }
+    const res = await this.getBytes(url, { ...opts, headers: { accept: 'application/json', ...opts.headers } });
+    if (res.status === 304) throw new FetchError(`${what}: unexpected 304 from ${res.url}`);
+    return parseJsonBody(res.body, what, res.url);
   }
 
   async close(): Promise<void> {
     await this.dispatcher.close();
+  }
+}
+
+/** JSON.parse of a downloaded body, or a FetchError naming the document and the URL. */
+export function parseJsonBody(body: Buffer, what: string, url: string): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    throw new FetchError(`${what}: malformed JSON from ${url} (${(err as Error).message})`);
   }
 }

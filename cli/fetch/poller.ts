@@ -4,7 +4,8 @@
  * atomically at every state change and every heartbeat while idle), which `/cves/summary`
  * reads live. A signal stops it cleanly: the current request is aborted (the NVD cursor is
  * saved page by page), a running build is let finish (publishing is atomic), health says
- * `stopped`.
+ * `stopped`. Once a build is published, the NVD deltas it was built from are folded into the
+ * base (nvd-fold.ts), so `nvd/delta/` stays bounded.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -19,6 +20,8 @@ import { describeError } from './errors.ts';
 import type { HttpClient } from './http.ts';
 import { acquireFetchLock, LockBusyError } from './lock.ts';
 import { realSleep, type Sleep } from './rate-limit.ts';
+import { foldPublishedDeltas } from './update.ts';
+import { listNvdDeltas } from './nvd-fold.ts';
 import { fetchSources } from './run.ts';
 import type { SourceFetcher } from './sources/types.ts';
 
@@ -125,6 +128,7 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
   };
   await write();
 
+  const nvdDir = join(opts.rawDir, 'nvd');
   const pollOnce = async (): Promise<void> => {
     health.status = 'polling';
     health.last_poll_at = now().toISOString();
@@ -161,15 +165,18 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
       if (changes > 0 || !existsSync(currentPointer(opts.dataDir))) {
         health.status = 'building';
         await write();
+        // The deltas this build reads (the lock keeps any other fetch out until it is done).
+        const built = await listNvdDeltas(nvdDir);
         try {
-          const built = await opts.build(opts.buildOptions);
-          if (!built.published) return fail(`build ${built.buildId} finished but did not publish`);
-          health.last_build_id = built.buildId;
+          const result = await opts.build(opts.buildOptions);
+          if (!result.published) return fail(`build ${result.buildId} finished but did not publish`);
+          health.last_build_id = result.buildId;
           health.last_published_at = now().toISOString();
           if (opts.afterPublish) await opts.afterPublish();
         } catch (err) {
           return fail(`build: ${describeError(err)}`);
         }
+        await foldPublishedDeltas(nvdDir, built);
       }
       health.last_poll_ok = true;
       health.last_success_at = now().toISOString();

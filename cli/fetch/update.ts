@@ -2,12 +2,30 @@
  * The nightly job: fetch every source, then build and publish. A source that fails is reported
  * and left at its last good raw data (its status record, which the build copies into the
  * manifest, shows how stale it is); only a failed build, or nothing published, fails the job.
+ * After a publish, the NVD deltas the build read are folded into the base (nvd-fold.ts).
  */
+import { join } from 'node:path';
 import { formatCount, info } from '../../lib/log.ts';
 import type { BuildResult } from '../build/options.ts';
 import { defaultBuildOptions, type BuildFn } from './build-step.ts';
+import { describeError } from './errors.ts';
 import { acquireFetchLock } from './lock.ts';
+import { foldNvdDeltas, listNvdDeltas } from './nvd-fold.ts';
 import { fetchSources, type FetchRunOptions, type SourceRunResult } from './run.ts';
+
+/**
+ * Folds the NVD deltas a published snapshot was built from into the base. A failure is only
+ * reported: the deltas stay in place, the next build reads them, the next fold retries.
+ */
+export async function foldPublishedDeltas(nvdDir: string, deltas: readonly string[]): Promise<void> {
+  if (deltas.length === 0) return;
+  try {
+    const r = await foldNvdDeltas(nvdDir, deltas);
+    info(`  nvd: folded ${r.deltas} delta page(s) (${formatCount(r.records)} records) into ${r.buckets} base bucket(s)`);
+  } catch (err) {
+    info(`! nvd: folding the deltas failed, they stay in nvd/delta/ for the next build: ${describeError(err)}`);
+  }
+}
 
 export interface UpdateOptions extends FetchRunOptions {
   dataDir: string;
@@ -34,7 +52,9 @@ export async function updateOnce(opts: UpdateOptions): Promise<UpdateResult> {
       info(`! ${failed.length} source(s) failed and keep their last good data: ${failed.map((r) => r.source).join(', ')}`);
     }
     info('▶ build');
+    const deltas = await listNvdDeltas(join(opts.rawDir, 'nvd'));
     const build = await opts.build(defaultBuildOptions(opts.rawDir, opts.dataDir, opts.keep));
+    if (build.published) await foldPublishedDeltas(join(opts.rawDir, 'nvd'), deltas);
     const total = build.counts.cves ?? Object.values(build.counts)[0] ?? 0;
     info(`${build.published ? '✓' : '✗'} build ${build.buildId}: ${build.published ? 'published' : 'not published'} (${formatCount(total)} CVEs, ${build.seconds.toFixed(1)} s)`);
     if (build.published && opts.afterPublish) await opts.afterPublish();

@@ -20,7 +20,7 @@ export function conditionalHeaders(v: Validators | undefined): Record<string, st
   return h;
 }
 
-export function validatorsOf(res: HttpResponse): Validators {
+export function validatorsOf(res: Pick<HttpResponse, 'headers'>): Validators {
   const v: Validators = {};
   const etag = headerValue(res.headers, 'etag');
   const lastModified = headerValue(res.headers, 'last-modified');

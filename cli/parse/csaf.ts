@@ -7,9 +7,10 @@
  * recognised by shape and skipped.
  */
 import { relative, sep } from 'node:path';
+import { parse as parseDomain } from 'tldts';
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
-import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
 import { affectedOrFixedIds, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
@@ -62,26 +63,60 @@ export function csafVendorOf(file: string, sourceDir: string): string | null {
   return first.toLowerCase();
 }
 
+/** Name words that say what the team is, not whose it is ("Product Security Team"). */
+const GENERIC_NAME_WORDS = new Set(['the', 'product', 'products', 'security', 'psirt', 'cert', 'csirt', 'productcert', 'team', 'incident', 'response', 'center', 'centre', 'advisory', 'advisories', 'vendor']);
+
+/** Does `label` read as the publisher's name: consecutive words run together, or its initials? */
+function nameSays(label: string, name: string): boolean {
+  const words = name.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').match(/[a-z0-9]+/g) ?? [];
+  for (let i = 0; i < words.length; i++) {
+    let run = '';
+    for (let j = i; j < words.length && run.length < label.length; j++) {
+      run += words[j];
+      if (run === label) return true;
+    }
+  }
+  // Initials of the capitalised words: "Bundesamt für Sicherheit in der Informationstechnik" → bsi.
+  const initials = (name.match(/\p{Lu}[\p{L}\p{N}]*/gu) ?? []).map((w) => w[0]!.toLowerCase()).join('');
+  return initials.length > 1 && initials === label;
+}
+
 /**
  * The vendor slug a document names itself, for documents outside a vendor folder (a mirror or
- * a download of mixed providers): the host of `document.publisher.namespace` without `www.`
- * and its domain suffix (`https://www.redhat.com` → `redhat`, `https://www.bsi.bund.de` →
- * `bsi`), else the publisher name's first word.
+ * a download of mixed providers), from `document.publisher`. The candidates are the labels of
+ * the namespace host, registrable domain first (Public Suffix List, tldts: `psirt.cisco.com` →
+ * `cisco`, `www.cisa.gov` → `cisa`), then the subdomain labels (`www.bsi.bund.de` → `bund`,
+ * `bsi`); the first one the publisher's name confirms wins (`redhat` = "Red Hat …", `bsi` =
+ * the initials of "Bundesamt für Sicherheit in der Informationstechnik"). A name that confirms
+ * none gives its own first word when it is not a generic one ("Fortinet PSIRT" at
+ * `www.fortiguard.com` → `fortinet`); without a usable name, the registrable domain's label.
  */
 export function csafVendorFromPublisher(json: unknown): string | null {
   if (!isObject(json) || !isObject(json.document) || !isObject(json.document.publisher)) return null;
   const publisher = json.document.publisher;
+  const name = stringOrNull(publisher.name) ?? '';
+  const candidates: string[] = [];
   const namespace = stringOrNull(publisher.namespace);
   if (namespace) {
+    let host: string | null = null;
     try {
-      const label = new URL(namespace).hostname.toLowerCase().replace(/^www\./, '').split('.')[0];
-      if (label && /^[a-z0-9-]+$/.test(label)) return label;
+      host = new URL(namespace).hostname.toLowerCase();
     } catch {
-      // not a URL: fall back to the name
+      // not a URL: the name decides
+    }
+    const parsed = host ? parseDomain(host) : null;
+    if (parsed && !parsed.isIp) {
+      if (parsed.domainWithoutSuffix) candidates.push(parsed.domainWithoutSuffix);
+      // `www`, `psirt`, `security` … name a service, never a vendor.
+      for (const label of (parsed.subdomain ?? '').split('.').reverse()) if (label && label !== 'www' && !GENERIC_NAME_WORDS.has(label)) candidates.push(label);
+      if (!parsed.domainWithoutSuffix && parsed.hostname) candidates.push(parsed.hostname.split('.')[0]!);
     }
   }
-  const word = stringOrNull(publisher.name)?.toLowerCase().match(/[a-z0-9]+/)?.[0];
-  return word ?? null;
+  const slugs = candidates.filter((c) => /^[a-z0-9-]+$/.test(c));
+  const confirmed = slugs.find((c) => nameSays(c, name));
+  if (confirmed) return confirmed;
+  const word = (name.toLowerCase().match(/[a-z0-9]+/g) ?? []).find((w) => !GENERIC_NAME_WORDS.has(w));
+  return word ?? slugs[0] ?? null;
 }
 
 /** One CVSS object (`cvss_v3`, `cvss_v4`, `cvss_v2`): its base score (computed if omitted). */
@@ -265,12 +300,16 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   return { advisory, cves };
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['.json'];
+
 export const csafParser: SourceParser = {
   key: 'csaf',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       files++;
       const json = parseJsonDocument(doc);
       // Listings (provider metadata, ROLIE feeds) need no vendor: parseCsafDocument skips them.

@@ -9,7 +9,7 @@
  */
 import { basename } from 'node:path';
 import { RawFormatError } from '../../lib/errors.ts';
-import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { CvssRow, MetricRole, StageSink } from '../stage/tables.ts';
 import { englishText, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate } from './common.ts';
 import { emitAffectedProducts } from './cve5-affected.ts';
@@ -79,6 +79,8 @@ function stageMetrics(c: Container, cveId: string, file: string, sink: StageSink
         provider: c.provider,
         version,
         ...readMetricScore(data, data.baseSeverity, file, cveId, what),
+        // NVD's v2 flag; CVE 5 metrics have no such field.
+        user_interaction_required: null,
         modified: c.modified,
         file,
       } satisfies CvssRow);
@@ -178,12 +180,16 @@ export function stageCve5Record(json: unknown, file: string, sink: StageSink): v
   });
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['.json'];
+
 export const cve5Parser: SourceParser = {
   key: 'cvelist',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       if (isCve5IndexFile(doc.path)) continue;
       files++;
       stageCve5Record(parseJsonDocument(doc), doc.path, sink);

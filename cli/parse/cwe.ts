@@ -9,7 +9,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { RawFormatError } from '../../lib/errors.ts';
 import type { CweRow } from '../stage/tables.ts';
-import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { isObject, normalizeCweId, stringOrNull } from './common.ts';
 import type { SourceParser } from './source.ts';
 
@@ -132,12 +132,16 @@ export function parseCweJson(json: unknown, file: string): CweRow[] {
   return [entryRow(json, kind, JSON_TEXT[kind], file, 'record')];
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['.xml', '.json'];
+
 export const cweParser: SourceParser = {
   key: 'cwe',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.xml', '.json'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       files++;
       const isXml = /\.xml(\.gz)?$/i.test(doc.path);
       const rows = isXml ? parseCweXml(doc.text, doc.path) : parseCweJson(parseJsonDocument(doc), doc.path);

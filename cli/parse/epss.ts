@@ -136,6 +136,7 @@ export async function stageEpssFile(file: string, sink: StageSink, progress?: Pr
 
 export const epssParser: SourceParser = {
   key: 'epss',
+  reads: { accepts: isEpssFile, names: ['*.csv', '*.csv.gz'] },
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;

@@ -5,7 +5,7 @@
  * `forensicTriage` (newer schema, BOD 26-04) has no staging column and is ignored.
  */
 import { RawFormatError } from '../../lib/errors.ts';
-import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { KevRow, StageSink } from '../stage/tables.ts';
 import { isJsonSchemaDocument, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate } from './common.ts';
 import type { SourceParser } from './source.ts';
@@ -66,12 +66,16 @@ export function stageKevDocument(json: unknown, file: string, sink: StageSink): 
   return entries.length;
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['.json'];
+
 export const kevParser: SourceParser = {
   key: 'kev',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       const json = parseJsonDocument(doc);
       if (isJsonSchemaDocument(json)) continue;
       files++;

@@ -4,7 +4,7 @@
  */
 import { RawFormatError } from '../../lib/errors.ts';
 import type { ExploitRow } from '../stage/tables.ts';
-import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { isObject, normalizeCveId, stringOrNull, toUtcTimestamp } from './common.ts';
 import type { SourceParser } from './source.ts';
 
@@ -31,13 +31,17 @@ export function metasploitRows(key: string, module: unknown, file: string): Expl
   return [...cves].map((cve_id) => ({ cve_id, source: 'metasploit', exploit_id: fullname, url, title, published, verified: true }));
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['modules_metadata_base.json'];
+
 export const metasploitParser: SourceParser = {
   key: 'metasploit',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
     // Only the metadata file: a checkout of the framework holds many other JSON files.
-    for await (const doc of readDocuments(dir, { endings: ['modules_metadata_base.json'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       files++;
       const json = parseJsonDocument(doc);
       if (!isObject(json)) throw new RawFormatError(doc.path, undefined, 'modules metadata must be a JSON object keyed by module');

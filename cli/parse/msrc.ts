@@ -8,7 +8,7 @@
  */
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
-import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
 import type { CvssPick, VendorAdvisoryRows } from './csaf.ts';
 import type { SourceParser } from './source.ts';
@@ -180,12 +180,16 @@ export function parseMsrcDocument(json: unknown, file: string): VendorAdvisoryRo
   return { advisory, cves };
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['.json'];
+
 export const msrcParser: SourceParser = {
   key: 'msrc',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       files++;
       const rows = parseMsrcDocument(parseJsonDocument(doc), doc.path);
       if (!rows) continue;

@@ -5,7 +5,7 @@
  */
 import { RawFormatError } from '../../lib/errors.ts';
 import type { ExploitRow } from '../stage/tables.ts';
-import { readDocuments } from '../raw/documents.ts';
+import { documentSelection, readDocuments } from '../raw/documents.ts';
 import { isObject, normalizeCveId, stringOrNull } from './common.ts';
 import type { SourceParser } from './source.ts';
 
@@ -52,13 +52,17 @@ export function nucleiRows(text: string, file: string): { rows: ExploitRow[]; li
   return { rows, lines };
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['cves.json', 'cves.jsonl'];
+
 export const nucleiParser: SourceParser = {
   key: 'nuclei',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
     // Only the index: a checkout of the whole repository also holds other JSON files.
-    for await (const doc of readDocuments(dir, { endings: ['cves.json', 'cves.jsonl'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       files++;
       const { rows, lines } = nucleiRows(doc.text, doc.path);
       for (const row of rows) sink.emit('exploit', row);

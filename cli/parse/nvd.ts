@@ -7,7 +7,7 @@
  * `cve_cwe` (`weaknesses`), `reference`, `product` (vulnerable CPE matches and `affected[]`).
  */
 import { RawFormatError } from '../../lib/errors.ts';
-import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { CvssRow, MetricRole, StageSink } from '../stage/tables.ts';
 import { englishText, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate } from './common.ts';
 import { emitAffectedProducts } from './cve5-affected.ts';
@@ -111,6 +111,7 @@ function stageMetrics(
         provider,
         version,
         ...score,
+        user_interaction_required: version === '2.0' && typeof metric.userInteractionRequired === 'boolean' ? metric.userInteractionRequired : null,
         modified,
         file,
       } satisfies CvssRow);
@@ -194,12 +195,16 @@ export function stageNvdDocument(json: unknown, file: string, sink: StageSink): 
   return 1;
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['.json'];
+
 export const nvdParser: SourceParser = {
   key: 'nvd',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       files++;
       const n = stageNvdDocument(parseJsonDocument(doc), doc.path, sink);
       records += n;

@@ -8,7 +8,7 @@
  */
 import { RawFormatError } from '../../lib/errors.ts';
 import type { OsvAdvisoryRow, OsvPackageRow, OsvRangeRow } from '../stage/tables.ts';
-import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { cvssBaseScore, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
 import type { SourceParser } from './source.ts';
 
@@ -232,12 +232,16 @@ export function rangeBranches(events: RangeEvent[]): Branch[] {
   return branches;
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['.json'];
+
 export const osvParser: SourceParser = {
   key: 'ghsa',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       files++;
       const rows = parseOsvRecord(parseJsonDocument(doc), doc.path);
       sink.emit('osv_advisory', rows.advisory);

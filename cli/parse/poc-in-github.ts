@@ -5,7 +5,7 @@
  */
 import { RawFormatError } from '../../lib/errors.ts';
 import type { ExploitRow } from '../stage/tables.ts';
-import { parseJsonDocument, readDocuments } from '../raw/documents.ts';
+import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { isObject, normalizeCveId, stringOrNull, toUtcTimestamp } from './common.ts';
 import type { SourceParser } from './source.ts';
 
@@ -34,12 +34,16 @@ export function pocInGithubRows(json: unknown, cveId: string, file: string): Exp
   });
 }
 
+/** File endings this parser reads (readDocuments). */
+const ENDINGS = ['.json'];
+
 export const pocInGithubParser: SourceParser = {
   key: 'pocInGithub',
+  reads: documentSelection(ENDINGS),
   async stage(dir, sink, progress) {
     let files = 0;
     let records = 0;
-    for await (const doc of readDocuments(dir, { endings: ['.json'] })) {
+    for await (const doc of readDocuments(dir, { endings: ENDINGS })) {
       // Only per-CVE files carry PoCs; anything else in the repository is not data.
       const cveId = pocCveOfPath(doc.path);
       if (!cveId) continue;

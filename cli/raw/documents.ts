@@ -56,6 +56,25 @@ function wanted(name: string, endings: string[]): 'plain' | 'gzip' | 'zip' | nul
   return null;
 }
 
+/**
+ * Which files of its folder a parser reads: `accepts` decides, `names` says it in words (build
+ * output and manifest list every other file as skipped, with these names).
+ */
+export interface FileSelection {
+  accepts(path: string): boolean;
+  /** `*.json` for an ending, the file name itself for a named file (`files_exploits.csv`). */
+  names: string[];
+}
+
+/** The selection of a readDocuments reader with these endings (plain, `.gz`, and `.zip` containers). */
+export function documentSelection(endings: string[]): FileSelection {
+  const shown = (e: string) => (e.startsWith('.') ? `*${e}` : e);
+  return {
+    accepts: (path) => wanted(path, endings) !== null,
+    names: [...endings.flatMap((e) => [shown(e), `${shown(e)}.gz`]), '*.zip'],
+  };
+}
+
 export function gunzipOrFail(buf: Buffer, path: string): Buffer {
   try {
     return gunzipSync(buf);

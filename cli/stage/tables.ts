@@ -79,6 +79,12 @@ export interface CvssRow {
   /** Upper case as published (`HIGH`); null when the record has none (CVE 5 v2). */
   base_severity: string | null;
   /**
+   * NVD v2 metrics only: the metric's `userInteractionRequired` flag. A v2 vector has no UI
+   * component, so this is the only place a v2-only CVE says it needs a user (DESIGN §5.2,
+   * automatable). Null elsewhere, and when NVD omits it.
+   */
+  user_interaction_required: boolean | null;
+  /**
    * The freshness time of this metric (DESIGN §5): NVD `lastModified` for NVD-feed metrics,
    * `providerMetadata.dateUpdated` of the container for CVE 5 metrics.
    */

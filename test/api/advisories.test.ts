@@ -85,6 +85,16 @@ describe('list', () => {
     expect(rhsa).toHaveProperty('vendor_severity');
     expect(rhsa).toHaveProperty('aggregate_severity');
   });
+
+  it('summary rows carry vendor_severity_evidence, the same text the detail shows', async () => {
+    const all = (await list({ limit: 200 })).advisories;
+    expect(all.every((a) => 'vendor_severity_evidence' in a)).toBe(true);
+    const withEvidence = all.filter((a) => a.vendor_severity_evidence !== null);
+    expect(withEvidence.length).toBeGreaterThan(0);
+    for (const a of withEvidence.slice(0, 5)) {
+      expect((await findVendorAdvisory(sample, a.vendor, a.advisory_id))!.vendor_severity_evidence).toBe(a.vendor_severity_evidence);
+    }
+  });
 });
 
 describe('one advisory', () => {
@@ -150,6 +160,8 @@ describe('HTTP', () => {
     expect(body).toMatchObject({ total: 59, limit: 50, offset: 0 });
     expect(body.advisories).toHaveLength(50);
     expect(body.advisories[0]!.advisory_id).toBe('cisco-sa-asaftd-ssl-dos-Xq7bRt2');
+    expect(body.advisories.every((a) => 'vendor_severity_evidence' in a)).toBe(true);
+    expect(body.advisories.some((a) => typeof a.vendor_severity_evidence === 'string')).toBe(true);
   });
 
   it('applies has_cve, vendor, since, limit and offset', async () => {

@@ -62,8 +62,18 @@ describe('/ecosystems', () => {
   it('lists ecosystems with distinct packages and active CVEs', async () => {
     expect(await listEcosystems(sample)).toEqual([
       { ecosystem: 'PyPI', package_count: 6, cve_count: 7 },
-      { ecosystem: 'npm', package_count: 2, cve_count: 2 },
-      { ecosystem: 'Go', package_count: 1, cve_count: 1 },
+      { ecosystem: 'npm', package_count: 3, cve_count: 3 },
+      { ecosystem: 'Go', package_count: 2, cve_count: 2 },
+      { ecosystem: 'Alpine:v3.20', package_count: 1, cve_count: 1 },
+      { ecosystem: 'Debian:11', package_count: 1, cve_count: 1 },
+      { ecosystem: 'Debian:12', package_count: 1, cve_count: 1 },
+      { ecosystem: 'GIT', package_count: 1, cve_count: 1 },
+      { ecosystem: 'Maven', package_count: 1, cve_count: 1 },
+      { ecosystem: 'NuGet', package_count: 1, cve_count: 1 },
+      { ecosystem: 'Rocky Linux:9', package_count: 1, cve_count: 1 },
+      { ecosystem: 'RubyGems', package_count: 1, cve_count: 1 },
+      { ecosystem: 'Ubuntu:22.04:LTS', package_count: 1, cve_count: 1 },
+      { ecosystem: 'crates.io', package_count: 1, cve_count: 1 },
     ]);
   });
 });
@@ -125,7 +135,7 @@ describe('HTTP', () => {
   it('/ecosystems answers every ecosystem with a total', async () => {
     const { status, body } = await api.json('/api/v1/public/ecosystems');
     expect(status).toBe(200);
-    expect(body).toEqual({ ecosystems: await listEcosystems(sample), total: 3 });
+    expect(body).toEqual({ ecosystems: await listEcosystems(sample), total: 13 });
   });
 
   it('/vendors pages and filters by prefix', async () => {

@@ -2,6 +2,11 @@
  * For the API server tests: a real server (startServer on 127.0.0.1, port 0) serving the
  * bundled sample snapshot (data/sample, built once per test process), plus an independent
  * reader of the same snapshot through DuckDB views, to compute what the answers must be.
+ *
+ * Every answer `get` and `json` receive is checked against the OpenAPI document the server
+ * serves (test/helpers/openapi-validator.ts): an undeclared status, a missing required header
+ * or a body off its schema fails the test that received it, so the document cannot drift from
+ * the server unnoticed.
  */
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +18,7 @@ import { publishSnapshot } from '../../cli/build/publish.ts';
 import { openSnapshotViews } from '../../cli/commands/sql.ts';
 import { snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
+import { assertMatchesDocument, OpenApiValidator } from '../helpers/openapi-validator.ts';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -21,7 +27,10 @@ export interface SampleServer {
   base: string;
   dataDir: string;
   buildId: string;
+  /** fetch of `base + path`, the answer checked against the served OpenAPI document. */
   get(path: string, init?: RequestInit): Promise<Response>;
+  /** The served document's validator (fetched once). */
+  validator(): Promise<OpenApiValidator>;
   json<T = Record<string, unknown>>(path: string): Promise<{ status: number; body: T; res: Response }>;
 }
 
@@ -42,18 +51,46 @@ export async function startOn(dataDir: string, buildId: string, opts: Partial<Se
     snapshot: { threads: 1, memoryLimit: '512MB', poolSize: 2 },
     ...opts,
   });
-  const get = (path: string, init?: RequestInit) => fetch(`${server.url}${path}`, init);
+  const validator = documentValidator(server.url);
+  // Fetched now, so that a test's first request is the request it times (e.g. one in flight at close()).
+  await validator();
+  const get = async (path: string, init?: RequestInit) => {
+    const url = `${server.url}${path}`;
+    const res = await fetch(url, init);
+    await checkAnswer(await validator(), init?.method ?? 'GET', url, res);
+    return res;
+  };
   return {
     server,
     base: server.url,
     dataDir,
     buildId,
     get,
+    validator,
     async json<T>(path: string) {
       const res = await get(path);
       return { status: res.status, body: (await res.json()) as T, res };
     },
   };
+}
+
+/** The validator of the document served at `base`, fetched on first use. */
+export function documentValidator(base: string): () => Promise<OpenApiValidator> {
+  let validator: Promise<OpenApiValidator> | undefined;
+  return () =>
+    (validator ??= fetch(`${base}/api/v1/openapi.json`)
+      .then((r) => r.json() as Promise<Record<string, unknown>>)
+      .then((doc) => new OpenApiValidator(doc)));
+}
+
+/** Streams are left unread (a test may read one partly, or not at all): their headers are checked. */
+const STREAMED = /^(application\/x-ndjson|text\/event-stream)/;
+
+/** Throws when `res` does not match the document; reads a copy of the body, never the body. */
+export async function checkAnswer(validator: OpenApiValidator, method: string, url: string, res: Response): Promise<void> {
+  const streamed = STREAMED.test(res.headers.get('content-type') ?? '');
+  const body = streamed || method.toUpperCase() === 'HEAD' ? undefined : await res.clone().text();
+  assertMatchesDocument(validator, { method, url, status: res.status, headers: res.headers, body });
 }
 
 /** An empty data folder of its own (tests that publish). */

@@ -44,6 +44,12 @@ beforeAll(async () => {
     affected: [{ package: { ecosystem: 'PyPI', name: 'versions-only' }, versions: ['1.0', '1.1'] }],
     references: [], database_specific: { severity: 'LOW', cwe_ids: [], github_reviewed: true },
   }));
+  // Exploit data put where no parser looks: a folder no source owns, and the right folder under another name.
+  const exploitRows = 'id,file,description,date_published,author,type,platform,port,date_added,date_updated,verified,codes,tags,aliases,screenshot_url,application_url,source_url\n1,exploits/x.py,"Thing RCE",2025-01-01,a,remote,linux,,2025-01-01,2025-01-01,1,CVE-2025-20001,,,,,\n';
+  await mkdir(join(raw, 'exploits'), { recursive: true });
+  await writeFile(join(raw, 'exploits', 'files_exploits.csv'), exploitRows);
+  await mkdir(join(raw, 'exploitdb'), { recursive: true });
+  await writeFile(join(raw, 'exploitdb', 'exploits.csv'), exploitRows);
   // A CVE 5 record naming a package: its ranges were never loaded → null.
   await mkdir(join(raw, 'cvelist'), { recursive: true });
   await writeFile(join(raw, 'cvelist', 'CVE-2025-20002.json'), JSON.stringify({
@@ -67,6 +73,13 @@ describe('publishing', () => {
     expect(manifest).toMatchObject({ build_id: result.buildId, schema_version: 1 });
     expect(manifest.counts.cves).toBe(2);
     expect(manifest.sources.nvd.records).toBe(2);
+    // Raw data no parser read is listed, with the names that would have been read.
+    expect(manifest.counts.exploits).toBe(0);
+    expect(manifest.skipped.total).toBe(2);
+    expect(manifest.skipped.entries).toEqual([
+      { path: 'exploits/', reason: 'not a source folder: none of its 1 file(s) is read', expected: ['exploitdb/files_exploits.csv'] },
+      { path: 'exploitdb/exploits.csv', reason: 'not a name the exploitdb parser reads', expected: ['exploitdb/files_exploits.csv', 'exploitdb/files_exploits.csv.gz'] },
+    ]);
     // No work folder is left behind.
     expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
   });
@@ -126,7 +139,7 @@ describe('enrichment tables', () => {
     const byName = Object.fromEntries(rows.map((r) => [r.package_name, r]));
     expect(byName['pkg-ghsa-aaaa-bbbb-cccc']).toMatchObject({ source: 'osv', fixed_version: '1.2.3' });
     expect(byName['pkg-ghsa-aaaa-bbbb-cccc']!.fixed_branches).toEqual([
-      { introduced: '0', fixed: '1.2.3', last_affected: null, source: 'ghsa', advisory_id: 'GHSA-aaaa-bbbb-cccc' },
+      { introduced: '0', fixed: '1.2.3', last_affected: null, source: 'ghsa', advisory_id: 'GHSA-aaaa-bbbb-cccc', range_type: 'ECOSYSTEM', limit: null },
     ]);
     expect(byName['versions-only']!.fixed_branches).toEqual([]);
     expect(byName['versions-only']!.fixed_version).toBeNull();

@@ -49,6 +49,8 @@ const corpus: Corpus = {
     { id: 'CVE-2024-10025', metrics: [v3(3.5, NVD, NET_PARTIAL)] },
     { id: 'CVE-2024-10026', metrics: [{ version: '3.0', source: NVD, vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', score: 9.8 }, v3(6.1)] },
     { id: 'CVE-2024-10027', metrics: [v3(7.5, NVD, NET)], kevDateAdded: '2025-01-10' },
+    // v2-only, the same network vector as 10008, but NVD says a user must interact.
+    { id: 'CVE-2024-10028', published: '2008-01-01T00:00:00.000', metrics: [{ version: '2.0', source: NVD, vector: V2_FULL, score: 10.0, userInteractionRequired: true }] },
   ],
   cve5: [
     { id: 'CVE-2024-10002', cnaDateUpdated: '2024-07-01T00:00:00.000Z', cnaMetrics: [{ version: '3.1', vector: LOCAL, score: 9.4 }] },
@@ -268,6 +270,15 @@ describe('service_risk, SSVC decision and confidence (DESIGN §5.1–5.3)', () =
   it('SSVC fallbacks: EPSS ≥ 0.10 → poc; a full-impact network v2 vector → automatable and total', () => {
     expect(cve('CVE-2024-10018').score_factors.ssvc.exploitation).toBe('poc');
     expect(cve('CVE-2024-10008').score_factors.ssvc).toMatchObject({ automatable: 'yes', technical_impact: 'total' });
+  });
+
+  it("a v2-only CVE whose NVD metric says userInteractionRequired is not automatable (v2 vectors have no UI)", () => {
+    expect(cve('CVE-2024-10008').score_factors.svc_risk.automatable).toBe(0.5);
+    expect(cve('CVE-2024-10028').score_factors.svc_risk.automatable).toBe(0.1);
+    expect(cve('CVE-2024-10028').score_factors.ssvc.automatable).toBe('no');
+    // 100 × (0.45 × 1.0 + 0.40 × 0 + 0.15 × 0.1) = 46.5, against 52.5 for 10008.
+    expect(cve('CVE-2024-10028').service_risk).toBe(46.5);
+    expect(cve('CVE-2024-10008').service_risk).toBe(52.5);
   });
 
   it('confidence counts independent signals: NVD + CNA + EPSS → HIGH', () => {

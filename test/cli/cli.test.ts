@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 import { nvdPage, nvdRecord } from '../helpers/raw-corpus.ts';
+import { FETCHERS } from '../../cli/fetch/registry.ts';
+import { SOURCE_SUMMARIES } from '../../cli/fetch/source-summaries.ts';
 
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'vulnintel.mjs');
@@ -31,6 +33,21 @@ describe('vulnintel CLI', () => {
     const { code, stdout } = await cli(['--help']);
     expect(code).toBe(0);
     for (const c of ['fetch', 'build', 'update', 'poll', 'serve', 'synth', 'sql']) expect(stdout).toMatch(new RegExp(`^\\s+${c}\\b`, 'm'));
+  });
+
+  it('fetch --help and update --help name every registered source, in fetch order, with what it fetches', async () => {
+    const registered = Object.keys(FETCHERS);
+    expect(Object.keys(SOURCE_SUMMARIES)).toEqual(registered);
+    for (const command of ['fetch', 'update']) {
+      const { code, stdout } = await cli([command, '--help']);
+      expect(code).toBe(0);
+      const listed = [...stdout.slice(stdout.indexOf('Sources (')).matchAll(/^ {2}(\S+) +(\S.*)$/gm)];
+      expect(listed.map((m) => m[1])).toEqual(registered);
+      for (const m of listed) {
+        expect(m[2]).toBe(SOURCE_SUMMARIES[m[1] as keyof typeof SOURCE_SUMMARIES]);
+        expect(m[2]!.length).toBeGreaterThan(20);
+      }
+    }
   });
 
   it('sql answers over the current snapshot, as JSON and CSV', async () => {

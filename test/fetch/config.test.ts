@@ -29,6 +29,14 @@ describe('fetch configuration', () => {
     expect(config.sources.nvd).toEqual(DEFAULT_CONFIG.sources.nvd);
   });
 
+  it('fetches EPSS from its current home by default (the old host answers 301), still overridable', async () => {
+    expect(new URL(DEFAULT_CONFIG.sources.epss.url).host).toBe('epss.empiricalsecurity.com');
+    expect(new URL(DEFAULT_CONFIG.sources.epss.url).pathname).toBe('/epss_scores-current.csv.gz');
+    expect((await loadFetchConfig(EXAMPLE)).sources.epss.url).toBe(DEFAULT_CONFIG.sources.epss.url);
+    const mirrored = await loadFetchConfig(await configFile({ sources: { epss: { url: 'https://mirror.corp/epss.csv.gz' } } }));
+    expect(mirrored.sources.epss.url).toBe('https://mirror.corp/epss.csv.gz');
+  });
+
   it('names the key of a typo or a bad value', async () => {
     await expect(loadFetchConfig(await configFile({ sources: { nvdd: {} } }))).rejects.toThrow(/sources: Unrecognized key.*nvdd/);
     await expect(loadFetchConfig(await configFile({ sources: { nvd: { windowDays: 200 } } }))).rejects.toThrow(/sources\.nvd\.windowDays/);

@@ -60,7 +60,7 @@ describe('cvelistV5 release assets', () => {
     expect(result.ok).toBe(true);
     expect(downloads().sort()).toEqual(['2026-10-01_all_CVEs_at_midnight.zip.zip', '2026-10-01_delta_CVEs_at_1100Z.zip']);
     const dir = join(raw, 'cvelist');
-    expect((await readdir(dir)).sort()).toEqual(['2026-10-01_all_CVEs_at_midnight.zip', '2026-10-01_delta_CVEs_at_1100Z.zip']);
+    expect((await readdir(dir)).filter((n) => !n.startsWith('_')).sort()).toEqual(['2026-10-01_all_CVEs_at_midnight.zip', '2026-10-01_delta_CVEs_at_1100Z.zip']);
     const baseline = await readFile(join(dir, '2026-10-01_all_CVEs_at_midnight.zip'));
     expect(baseline).toEqual(inner);
     expect(Object.keys(unzipSync(baseline))).toContain('cves/2024/1xxx/CVE-2024-1086.json');
@@ -80,7 +80,7 @@ describe('cvelistV5 release assets', () => {
     const result = await run();
     expect(result.ok).toBe(true);
     expect(downloads().sort()).toEqual(['2026-10-01_delta_CVEs_at_end_of_day.zip', '2026-10-02_delta_CVEs_at_0300Z.zip']);
-    expect((await readdir(join(raw, 'cvelist'))).sort()).toEqual([
+    expect((await readdir(join(raw, 'cvelist'))).filter((n) => !n.startsWith('_')).sort()).toEqual([
       '2026-10-01_all_CVEs_at_midnight.zip',
       '2026-10-01_delta_CVEs_at_end_of_day.zip',
       '2026-10-02_delta_CVEs_at_0300Z.zip',
@@ -95,7 +95,7 @@ describe('cvelistV5 release assets', () => {
     const result = await run();
     expect(result.ok).toBe(false);
     expect(result.error).toMatch(/cvelist 2026-10-01_delta_CVEs_at_1200Z\.zip from .*: not a complete zip archive/);
-    expect((await readdir(join(raw, 'cvelist'))).sort()).toEqual(['2026-10-01_all_CVEs_at_midnight.zip', '2026-10-01_delta_CVEs_at_1100Z.zip']);
+    expect((await readdir(join(raw, 'cvelist'))).filter((n) => !n.startsWith('_')).sort()).toEqual(['2026-10-01_all_CVEs_at_midnight.zip', '2026-10-01_delta_CVEs_at_1100Z.zip']);
     expect(await readFile(join(raw, 'cvelist', '2026-10-01_delta_CVEs_at_1100Z.zip'))).toEqual(before);
   });
 

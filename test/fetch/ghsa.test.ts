@@ -57,13 +57,14 @@ describe('GHSA through the OSV bulk export', () => {
       headers: { etag: '"csv1"' },
       body: ['2026-09-30T10:00:00Z,GHSA-p8p7-x288-28g6', '2026-09-30T09:00:00Z,MAL-2026-1234', '2026-09-01T00:00:00Z,GHSA-old0-0000-0000', ''].join('\n'),
     };
-    table['/npm/GHSA-p8p7-x288-28g6.json'] = { body: JSON.stringify(updated) };
+    // As OSV serves it (compact, its own key order): stored byte for byte, never re-serialised.
+    const served = Buffer.from(JSON.stringify(updated));
+    table['/npm/GHSA-p8p7-x288-28g6.json'] = { body: served };
     table['/PyPI/modified_id.csv'] = { body: '2026-09-02T00:00:00Z,GHSA-235v-2948-prr3\n' };
     const second = await run('2026-10-01T12:00:00Z');
     expect(second.ok).toBe(true);
     expect(paths()).toEqual(['/npm/modified_id.csv', '/npm/GHSA-p8p7-x288-28g6.json', '/PyPI/modified_id.csv']);
-    const stored = JSON.parse(await readFile(join(raw, 'ghsa', 'npm', 'updates', 'GHSA-p8p7-x288-28g6.json'), 'utf8'));
-    expect(stored.modified).toBe('2026-09-30T10:00:00Z');
+    expect(await readFile(join(raw, 'ghsa', 'npm', 'updates', 'GHSA-p8p7-x288-28g6.json'))).toEqual(served);
     expect((await readSourceStatuses(raw)).ghsa).toMatchObject({ ok: true, records: 1 });
 
     // Unchanged listing: one conditional request per ecosystem and nothing else.

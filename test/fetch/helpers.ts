@@ -29,6 +29,8 @@ export interface Reply {
   body?: string | Buffer;
   /** Send the headers (with the full Content-Length) and this many body bytes, then cut the connection. */
   cutAfter?: number;
+  /** With cutAfter: wait this long before cutting (the client reads what it got first). */
+  cutDelayMs?: number;
 }
 
 export type Route = (req: IncomingMessage, url: URL) => Reply | Promise<Reply>;
@@ -59,7 +61,7 @@ export async function startServer(route: Route): Promise<TestServer> {
     const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : (reply.body ?? Buffer.alloc(0));
     res.writeHead(reply.status ?? 200, { 'content-length': String(body.length), ...reply.headers });
     if (reply.cutAfter !== undefined) {
-      res.write(body.subarray(0, reply.cutAfter), () => res.destroy());
+      res.write(body.subarray(0, reply.cutAfter), () => setTimeout(() => res.destroy(), reply.cutDelayMs ?? 0));
       return;
     }
     res.end(body);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HttpClient, parseRetryAfter } from '../../cli/fetch/http.ts';
+import { Agent } from 'undici';
+import { DEFAULT_CONFIG } from '../../cli/fetch/config.ts';
+import { HttpClient, deadHostSeconds, parseRetryAfter } from '../../cli/fetch/http.ts';
 import { RollingWindowLimiter } from '../../cli/fetch/rate-limit.ts';
 import { routes, startServer, testHttp } from './helpers.ts';
 
@@ -41,6 +43,37 @@ describe('HTTP client', () => {
     const res = await http.get(`${server.base}/x`);
     expect(await res.body.text()).toBe('ok');
     expect(sleeps).toEqual([5000]);
+    await server.close();
+  });
+});
+
+describe('a host that accepts the connection and never answers', () => {
+  it('costs at most about two minutes per source with the defaults (all attempts at full timeout, largest backoffs)', () => {
+    const h = DEFAULT_CONFIG.http;
+    expect(deadHostSeconds(h)).toBe((h.retries + 1) * h.timeoutSeconds + [0, 1, 2].slice(0, h.retries).reduce((n, i) => n + h.backoffSeconds * 2 ** i * 1.25, 0));
+    expect(deadHostSeconds(h)).toBe(117.5);
+    expect(deadHostSeconds(h)).toBeLessThanOrEqual(120);
+    // The old defaults (120 s, 4 retries): 10 minutes and more.
+    expect(deadHostSeconds({ ...h, timeoutSeconds: 120, retries: 4 })).toBeGreaterThan(600);
+    const client = new HttpClient();
+    expect(client.timeoutMs).toBe(h.timeoutSeconds * 1000);
+    void client.close();
+  });
+
+  it('gives up after retries × the timeout, naming the URL, with small injected timeouts', async () => {
+    const server = await startServer(() => new Promise(() => {}));
+    const http = new HttpClient({
+      dispatcher: new Agent({ headersTimeout: 150, bodyTimeout: 150 }),
+      timeoutMs: 150,
+      retries: 2,
+      backoffMs: 10,
+    });
+    const started = performance.now();
+    await expect(http.get(`${server.base}/never`)).rejects.toThrow(/^GET http:\/\/127\.0\.0\.1:\d+\/never: .*UND_ERR_HEADERS_TIMEOUT.* after 3 attempts$/);
+    const elapsed = (performance.now() - started) / 1000;
+    expect(server.requests).toHaveLength(3);
+    expect(elapsed).toBeGreaterThanOrEqual(3 * 0.15);
+    await http.close();
     await server.close();
   });
 });

@@ -16,6 +16,8 @@ export interface NvdMetric {
   vector: string;
   score: number;
   severity?: string;
+  /** v2 only: NVD's `userInteractionRequired` flag on the metric object. */
+  userInteractionRequired?: boolean;
 }
 
 export interface NvdCase {
@@ -42,7 +44,7 @@ export function nvdRecord(c: NvdCase): Record<string, unknown> {
     const key = m.version === '4.0' ? 'cvssMetricV40' : m.version === '3.1' ? 'cvssMetricV31' : m.version === '3.0' ? 'cvssMetricV30' : 'cvssMetricV2';
     const entry: Record<string, unknown> =
       m.version === '2.0'
-        ? { source: m.source, type: m.type ?? 'Primary', cvssData: { version: '2.0', vectorString: m.vector, baseScore: m.score }, baseSeverity: m.severity ?? (m.score >= 7 ? 'HIGH' : m.score >= 4 ? 'MEDIUM' : 'LOW') }
+        ? { source: m.source, type: m.type ?? 'Primary', cvssData: { version: '2.0', vectorString: m.vector, baseScore: m.score }, baseSeverity: m.severity ?? (m.score >= 7 ? 'HIGH' : m.score >= 4 ? 'MEDIUM' : 'LOW'), ...(m.userInteractionRequired !== undefined ? { userInteractionRequired: m.userInteractionRequired } : {}) }
         : { source: m.source, type: m.type ?? 'Primary', cvssData: { version: m.version, vectorString: m.vector, baseScore: m.score, baseSeverity: m.severity ?? severityOf(m.score) } };
     (metrics[key] ??= []).push(entry);
   }

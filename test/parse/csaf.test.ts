@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RawFormatError } from '../../lib/errors.ts';
-import { csafJsonKind, csafParser, csafVendorOf, parseCsafDocument, type VendorAdvisoryRows } from '../../cli/parse/csaf.ts';
+import { csafJsonKind, csafParser, csafVendorFromPublisher, csafVendorOf, parseCsafDocument, type VendorAdvisoryRows } from '../../cli/parse/csaf.ts';
 import { MemoryStageSink } from '../../cli/stage/writer.ts';
 
 const DIR = fileURLToPath(new URL('../fixtures/csaf/', import.meta.url));
@@ -321,6 +321,42 @@ describe('csafParser.stage', () => {
       const sink = new MemoryStageSink();
       await csafParser.stage(dir, sink, noProgress);
       expect(sink.rows.vendor_advisory.map((a) => a.vendor)).toEqual(['acme']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('derives the vendor from the registrable domain of real publisher namespaces, confirmed by the name', () => {
+    const vendorOf = (name: string | undefined, namespace: string) => {
+      const doc = csafDoc({}) as { document: { publisher: Record<string, unknown> } };
+      doc.document.publisher = { category: 'vendor', ...(name ? { name } : {}), namespace };
+      return csafVendorFromPublisher(doc);
+    };
+    // Publisher name and namespace pairs as the vendors publish them (data/sample, the OASIS examples, CISA, BSI).
+    expect(vendorOf('Cisco PSIRT', 'https://www.cisco.com')).toBe('cisco');
+    expect(vendorOf('Siemens ProductCERT', 'https://www.siemens.com')).toBe('siemens');
+    expect(vendorOf('Red Hat Product Security', 'https://www.redhat.com')).toBe('redhat');
+    expect(vendorOf('SUSE Product Security Team', 'https://www.suse.com/')).toBe('suse');
+    expect(vendorOf('Microsoft Security Response Center', 'https://msrc.microsoft.com')).toBe('microsoft');
+    expect(vendorOf('Oracle', 'https://www.oracle.com')).toBe('oracle');
+    expect(vendorOf('Fortinet PSIRT', 'https://www.fortiguard.com')).toBe('fortinet');
+    expect(vendorOf('Palo Alto Networks Product Security Incident Response Team', 'https://security.paloaltonetworks.com')).toBe('paloaltonetworks');
+    expect(vendorOf('CISA', 'https://www.cisa.gov/')).toBe('cisa');
+    expect(vendorOf('Bundesamt für Sicherheit in der Informationstechnik', 'https://www.bsi.bund.de')).toBe('bsi');
+    // The issue's case: a psirt.<vendor>.com namespace is the vendor, never `psirt`.
+    expect(vendorOf('Example Company ProductCERT', 'https://psirt.example.com')).toBe('example');
+    expect(vendorOf('Product Security Incident Response Team', 'https://psirt.acme.com')).toBe('acme');
+    expect(vendorOf(undefined, 'https://psirt.acme.co.uk/csaf')).toBe('acme');
+    expect(vendorOf('Acme PSIRT', 'not a url')).toBe('acme');
+  });
+
+  it('a loose document from psirt.<vendor>.com is staged under <vendor>', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'csaf-'));
+    try {
+      writeFileSync(join(dir, 'vex.json'), readFileSync(join(DIR, 'example', '2022-evd-uc-01-a-001.json')));
+      const sink = new MemoryStageSink();
+      await csafParser.stage(dir, sink, noProgress);
+      expect(sink.rows.vendor_advisory.map((a) => a.vendor)).toEqual(['example']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

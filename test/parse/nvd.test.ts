@@ -190,6 +190,9 @@ describe('NVD response pages', () => {
     expect(cve.cve_tags).toEqual(['disputed', 'unsupported-when-assigned']);
     expect(cve.kev_vulnerability_name).toBe('Acme Widget Improper Neutralization Vulnerability');
     expect(only(sink.rows.cvss).find((r) => r.role === 'cna')).toMatchObject({ base_score: 9.8, base_severity: 'CRITICAL' });
+    // v2's userInteractionRequired is kept (v2 vectors have no UI metric); null on v3/v4 rows.
+    expect(only(sink.rows.cvss).find((r) => r.version === '2.0')).toMatchObject({ vector: 'AV:N/AC:M/Au:N/C:N/I:P/A:N', user_interaction_required: true });
+    expect(only(sink.rows.cvss).filter((r) => r.version !== '2.0').every((r) => r.user_interaction_required === null)).toBe(true);
     expect(only(sink.rows.ssvc)[0]).toMatchObject({ exploitation: 'poc', automatable: 'yes', technical_impact: 'partial' });
     expect(only(sink.rows.cve_cwe).map((r) => r.cwe_id)).toEqual(['CWE-79', 'CWE-79', 'NVD-CWE-Other']);
     const products = only(sink.rows.product).map((r) => `${r.vendor}/${r.product}/${r.version_start_including}/${r.version_end_excluding}`);

@@ -3,6 +3,10 @@
  * ROLIE feeds (preferred, CSAF §7.3.2) or directory distributions (`changes.csv`, plus Red Hat's
  * `deletions.csv`) → one file per document at `csaf/<vendor>/<year>/<file>.json`.
  *
+ * A first run of a directory provider that publishes `archive_latest.txt` (Red Hat) starts from
+ * that archive instead of one request per document (csaf-archive.ts), then goes on from
+ * changes.csv like any later run.
+ *
  * No watermark file: each document's mtime is set to the `current_release_date`/`updated` the
  * listing gave, and a document is fetched only when the listing is newer than the file. That
  * makes unsorted listings (CISA's changes.csv has hundreds of inversions), interrupted runs and
@@ -15,8 +19,10 @@ import { formatCount, progress } from '../../../lib/log.ts';
 import type { CsafProvider } from '../config.ts';
 import { writeFileAtomic } from '../atomic.ts';
 import { FetchError, describeError } from '../errors.ts';
-import { HttpStatusError } from '../http.ts';
+import { HttpStatusError, parseJsonBody } from '../http.ts';
+import { getListing, listingKey } from '../listing.ts';
 import { runPool } from '../pool.ts';
+import { bootstrapFromArchive, needsBootstrap } from './csaf-archive.ts';
 import type { FetchContext, SourceFetcher, SourceOutcome } from './types.ts';
 
 interface Listing {
@@ -128,23 +134,40 @@ export function parseRolieFeed(value: unknown, what: string): CsafEntry[] {
   return out;
 }
 
-async function readListing(ctx: FetchContext, vendor: string, listing: Listing): Promise<{ entries: CsafEntry[]; deletions: CsafEntry[] }> {
+function parseJson(what: string): (body: Buffer, url: string) => unknown {
+  return (body, url) => parseJsonBody(body, what, url);
+}
+
+/**
+ * A feed or directory's documents (and deletions). Every listing is asked for conditionally:
+ * unchanged, it costs a 304 and its kept copy is read (listing.ts).
+ */
+async function readListing(ctx: FetchContext, vendor: string, listing: Listing): Promise<{ entries: CsafEntry[]; deletions: CsafEntry[]; bytes: number }> {
+  const opts = (url: string) => ({ sourceDir: ctx.dir, key: listingKey(vendor, url), conditional: !ctx.full, signal: ctx.signal });
   if (listing.kind === 'rolie') {
-    const feed = await ctx.http.getJson(listing.url, `${vendor} ROLIE feed`, { signal: ctx.signal });
-    return { entries: parseRolieFeed(feed, `${vendor} ROLIE feed ${listing.url}`), deletions: [] };
+    const what = `${vendor} ROLIE feed ${listing.url}`;
+    const feed = await getListing(ctx.http, listing.url, { ...opts(listing.url), headers: { accept: 'application/json' } }, (body, url) =>
+      parseRolieFeed(parseJsonBody(body, `${vendor} ROLIE feed`, url), what),
+    );
+    return { entries: feed.value, deletions: [], bytes: feed.bytes };
   }
   const dir = listing.url.endsWith('/') ? listing.url : `${listing.url}/`;
-  const changes = await ctx.http.get(`${dir}changes.csv`, { signal: ctx.signal });
-  const entries = parseChangesCsv(await changes.body.text(), dir, `${vendor} ${dir}changes.csv`);
+  const changes = await getListing(ctx.http, `${dir}changes.csv`, opts(`${dir}changes.csv`), (body) =>
+    parseChangesCsv(body.toString('utf8'), dir, `${vendor} ${dir}changes.csv`),
+  );
   let deletions: CsafEntry[] = [];
+  let bytes = changes.bytes;
   try {
-    const res = await ctx.http.get(`${dir}deletions.csv`, { signal: ctx.signal });
-    deletions = parseChangesCsv(await res.body.text(), dir, `${vendor} ${dir}deletions.csv`);
+    const got = await getListing(ctx.http, `${dir}deletions.csv`, opts(`${dir}deletions.csv`), (body) =>
+      parseChangesCsv(body.toString('utf8'), dir, `${vendor} ${dir}deletions.csv`),
+    );
+    deletions = got.value;
+    bytes += got.bytes;
   } catch (err) {
     // Only Red Hat publishes deletions.csv; elsewhere it is simply absent.
     if (!(err instanceof HttpStatusError && (err.status === 404 || err.status === 403))) throw err;
   }
-  return { entries, deletions };
+  return { entries: changes.value, deletions, bytes };
 }
 
 async function isCurrent(file: string, updated: string): Promise<boolean> {
@@ -163,11 +186,26 @@ interface ProviderResult {
 
 async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise<ProviderResult> {
   const vendorDir = join(ctx.dir, provider.vendor);
-  const meta = await ctx.http.getJson(provider.url, `${provider.vendor} provider-metadata.json`, { signal: ctx.signal });
+  const meta = await getListing(
+    ctx.http,
+    provider.url,
+    { sourceDir: ctx.dir, key: listingKey(provider.vendor, provider.url), conditional: !ctx.full, signal: ctx.signal, headers: { accept: 'application/json' } },
+    parseJson(`${provider.vendor} provider-metadata.json`),
+  );
+  let listingBytes = meta.bytes;
   const byPath = new Map<string, CsafEntry>();
   const deleted = new Map<string, CsafEntry>();
-  for (const listing of listingsOf(meta, provider)) {
-    const { entries, deletions } = await readListing(ctx, provider.vendor, listing);
+  let fromArchive = 0;
+  for (const listing of listingsOf(meta.value, provider)) {
+    if (listing.kind === 'directory' && (await needsBootstrap(vendorDir, ctx.full))) {
+      const boot = await bootstrapFromArchive(ctx, provider.vendor, listing.url, vendorDir);
+      if (boot) {
+        fromArchive += boot.documents;
+        listingBytes += boot.bytes;
+      }
+    }
+    const { entries, deletions, bytes } = await readListing(ctx, provider.vendor, listing);
+    listingBytes += bytes;
     for (const e of entries) {
       const cur = byPath.get(e.localPath);
       if (!cur || e.updated > cur.updated) byPath.set(e.localPath, e);
@@ -178,8 +216,10 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
   for (const [path, d] of deleted) if ((byPath.get(path)?.updated ?? '') <= d.updated) byPath.delete(path);
 
   const todo: CsafEntry[] = [];
-  for (const e of byPath.values()) if (ctx.full || !(await isCurrent(join(vendorDir, e.localPath), e.updated))) todo.push(e);
-  const result: ProviderResult = { fetched: 0, bytes: 0, deleted: 0, listed: byPath.size, newest: null, failures: [] };
+  // After an archive bootstrap (--full included), the archive's files stand for the documents it held.
+  const refetchAll = ctx.full && fromArchive === 0;
+  for (const e of byPath.values()) if (refetchAll || !(await isCurrent(join(vendorDir, e.localPath), e.updated))) todo.push(e);
+  const result: ProviderResult = { fetched: fromArchive, bytes: listingBytes, deleted: 0, listed: byPath.size, newest: null, failures: [] };
   for (const e of byPath.values()) if (!result.newest || e.updated > result.newest) result.newest = e.updated;
 
   const bar = progress(`csaf ${provider.vendor}`, todo.length, 'documents');
@@ -188,8 +228,7 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
       todo,
       ctx.config.sources.csaf.concurrency,
       async (e) => {
-        const res = await ctx.http.get(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal });
-        const raw = Buffer.from(await res.body.arrayBuffer());
+        const raw = (await ctx.http.getBytes(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
         let doc: unknown;
         try {
           doc = JSON.parse(raw.toString('utf8'));

@@ -17,6 +17,8 @@ import { formatCount } from '../../../lib/log.ts';
 import { moveIntoPlace, tempPathFor } from '../atomic.ts';
 import { downloadToTemp } from '../download.ts';
 import { FetchError } from '../errors.ts';
+import { parseJsonBody } from '../http.ts';
+import { getListing, listingKey } from '../listing.ts';
 import { extractSingleMember, zipEntryNames } from '../verify.ts';
 import type { FetchContext, SourceFetcher, SourceOutcome } from './types.ts';
 
@@ -104,8 +106,18 @@ async function listReleases(ctx: FetchContext): Promise<Array<CvelistFile & { ur
     const url = new URL(cfg.releasesUrl);
     url.searchParams.set('per_page', '100');
     url.searchParams.set('page', String(page));
-    const releases = await ctx.http.getJson(url.toString(), 'cvelistV5 releases', { headers, signal: ctx.signal });
-    if (!Array.isArray(releases)) throw new FetchError(`cvelistV5 releases from ${url}: expected a JSON array`);
+    // Conditional (GitHub does not count a 304 against the rate limit): an unchanged page is
+    // read from its kept copy (listing.ts).
+    const { value: releases } = await getListing(
+      ctx.http,
+      url.toString(),
+      { sourceDir: ctx.dir, key: listingKey('releases', url.toString()), conditional: !ctx.full, headers, signal: ctx.signal },
+      (body, served) => {
+        const value = parseJsonBody(body, 'cvelistV5 releases', served);
+        if (!Array.isArray(value)) throw new FetchError(`cvelistV5 releases from ${served}: expected a JSON array`);
+        return value as unknown[];
+      },
+    );
     for (const r of releases) {
       const assets = (r as { assets?: unknown }).assets;
       if (!Array.isArray(assets)) continue;

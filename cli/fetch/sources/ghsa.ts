@@ -17,6 +17,7 @@ import { formatCount } from '../../../lib/log.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
 import { fetchFile } from '../download.ts';
 import { FetchError, describeError } from '../errors.ts';
+import { parseJsonBody } from '../http.ts';
 import { runPool } from '../pool.ts';
 import { ValidatorStore, conditionalHeaders, validatorsOf, type Validators } from '../validators.ts';
 import { verifyZip } from '../verify.ts';
@@ -73,12 +74,10 @@ export const ghsaSource: SourceFetcher = {
       let needFull = ctx.full || !existsSync(zipPath) || !st.watermark || age > cfg.fullRefreshDays * 86_400_000;
       try {
         if (!needFull) {
-          const res = await ctx.http.get(`${base}/modified_id.csv`, { headers: conditionalHeaders(st.csv), signal: ctx.signal });
-          if (res.status === 304) {
-            await res.body.dump();
-          } else {
-            const text = await res.body.text();
-            totals.bytes += Buffer.byteLength(text);
+          const res = await ctx.http.getBytes(`${base}/modified_id.csv`, { headers: conditionalHeaders(st.csv), signal: ctx.signal });
+          if (res.status !== 304) {
+            const text = res.body.toString('utf8');
+            totals.bytes += res.body.length;
             const rows = parseModifiedIds(text);
             if (rows.length === 0 && text.trim()) throw new FetchError(`${ecosystem} modified_id.csv from ${res.url}: no rows of <modified>,<id>`);
             const changed = rows.filter((r) => r.modified > st.watermark! && cfg.idPrefixes.some((p) => r.id.startsWith(p)));
@@ -91,11 +90,12 @@ export const ghsaSource: SourceFetcher = {
                 cfg.concurrency,
                 async (row) => {
                   const url = `${base}/${encodeURIComponent(row.id)}.json`;
-                  const record = await ctx.http.getJson(url, `ghsa ${row.id}`, { signal: ctx.signal });
-                  if ((record as { id?: unknown })?.id !== row.id) throw new FetchError(`ghsa ${row.id} from ${url}: the record's id does not match`);
-                  const body = JSON.stringify(record, null, 2);
-                  await writeFileAtomic(join(folder, 'updates', `${row.id}.json`), body);
-                  totals.bytes += Buffer.byteLength(body);
+                  const res = await ctx.http.getBytes(url, { headers: { accept: 'application/json' }, signal: ctx.signal });
+                  // Checked, then stored as served: byte for byte what OSV published.
+                  const record = parseJsonBody(res.body, `ghsa ${row.id}`, res.url);
+                  if ((record as { id?: unknown })?.id !== row.id) throw new FetchError(`ghsa ${row.id} from ${res.url}: the record's id does not match`);
+                  await writeFileAtomic(join(folder, 'updates', `${row.id}.json`), res.body);
+                  totals.bytes += res.body.length;
                   totals.updates++;
                   totals.records++;
                 },

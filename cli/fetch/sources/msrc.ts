@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { formatCount, progress } from '../../../lib/log.ts';
 import { writeFileAtomic } from '../atomic.ts';
 import { FetchError, describeError } from '../errors.ts';
+import { parseJsonBody } from '../http.ts';
+import { getListing, listingKey } from '../listing.ts';
 import type { FetchContext, SourceFetcher, SourceOutcome } from './types.ts';
 
 export interface MsrcUpdate {
@@ -36,8 +38,14 @@ export const msrcSource: SourceFetcher = {
   name: 'msrc',
   async fetch(ctx: FetchContext): Promise<SourceOutcome> {
     const cfg = ctx.config.sources.msrc;
-    const index = await ctx.http.getJson(cfg.updatesUrl, 'MSRC CVRF updates', { signal: ctx.signal });
-    const updates = parseMsrcUpdates(index, `MSRC CVRF updates from ${cfg.updatesUrl}`).filter(
+    // Conditional: an unchanged index costs a 304 and its kept copy is read (listing.ts).
+    const index = await getListing(
+      ctx.http,
+      cfg.updatesUrl,
+      { sourceDir: ctx.dir, key: listingKey('msrc', cfg.updatesUrl), conditional: !ctx.full, signal: ctx.signal, headers: { accept: 'application/json' } },
+      (body, url) => parseMsrcUpdates(parseJsonBody(body, 'MSRC CVRF updates', url), `MSRC CVRF updates from ${url}`),
+    );
+    const updates = index.value.filter(
       (u) => cfg.sinceYear === null || Number(u.released.slice(0, 4)) >= cfg.sinceYear,
     );
     const todo: MsrcUpdate[] = [];
@@ -46,15 +54,14 @@ export const msrcSource: SourceFetcher = {
       if (ctx.full || !s || Math.floor(s.mtimeMs / 1000) < Math.floor(Date.parse(u.released) / 1000)) todo.push(u);
     }
     const bar = progress('msrc', todo.length, 'documents');
-    let bytes = 0;
+    let bytes = index.bytes;
     const failures: string[] = [];
     try {
       // Sequential: monthly documents are large (tens of MB) and Microsoft's API is slow to build them.
       for (const u of todo) {
         ctx.signal.throwIfAborted();
         try {
-          const res = await ctx.http.get(u.url, { headers: { accept: 'application/json' }, signal: ctx.signal });
-          const raw = Buffer.from(await res.body.arrayBuffer());
+          const raw = (await ctx.http.getBytes(u.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
           let doc: unknown;
           try {
             doc = JSON.parse(raw.toString('utf8'));

@@ -147,13 +147,13 @@ class NvdRun {
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     url.searchParams.set('resultsPerPage', String(this.cfg.pageSize));
     url.searchParams.set('startIndex', String(startIndex));
-    const res = await this.ctx.http.get(url.toString(), {
+    const res = await this.ctx.http.getBytes(url.toString(), {
       limiter: this.limiter,
       retryOn: [...RETRY_STATUSES, 403],
       headers: { accept: 'application/json', ...(this.apiKey ? { apiKey: this.apiKey } : {}) },
       signal: this.ctx.signal,
     });
-    const raw = Buffer.from(await res.body.arrayBuffer());
+    const raw = res.body;
     let value: unknown;
     try {
       value = JSON.parse(raw.toString('utf8'));

@@ -1,0 +1,71 @@
+/**
+ * Requests Node's HTTP parser refuses before any app code runs (a request head over
+ * `http.maxHeaderSize` → 431, raw non-ASCII bytes or other characters HTTP forbids in the URL,
+ * a malformed request line → 400, a request that never finished arriving → 408). Node's own
+ * answer has no body and no CORS headers; this one is the API's JSON error
+ * (`{"code", "message"}`, api/http/errors.ts) with the CORS headers and `X-Snapshot` every
+ * answer carries, written straight to the socket, which is then closed (the parser cannot go
+ * on after such an error).
+ */
+import { maxHeaderSize, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ApiError } from './errors.ts';
+import { CORS_HEADERS } from './middleware.ts';
+import { CACHE_CONTROL, JSON_TYPE } from './respond.ts';
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+/** The API error for a parser error, or null when there is nobody to answer (a reset). */
+export function parserRefusal(err: NodeJS.ErrnoException & { reason?: string }): ApiError | null {
+  switch (err.code) {
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return null;
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError(
+        'REQUEST_HEADERS_TOO_LARGE',
+        `The request line and headers together exceed the server's limit of ${maxHeaderSize} bytes; shorten the URL (long filters belong in several requests) or the headers.`,
+      );
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError('REQUEST_TIMEOUT', 'The request did not arrive in full in time.');
+    default: {
+      const why = err.reason ?? err.message.replace(/^Parse Error: /, '');
+      return new ApiError(
+        'MALFORMED_REQUEST',
+        `The request is not valid HTTP/1.1 (${why}). Characters outside printable ASCII in the URL must be percent-encoded (UTF-8).`,
+        { reason: why },
+      );
+    }
+  }
+}
+
+/** The raw HTTP/1.1 answer: status line, headers, JSON body; the connection closes after it. */
+export function rawErrorResponse(error: ApiError, snapshot: string): string {
+  const body = JSON.stringify(error.body());
+  const headers: Record<string, string> = {
+    'Content-Type': JSON_TYPE,
+    'Content-Length': String(Buffer.byteLength(body)),
+    'Cache-Control': CACHE_CONTROL.noStore,
+    ...CORS_HEADERS,
+    'X-Snapshot': snapshot,
+    Connection: 'close',
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? 'Error'}\r\n${head}\r\n${body}`;
+}
+
+/**
+ * Answers parser errors on `server` with the JSON error, where the socket still allows it: as
+ * Node itself does, only when nothing was written on the connection yet (an answer already under
+ * way cannot be followed by another).
+ */
+export function answerClientErrors(server: Server, snapshot: () => string): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }) => {
+    const refusal = parserRefusal(err);
+    if (refusal === null || !socket.writable || (socket.bytesWritten ?? 0) > 0) {
+      socket.destroy();
+      return;
+    }
+    socket.end(rawErrorResponse(refusal, snapshot()), () => socket.destroy());
+  });
+}

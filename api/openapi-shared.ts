@@ -1,0 +1,162 @@
+/**
+ * What every operation of the OpenAPI document shares, declared once here rather than in each
+ * route module, so a route added later gets it without a line of its own:
+ *   - 304 (a matching `If-None-Match`, api/http/respond.ts): no body, the `ETag`;
+ *   - 429 (api/ratelimit): the RateLimitError body, `Retry-After` and `X-RateLimit-*`;
+ *   - 431 (api/http/client-errors.ts): a request head too large for Node's parser;
+ *   - 500 INTERNAL (api/app.ts), possible anywhere;
+ *   - 503 on every path under /api/v1/public (retainSnapshot: NO_SNAPSHOT; a table that could
+ *     not be read: SNAPSHOT_TABLE_UNAVAILABLE);
+ *   - 400 on every operation that takes a parameter (the validation hook of api/app.ts);
+ *   - the standard headers of a successful answer (`ETag`, `X-Snapshot`, `Cache-Control`, and
+ *     the per-second `X-RateLimit-*` when rate limiting is on);
+ *   - an `operationId` derived from the method and path when the route gives none.
+ * A response a route declares itself (e.g. its own 400 description) is kept as it is.
+ */
+import { z } from '@hono/zod-openapi';
+import type { ApiApp } from './http/context.ts';
+import { ErrorSchema } from './routes/cves-schemas.ts';
+
+const PUBLIC_PREFIX = '/api/v1/public';
+
+export const RateLimitErrorSchema = ErrorSchema.extend({
+  code: z.literal('RATE_LIMIT_EXCEEDED'),
+  retry_after: z.number().int().min(1).openapi({ description: 'Seconds to wait, as in `Retry-After`.' }),
+  limit: z.number().int().openapi({ description: 'The number of requests that was exceeded in the window.' }),
+  window: z.string().openapi({ description: 'The window of that limit: `60s` or `1s`.', example: '60s' }),
+  scope: z.enum(['minute', 'second', 'burst']).openapi({ description: 'Which limit refused: the per-minute ceiling, the per-second limit, or the burst cap.' }),
+}).openapi('RateLimitError');
+
+const stringHeader = (description: string, example?: string) => ({
+  description,
+  schema: { type: 'string', ...(example !== undefined ? { example } : {}) },
+});
+const integerHeader = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
+
+/** Every header the shared declarations name, by its name on the wire. */
+const HEADERS: Record<string, object> = {
+  ETag: stringHeader('Strong (or, on the NDJSON export, weak) entity tag of the body; send it back in `If-None-Match` to get 304.', '"q0m1bL3hLz8oKc4kS0wYbWq9t8E"'),
+  'X-Snapshot': stringHeader('Build id of the snapshot that answered (`none` without one).'),
+  'Cache-Control': stringHeader('How long the answer may be cached.', 'public, max-age=300'),
+  'Retry-After': integerHeader('Whole seconds to wait before retrying.'),
+  'X-RateLimit-Limit': integerHeader('Requests allowed in the window (per second on admitted answers; the exceeded limit on a 429).'),
+  'X-RateLimit-Remaining': integerHeader('Requests left in the window.'),
+  'X-RateLimit-Reset': integerHeader('Seconds until the window ends.'),
+  'X-RateLimit-Window': stringHeader('Length of the window: `1s` or `60s`.', '1s'),
+};
+
+/**
+ * A response's `headers`. Inline Header Objects, not $refs: `required` differs by response (the
+ * X-RateLimit-* headers are required on a 429, present on other answers only when rate limiting
+ * is on), and a Reference Object cannot carry it.
+ */
+function headers(required: readonly string[], optional: readonly string[] = []): Record<string, object> {
+  const out: Record<string, object> = {};
+  for (const name of required) out[name] = { ...HEADERS[name], required: true };
+  for (const name of optional) out[name] = { ...HEADERS[name] };
+  return out;
+}
+
+const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Window'] as const;
+
+const errorContent = (schema: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } });
+
+/** components.responses shared by every operation. */
+const RESPONSES: Record<string, object> = {
+  NotModified: {
+    description: 'Not modified: the request\'s `If-None-Match` holds the current `ETag`. No body.',
+    headers: headers(['ETag', 'X-Snapshot', 'Cache-Control']),
+  },
+  InvalidParameter: {
+    description: 'A parameter is malformed, out of range or given twice (INVALID_PARAMETER, naming it in `parameter`).',
+    headers: headers(['X-Snapshot']),
+    content: errorContent('Error'),
+  },
+  RateLimited: {
+    description: 'Rate limit exceeded (RATE_LIMIT_EXCEEDED, docs/rate-limits.md). Never cached (`Cache-Control: no-store`).',
+    headers: headers(['Retry-After', ...RATE_HEADERS]),
+    content: errorContent('RateLimitError'),
+  },
+  RequestHeadersTooLarge: {
+    description: 'The request line and headers exceed the server\'s limit (16 KB by default): REQUEST_HEADERS_TOO_LARGE, answered before any routing.',
+    headers: headers(['X-Snapshot']),
+    content: errorContent('Error'),
+  },
+  Internal: {
+    description: 'Internal error (INTERNAL); logged, retrying may succeed.',
+    content: errorContent('Error'),
+  },
+  Unavailable: {
+    description: 'No snapshot is published yet (NO_SNAPSHOT), or a snapshot table this answer needs could not be read (SNAPSHOT_TABLE_UNAVAILABLE).',
+    headers: headers(['X-Snapshot']),
+    content: errorContent('Error'),
+  },
+};
+
+const METHODS = ['get', 'head', 'put', 'post', 'delete', 'options', 'patch', 'trace'] as const;
+
+interface Operation {
+  operationId?: string;
+  parameters?: unknown[];
+  responses?: Record<string, Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+function pascal(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+}
+
+/** `get /api/v1/public/cves/{id}/related` → `getCvesByIdRelated`. */
+export function deriveOperationId(method: string, path: string): string {
+  const rest = path.startsWith(PUBLIC_PREFIX) ? path.slice(PUBLIC_PREFIX.length) : path;
+  const words = rest
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => (segment.startsWith('{') ? `By${pascal(segment.slice(1, -1))}` : pascal(segment)));
+  return method + words.join('');
+}
+
+/** Registers the schemas the shared responses name (call before generating the document). */
+export function registerSharedSchemas(app: ApiApp): void {
+  app.openAPIRegistry.register('Error', ErrorSchema);
+  app.openAPIRegistry.register('RateLimitError', RateLimitErrorSchema);
+}
+
+/** Adds the shared declarations to a generated document (a fresh copy; the input is not kept). */
+export function withSharedDeclarations(document: Record<string, unknown>): Record<string, unknown> {
+  const doc = structuredClone(document) as {
+    paths?: Record<string, Record<string, Operation>>;
+    components?: Record<string, Record<string, unknown>>;
+  } & Record<string, unknown>;
+  const components = (doc.components ??= {});
+  components.responses = { ...RESPONSES, ...components.responses };
+
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      op.operationId ??= deriveOperationId(method, path);
+      const responses = (op.responses ??= {});
+      for (const [status, response] of Object.entries(responses)) {
+        if (!/^2\d\d$/.test(status) || '$ref' in response) continue;
+        response.headers = { ...headers(['ETag', 'X-Snapshot', 'Cache-Control'], RATE_HEADERS), ...(response.headers as object | undefined) };
+      }
+      const add = (status: string, ref: string) => {
+        responses[status] ??= { $ref: `#/components/responses/${ref}` };
+      };
+      add('304', 'NotModified');
+      if ((op.parameters?.length ?? 0) > 0) add('400', 'InvalidParameter');
+      add('429', 'RateLimited');
+      add('431', 'RequestHeadersTooLarge');
+      add('500', 'Internal');
+      if (path.startsWith(`${PUBLIC_PREFIX}/`)) add('503', 'Unavailable');
+      // Status order, as readers expect.
+      op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+    }
+  }
+  return doc;
+}

@@ -1,0 +1,94 @@
+/**
+ * OpenAPI shapes of the package answers (documentation only: bodies are serialised, never
+ * validated on the way out). Field meanings: lib/packages/check.ts.
+ */
+import { z } from '@hono/zod-openapi';
+
+const BranchFields = {
+  introduced: z.string().nullable().openapi({ description: 'null or "0": from the first version.' }),
+  fixed: z.string().nullable().openapi({ description: 'First version outside the range; null where no fix is on record.' }),
+  last_affected: z.string().nullable().openapi({ description: 'Last version inside the range (inclusive).' }),
+  limit: z.string().nullable().openapi({ description: 'OSV `limit`: versions at or above it are outside the range.' }),
+  range_type: z.string().nullable().openapi({ description: 'SEMVER, ECOSYSTEM, GIT, or VERSIONS for a match of the explicit `versions` list.' }),
+  advisory_id: z.string().nullable().openapi({ description: 'The OSV/GHSA record that published the range.' }),
+  source: z.string().nullable().openapi({ description: 'The OSV database (ghsa, go, debian, …).' }),
+};
+
+const RiskFields = {
+  cve_id: z.string(),
+  service_risk: z.number().openapi({ description: 'The order of every list: service risk, then KEV, then EPSS.' }),
+  service_score: z.number(),
+  service_severity: z.string(),
+  score_assessed: z.boolean(),
+  kev: z.boolean().openapi({ description: 'Listed in CISA KEV.' }),
+  epss_score: z.number().nullable(),
+  ecosystem: z.string().openapi({ description: 'The ecosystem as the advisory spells it (with the distribution release).' }),
+  package_name: z.string(),
+  advisory_ids: z.array(z.string()),
+};
+
+const Unjudged = z.object({ ...RiskFields, reason: z.string() });
+
+export const VersionAnswerSchema = z
+  .object({
+    ecosystem: z.string(),
+    name: z.string(),
+    version: z.string(),
+    version_order: z.string().openapi({ description: 'The version order used (semver, pep440, maven, dpkg, apk, rpm, …).' }),
+    affected: z.boolean(),
+    vulnerabilities: z.array(
+      z.object({
+        ...RiskFields,
+        matched: z.array(z.object({ ...BranchFields, why: z.string() })).openapi({ description: 'The ranges that hold the version, and why.' }),
+        fixed_in: z.string().nullable().openapi({ description: "The smallest fix of this CVE's own ranges above the version." }),
+      }),
+    ),
+    upgrade: z
+      .array(z.object({ ecosystem: z.string(), to: z.string().nullable(), statement: z.string(), also_affected_by: z.array(z.string()) }))
+      .openapi({ description: 'Per ecosystem (release) matched: the smallest fixed version outside every matched range, or null with a plain statement that none is on record.' }),
+    not_comparable: z.array(Unjudged).openapi({ description: 'Advisories with GIT (commit) ranges only.' }),
+    undetermined: z.array(Unjudged).openapi({ description: 'Advisories that could not be judged (no ranges on record, a bound the order cannot read).' }),
+    not_affected_count: z.number().int(),
+  })
+  .openapi('PackageVersionAnswer');
+
+export const ListAnswerSchema = z
+  .object({
+    ecosystem: z.string(),
+    name: z.string(),
+    version: z.null(),
+    advisories: z.array(
+      z.object({
+        ...RiskFields,
+        source: z.string(),
+        fixed_branches: z.array(z.object(BranchFields)).nullable().openapi({ description: 'null: ranges never loaded (CVE record only); []: none on record.' }),
+        versions: z.array(z.string()),
+      }),
+    ),
+  })
+  .openapi('PackageAdvisories');
+
+export const PackageAnswerSchema = z.union([VersionAnswerSchema, ListAnswerSchema]);
+
+export const PurlAnswerSchema = z.union([VersionAnswerSchema.extend({ purl: z.string() }), ListAnswerSchema.extend({ purl: z.string() })]);
+
+export const PackageBatchSchema = z
+  .object({
+    requested: z.number().int().openapi({ description: 'Distinct purls answered.' }),
+    results: z.array(
+      z.union([
+        VersionAnswerSchema.extend({ purl: z.string() }),
+        ListAnswerSchema.extend({ purl: z.string() }),
+        z.object({ purl: z.string(), error: z.object({ code: z.literal('INVALID_PARAMETER'), message: z.string() }) }),
+      ]),
+    ),
+  })
+  .openapi('PackageBatch');
+
+export const CveBatchSchema = z
+  .object({
+    requested: z.number().int().openapi({ description: 'Distinct ids asked.' }),
+    cves: z.array(z.record(z.string(), z.unknown())).openapi({ description: 'The merged CVE records (as /cves/{id}), in the order asked.' }),
+    unknown: z.array(z.string()).openapi({ description: 'Ids not in the snapshot, in the order asked.' }),
+  })
+  .openapi('CveBatch');

@@ -1,0 +1,117 @@
+/**
+ * The scan's three outputs: a text table (findings by service risk, with KEV and EPSS, then
+ * what could not be judged), JSON (everything, for tools), and SARIF 2.1.0 (one rule per CVE
+ * in `runs[].tool.driver.rules`, one result per finding located at the SBOM file, components
+ * that could not be judged as tool execution notifications).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScanFinding, ScanResult } from './scan.ts';
+
+export interface ScanContext {
+  file: string;
+  buildId: string;
+  format: string;
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+function componentLabel(f: { component: { name: string; purl: string | null } }): string {
+  return f.component.purl ?? f.component.name;
+}
+
+function upgradeText(f: ScanFinding): string {
+  if (f.upgrade?.to) return f.upgrade.to;
+  return f.fixed_in ? `${f.fixed_in} (this CVE)` : 'no fix on record';
+}
+
+export function renderTable(r: ScanResult, ctx: ScanContext): string {
+  const lines: string[] = [];
+  lines.push(`${ctx.file} (${ctx.format}): ${r.components} components, ${r.judged} judged, ${r.findings.length} findings — snapshot ${ctx.buildId}`);
+  if (r.findings.length > 0) {
+    const rows = r.findings.map((f) => [
+      f.service_severity, f.service_risk.toFixed(1), f.kev ? 'KEV' : '', f.epss_score === null ? '' : f.epss_score.toFixed(3), f.cve_id, componentLabel(f), f.version, upgradeText(f),
+    ]);
+    const head = ['SEVERITY', 'RISK', 'KEV', 'EPSS', 'CVE', 'COMPONENT', 'VERSION', 'UPGRADE TO'];
+    const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((row) => row[i]!.length))));
+    lines.push('', head.map((h, i) => pad(h, widths[i]!)).join('  ').trimEnd());
+    for (const row of rows) lines.push(row.map((c, i) => pad(c, widths[i]!)).join('  ').trimEnd());
+  } else {
+    lines.push('', 'No known vulnerability in the judged components.');
+  }
+  if (r.unjudged.length > 0) {
+    lines.push('', `Not judged (${r.unjudged.length} components):`);
+    for (const u of r.unjudged) lines.push(`  ${u.component.purl ?? u.component.name}${u.component.version ? ` ${u.component.version}` : ''}: ${u.reason}`);
+  }
+  if (r.unjudged_advisories.length > 0) {
+    lines.push('', `Advisories that could not be compared (${r.unjudged_advisories.length}):`);
+    for (const u of r.unjudged_advisories) lines.push(`  ${u.cve_id} on ${componentLabel(u)}: ${u.reason}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderJson(r: ScanResult, ctx: ScanContext): string {
+  return `${JSON.stringify({ sbom: ctx.file, format: ctx.format, snapshot: ctx.buildId, ...r }, null, 2)}\n`;
+}
+
+function toolVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+const LEVEL: Record<string, 'error' | 'warning' | 'note'> = { CRITICAL: 'error', HIGH: 'error', MEDIUM: 'warning', LOW: 'note', NONE: 'note' };
+
+export function renderSarif(r: ScanResult, ctx: ScanContext): string {
+  const rules: Record<string, unknown>[] = [];
+  const ruleIndex = new Map<string, number>();
+  for (const f of r.findings) {
+    if (ruleIndex.has(f.cve_id)) continue;
+    ruleIndex.set(f.cve_id, rules.length);
+    rules.push({
+      id: f.cve_id,
+      name: f.cve_id.replaceAll('-', ''),
+      shortDescription: { text: `${f.cve_id} (${f.service_severity}${f.kev ? ', in CISA KEV' : ''})` },
+      helpUri: `https://www.cve.org/CVERecord?id=${f.cve_id}`,
+      defaultConfiguration: { level: LEVEL[f.service_severity] ?? 'warning' },
+      properties: { 'security-severity': f.service_score.toFixed(1), tags: ['security', 'vulnerability', ...(f.kev ? ['kev'] : [])] },
+    });
+  }
+  const results = r.findings.map((f) => ({
+    ruleId: f.cve_id,
+    ruleIndex: ruleIndex.get(f.cve_id)!,
+    level: LEVEL[f.service_severity] ?? 'warning',
+    message: {
+      text: `${componentLabel(f)} ${f.version} is affected by ${f.cve_id} (${f.service_severity}, service risk ${f.service_risk.toFixed(1)}${f.kev ? ', in CISA KEV' : ''}${f.epss_score === null ? '' : `, EPSS ${f.epss_score}`}): ${f.matched.map((m) => m.why).join('; ')}. Upgrade to: ${upgradeText(f)}.`,
+    },
+    locations: [
+      {
+        physicalLocation: { artifactLocation: { uri: ctx.file } },
+        logicalLocations: [{ name: componentLabel(f), fullyQualifiedName: f.component.ref, kind: 'package' }],
+      },
+    ],
+    properties: { service_risk: f.service_risk, kev: f.kev, epss_score: f.epss_score, advisory_ids: f.advisory_ids, upgrade_to: f.upgrade?.to ?? null },
+  }));
+  const notifications = [
+    ...r.unjudged.map((u) => ({ level: 'warning', message: { text: `Not judged: ${u.component.purl ?? u.component.name}: ${u.reason}` } })),
+    ...r.unjudged_advisories.map((u) => ({ level: 'note', message: { text: `${u.cve_id} on ${componentLabel(u)} not compared: ${u.reason}` } })),
+  ];
+  const sarif = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'vulnintel', version: toolVersion(), informationUri: 'https://github.com/vulnintel/vulnintel', rules } },
+        invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }],
+        artifacts: [{ location: { uri: ctx.file } }],
+        results,
+        properties: { snapshot: ctx.buildId },
+      },
+    ],
+  };
+  return `${JSON.stringify(sarif, null, 2)}\n`;
+}

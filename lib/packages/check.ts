@@ -1,0 +1,211 @@
+/**
+ * "Am I affected?": one package (and optionally one version) against the package index. The
+ * one implementation behind `GET /packages/…`, the batch and `vulnintel scan`.
+ *
+ * With a version: every CVE whose ranges (or explicit `versions` list) hold it, with the
+ * branches that matched and why; CVEs that cannot be judged are listed apart (GIT-only
+ * ranges: `not_comparable`; no range on record, a bound the order cannot read:
+ * `undetermined`), never counted as "not affected". Then the upgrade: per distribution release
+ * (or the one ecosystem), the smallest `fixed` version above the asked one that holds none of
+ * the matches, or a plain statement that no fixed version clears them all.
+ */
+import { orderFor } from '../versions/ecosystems.ts';
+import type { VersionOrder } from '../versions/scheme.ts';
+import { ecosystemMatches } from './names.ts';
+import type { CveRisk, PackageIndex, PackageRow } from './index.ts';
+import { judgeBranch, type RangeBranch } from './ranges.ts';
+
+export interface PackageQuery {
+  /** As OSV spells it, possibly with a release (`Debian:12`). */
+  ecosystem: string;
+  name: string;
+  version: string | null;
+}
+
+export interface MatchedRange extends RangeBranch {
+  why: string;
+}
+
+export interface Finding extends CveRisk {
+  ecosystem: string;
+  package_name: string;
+  advisory_ids: string[];
+}
+
+export interface AffectedFinding extends Finding {
+  matched: MatchedRange[];
+  /** The smallest fix of this CVE's own ranges above the version; null: none on record. */
+  fixed_in: string | null;
+}
+
+export interface UnjudgedFinding extends Finding {
+  reason: string;
+}
+
+export interface Upgrade {
+  ecosystem: string;
+  /** The smallest fixed version that leaves every match behind; null when none does. */
+  to: string | null;
+  statement: string;
+  /** CVEs of the package (not matched at the asked version) whose ranges hold `to`. */
+  also_affected_by: string[];
+}
+
+export interface VersionAnswer {
+  ecosystem: string;
+  name: string;
+  version: string;
+  version_order: string;
+  affected: boolean;
+  vulnerabilities: AffectedFinding[];
+  upgrade: Upgrade[];
+  not_comparable: UnjudgedFinding[];
+  undetermined: UnjudgedFinding[];
+  /** Advisories of the package whose ranges were read and do not hold the version. */
+  not_affected_count: number;
+}
+
+export interface PackageAdvisory extends Finding {
+  source: string;
+  fixed_branches: RangeBranch[] | null;
+  versions: string[];
+}
+
+export interface ListAnswer {
+  ecosystem: string;
+  name: string;
+  version: null;
+  advisories: PackageAdvisory[];
+}
+
+/** Service risk first, then KEV, then EPSS, then the id (the order of every list here). */
+export function byRisk(a: CveRisk, b: CveRisk): number {
+  return b.service_risk - a.service_risk || Number(b.kev) - Number(a.kev) || (b.epss_score ?? -1) - (a.epss_score ?? -1) || (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : 0);
+}
+
+function finding(row: PackageRow): Finding {
+  return { ...row.cve, ecosystem: row.ecosystem, package_name: row.package_name, advisory_ids: row.advisory_ids };
+}
+
+function rowsAsked(index: PackageIndex, q: PackageQuery): PackageRow[] {
+  return index.rowsOf(q.ecosystem, q.name).filter((r) => ecosystemMatches(q.ecosystem, r.ecosystem));
+}
+
+type RowVerdict =
+  | { kind: 'affected'; matched: MatchedRange[] }
+  | { kind: 'not_affected' }
+  | { kind: 'not_comparable' | 'undetermined'; reason: string };
+
+/** Every branch and the `versions` list of one row against `version`. */
+export function judgeRow(row: PackageRow, version: string, order: VersionOrder): RowVerdict {
+  if (row.fixed_branches === null) return { kind: 'undetermined', reason: 'no version ranges on record: the package is named by the CVE record only' };
+  const matched: MatchedRange[] = [];
+  let gitOnly = row.fixed_branches.length > 0;
+  const unreadable: string[] = [];
+  for (const branch of row.fixed_branches) {
+    const verdict = judgeBranch(row.ecosystem, branch, version);
+    if (verdict.kind !== 'not_comparable') gitOnly = false;
+    if (verdict.kind === 'inside') matched.push({ ...branch, why: verdict.why });
+    else if (verdict.kind === 'undetermined') unreadable.push(verdict.why);
+  }
+  const listed = row.versions.find((v) => v === version || safeEqual(order, v, version));
+  if (listed !== undefined) {
+    matched.push({
+      introduced: null, fixed: null, last_affected: null, limit: null, range_type: 'VERSIONS',
+      advisory_id: row.advisory_ids.length === 1 ? row.advisory_ids[0]! : row.advisory_ids.join(', ') || null,
+      source: row.source,
+      why: `${version} is in the advisory's explicit list of affected versions`,
+    });
+  }
+  if (matched.length > 0) return { kind: 'affected', matched };
+  if (gitOnly && row.versions.length === 0) return { kind: 'not_comparable', reason: 'only GIT (commit) ranges are on record: they cannot be compared with a version' };
+  if (unreadable.length > 0) return { kind: 'undetermined', reason: unreadable[0]! };
+  if (row.fixed_branches.length === 0 && row.versions.length === 0) return { kind: 'undetermined', reason: 'the advisory lists neither ranges nor versions' };
+  return { kind: 'not_affected' };
+}
+
+function safeEqual(order: VersionOrder, a: string, b: string): boolean {
+  try {
+    return order.compare(a, b) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Sorted distinct fixed versions of `rows` above `version` (the upgrade candidates). */
+function fixesAbove(rows: readonly PackageRow[], version: string, order: VersionOrder): string[] {
+  const seen = new Set<string>();
+  for (const row of rows) {
+    for (const b of row.fixed_branches ?? []) {
+      if (b.fixed === null || seen.has(b.fixed) || orderFor(row.ecosystem, b.range_type) === null) continue;
+      try {
+        if (order.compare(b.fixed, version) > 0) seen.add(b.fixed);
+      } catch {
+        // a fix the order cannot read is no candidate
+      }
+    }
+  }
+  return [...seen].sort((a, b) => order.compare(a, b));
+}
+
+function upgradeFor(ecosystem: string, rows: readonly PackageRow[], affected: readonly PackageRow[], version: string, order: VersionOrder): Upgrade {
+  for (const candidate of fixesAbove(rows, version, order)) {
+    if (affected.some((r) => judgeRow(r, candidate, order).kind === 'affected')) continue;
+    const also = rows.filter((r) => !affected.includes(r) && judgeRow(r, candidate, order).kind === 'affected').map((r) => r.cve.cve_id);
+    return {
+      ecosystem,
+      to: candidate,
+      statement: `Upgrade to ${candidate} or later: it is outside every matched range.${also.length > 0 ? ` Note: ${also.join(', ')} affect${also.length === 1 ? 's' : ''} ${candidate}.` : ''}`,
+      also_affected_by: [...new Set(also)],
+    };
+  }
+  return { ecosystem, to: null, statement: `No fixed version on record clears every match for ${ecosystem}.`, also_affected_by: [] };
+}
+
+/**
+ * The answer for one package and version. Throws VersionSyntaxError when the version is not
+ * a version of the ecosystem (the caller reports it; never a silent "not affected").
+ */
+export function checkVersion(index: PackageIndex, q: PackageQuery & { version: string }): VersionAnswer {
+  const order = orderFor(q.ecosystem, 'ECOSYSTEM')!;
+  order.check(q.version);
+  const rows = rowsAsked(index, q);
+  const vulnerabilities: AffectedFinding[] = [];
+  const notComparable: UnjudgedFinding[] = [];
+  const undetermined: UnjudgedFinding[] = [];
+  const affectedRows: PackageRow[] = [];
+  let notAffected = 0;
+  for (const row of rows) {
+    const verdict = judgeRow(row, q.version, order);
+    if (verdict.kind === 'affected') {
+      affectedRows.push(row);
+      const fixes = fixesAbove([row], q.version, order).filter((f) => judgeRow(row, f, order).kind !== 'affected');
+      vulnerabilities.push({ ...finding(row), matched: verdict.matched, fixed_in: fixes[0] ?? null });
+    } else if (verdict.kind === 'not_affected') notAffected++;
+    else (verdict.kind === 'not_comparable' ? notComparable : undetermined).push({ ...finding(row), reason: verdict.reason });
+  }
+  const ecosystems = [...new Set(affectedRows.map((r) => r.ecosystem))].sort();
+  const upgrade = ecosystems.map((eco) =>
+    upgradeFor(eco, rows.filter((r) => r.ecosystem === eco), affectedRows.filter((r) => r.ecosystem === eco), q.version, order),
+  );
+  return {
+    ecosystem: q.ecosystem,
+    name: q.name,
+    version: q.version,
+    version_order: order.name,
+    affected: vulnerabilities.length > 0,
+    vulnerabilities: vulnerabilities.sort(byRisk),
+    upgrade,
+    not_comparable: notComparable.sort(byRisk),
+    undetermined: undetermined.sort(byRisk),
+    not_affected_count: notAffected,
+  };
+}
+
+/** Every advisory of the package with its ranges (no version asked). */
+export function listAdvisories(index: PackageIndex, q: PackageQuery): ListAnswer {
+  const advisories = rowsAsked(index, q)
+    .map((row) => ({ ...finding(row), source: row.source, fixed_branches: row.fixed_branches, versions: row.versions }))
+    .sort(byRisk);
+  return { ecosystem: q.ecosystem, name: q.name, version: null, advisories };
+}

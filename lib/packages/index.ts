@@ -1,0 +1,119 @@
+/**
+ * The package index: every affected-package row of a snapshot whose ecosystem has a version
+ * order, grouped by package, with the risk figures of its CVE beside it. Built once per
+ * snapshot from two tables (`affected_packages`, `cves`) by one query, so the API (through the
+ * snapshot's connection pool) and `vulnintel scan` (straight from the Parquet files) answer
+ * from the same rows with the same code.
+ *
+ * Memory: one small object per row (strings shared with DuckDB's output), no copy of any
+ * other table; at 340,000 CVEs it is the GHSA/OSV rows only (see docs and the bench figures).
+ */
+import { baseEcosystem } from '../versions/ecosystems.ts';
+import { nameKey, packageKey } from './names.ts';
+import type { RangeBranch } from './ranges.ts';
+
+export interface CveRisk {
+  cve_id: string;
+  service_risk: number;
+  service_score: number;
+  service_severity: string;
+  score_assessed: boolean;
+  kev: boolean;
+  epss_score: number | null;
+}
+
+export interface PackageRow {
+  cve: CveRisk;
+  ecosystem: string;
+  package_name: string;
+  purl: string | null;
+  source: string;
+  advisory_ids: string[];
+  /** null: ranges never loaded (a package named by the CVE record only); []: none on record. */
+  fixed_branches: RangeBranch[] | null;
+  versions: string[];
+}
+
+export type RowSource = (sql: string) => Promise<Record<string, unknown>[]>;
+
+/** The index query. `filter`, when given, is an SQL condition on `ap` (the scan narrows to its packages). */
+export function packageIndexSql(filter?: string): string {
+  return `SELECT ap.cve_id, ap.ecosystem, ap.package_name, ap.purl, ap.source,
+                 coalesce(ap.advisory_ids, []) AS advisory_ids, ap.fixed_branches, coalesce(ap.versions, []) AS versions,
+                 c.service_risk, c.service_score, c.service_severity, c.score_assessed, c.in_kev AS kev, c.epss_score
+          FROM affected_packages ap JOIN cves c ON c.cve_id = ap.cve_id AND c.status = 'active'
+          WHERE ap.ecosystem IS NOT NULL ${filter ? `AND (${filter})` : ''}`;
+}
+
+/** SQL literal of a string. */
+function literal(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
+/** A filter keeping rows whose name could match one of `names` (a superset; the index checks exactly). */
+export function nameFilterSql(names: Iterable<string>): string {
+  const keys = [...new Set([...names].map((n) => n.trim().toLowerCase().replace(/[-_.]+/g, '-')))];
+  if (keys.length === 0) return 'false';
+  return `regexp_replace(lower(ap.package_name), '[-_.]+', '-', 'g') IN (${keys.map(literal).join(', ')})`;
+}
+
+export class PackageIndex {
+  private constructor(
+    private readonly byKey: Map<string, PackageRow[]>,
+    readonly rowCount: number,
+    readonly buildMs: number,
+  ) {}
+
+  static async load(read: RowSource, filter?: string): Promise<PackageIndex> {
+    const started = performance.now();
+    const rows = await read(packageIndexSql(filter));
+    const byKey = new Map<string, PackageRow[]>();
+    const cves = new Map<string, CveRisk>();
+    let count = 0;
+    for (const r of rows) {
+      const ecosystem = r.ecosystem as string;
+      if (baseEcosystem(ecosystem) === null) continue;
+      const cveId = r.cve_id as string;
+      let cve = cves.get(cveId);
+      if (!cve) {
+        cve = {
+          cve_id: cveId,
+          service_risk: Number(r.service_risk ?? 0),
+          service_score: Number(r.service_score ?? 0),
+          service_severity: String(r.service_severity ?? 'NONE'),
+          score_assessed: r.score_assessed === true,
+          kev: r.kev === true,
+          epss_score: r.epss_score === null || r.epss_score === undefined ? null : Number(r.epss_score),
+        };
+        cves.set(cveId, cve);
+      }
+      const row: PackageRow = {
+        cve,
+        ecosystem,
+        package_name: r.package_name as string,
+        purl: (r.purl as string | null) ?? null,
+        source: r.source as string,
+        advisory_ids: r.advisory_ids as string[],
+        fixed_branches: (r.fixed_branches as RangeBranch[] | null) ?? null,
+        versions: r.versions as string[],
+      };
+      const key = packageKey(ecosystem, row.package_name);
+      const list = byKey.get(key);
+      if (list) list.push(row);
+      else byKey.set(key, [row]);
+      count++;
+    }
+    return new PackageIndex(byKey, count, performance.now() - started);
+  }
+
+  /** Rows of a package in any release of its base ecosystem. */
+  rowsOf(ecosystem: string, name: string): readonly PackageRow[] {
+    return this.byKey.get(packageKey(ecosystem, name)) ?? [];
+  }
+
+  get packageCount(): number {
+    return this.byKey.size;
+  }
+}
+
+export { nameKey };

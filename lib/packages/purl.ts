@@ -1,0 +1,129 @@
+/**
+ * Package URLs (parsed by `packageurl-js`) → the OSV package they name: ecosystem as OSV spells
+ * it (with the distribution release where the purl gives one), package name as OSV spells it,
+ * and version. Mapping: npm (`@scope/name`), pypi → PyPI, maven → Maven (`group:artifact`),
+ * golang → Go (`namespace/name`), cargo → crates.io, gem → RubyGems, nuget → NuGet,
+ * composer → Packagist (`vendor/name`), deb → Debian / Ubuntu (release from `distro`:
+ * `debian-12`, `bookworm`, `ubuntu-22.04`, `jammy`), apk → Alpine (`alpine-3.20` → `Alpine:v3.20`)
+ * / Wolfi / Chainguard, rpm → Red Hat, Rocky Linux, AlmaLinux, openSUSE, SUSE, Mageia,
+ * openEuler by namespace (release of Rocky/Alma from `distro`, the `epoch` qualifier put before
+ * the version as `epoch:version`).
+ */
+import { PackageURL } from 'packageurl-js';
+
+export interface PurlPackage {
+  purl: string;
+  ecosystem: string;
+  name: string;
+  version: string | null;
+}
+
+/** The purl could not be read at all, or names a package type with no OSV ecosystem. */
+export class PurlError extends Error {
+  constructor(
+    readonly purl: string,
+    message: string,
+    readonly kind: 'malformed' | 'unsupported',
+  ) {
+    super(message);
+    this.name = 'PurlError';
+  }
+}
+
+const DEBIAN_CODENAMES: Record<string, string> = { stretch: '9', buster: '10', bullseye: '11', bookworm: '12', trixie: '13', forky: '14' };
+const UBUNTU_CODENAMES: Record<string, string> = {
+  xenial: '16.04', bionic: '18.04', focal: '20.04', jammy: '22.04', lunar: '23.04', mantic: '23.10', noble: '24.04', oracular: '24.10', plucky: '25.04', questing: '25.10',
+};
+const RPM_NAMESPACES: Record<string, string> = {
+  redhat: 'Red Hat', rhel: 'Red Hat', rocky: 'Rocky Linux', 'rocky-linux': 'Rocky Linux', almalinux: 'AlmaLinux', alma: 'AlmaLinux',
+  opensuse: 'openSUSE', suse: 'SUSE', sles: 'SUSE', mageia: 'Mageia', openeuler: 'openEuler',
+};
+const APK_NAMESPACES: Record<string, string> = { alpine: 'Alpine', wolfi: 'Wolfi', chainguard: 'Chainguard' };
+
+function debianRelease(namespace: string, distro: string | undefined): string {
+  const base = namespace === 'ubuntu' ? 'Ubuntu' : 'Debian';
+  if (!distro) return base;
+  const d = distro.toLowerCase().replace(/^(debian|ubuntu)-/, '');
+  const release = base === 'Ubuntu' ? (UBUNTU_CODENAMES[d] ?? d) : (DEBIAN_CODENAMES[d] ?? d.split('.')[0]!);
+  return /^[\d.]+$/.test(release) ? `${base}:${release}` : base;
+}
+
+function alpineRelease(distro: string | undefined): string {
+  const m = distro ? /(\d+)\.(\d+)/.exec(distro) : null;
+  return m ? `Alpine:v${m[1]}.${m[2]}` : 'Alpine';
+}
+
+function rpmEcosystem(namespace: string, distro: string | undefined): string | null {
+  const base = RPM_NAMESPACES[namespace];
+  if (!base) return null;
+  const major = distro ? /(\d+)/.exec(distro)?.[1] : undefined;
+  return major && (base === 'Rocky Linux' || base === 'AlmaLinux') ? `${base}:${major}` : base;
+}
+
+export function parsePurl(text: string): PurlPackage {
+  let p: PackageURL;
+  try {
+    p = PackageURL.fromString(text.trim());
+  } catch (err) {
+    throw new PurlError(text, `"${text}" is not a valid Package URL: ${(err as Error).message}`, 'malformed');
+  }
+  const ns = p.namespace ?? undefined;
+  const q = p.qualifiers ?? {};
+  const unsupported = (why: string) => new PurlError(text, `${text}: ${why}`, 'unsupported');
+  let ecosystem: string;
+  let name = p.name;
+  let version = p.version ?? null;
+  switch (p.type) {
+    case 'npm':
+      ecosystem = 'npm';
+      name = ns ? `${ns}/${p.name}` : p.name;
+      break;
+    case 'pypi':
+      ecosystem = 'PyPI';
+      break;
+    case 'maven':
+      if (!ns) throw unsupported('a maven purl needs a namespace (the groupId)');
+      ecosystem = 'Maven';
+      name = `${ns}:${p.name}`;
+      break;
+    case 'golang':
+      ecosystem = 'Go';
+      name = ns ? `${ns}/${p.name}` : p.name;
+      break;
+    case 'cargo':
+      ecosystem = 'crates.io';
+      break;
+    case 'gem':
+      ecosystem = 'RubyGems';
+      break;
+    case 'nuget':
+      ecosystem = 'NuGet';
+      break;
+    case 'composer':
+      ecosystem = 'Packagist';
+      name = ns ? `${ns}/${p.name}` : p.name;
+      break;
+    case 'deb': {
+      const n = (ns ?? '').toLowerCase();
+      if (n !== 'debian' && n !== 'ubuntu') throw unsupported(`deb namespace "${ns ?? ''}" is neither debian nor ubuntu`);
+      ecosystem = debianRelease(n, q.distro);
+      break;
+    }
+    case 'apk': {
+      const base = APK_NAMESPACES[(ns ?? '').toLowerCase()];
+      if (!base) throw unsupported(`apk namespace "${ns ?? ''}" is not one of ${Object.keys(APK_NAMESPACES).join(', ')}`);
+      ecosystem = base === 'Alpine' ? alpineRelease(q.distro) : base;
+      break;
+    }
+    case 'rpm': {
+      const eco = rpmEcosystem((ns ?? '').toLowerCase(), q.distro);
+      if (!eco) throw unsupported(`rpm namespace "${ns ?? ''}" is not one of ${Object.keys(RPM_NAMESPACES).join(', ')}`);
+      ecosystem = eco;
+      if (version !== null && q.epoch && !version.includes(':')) version = `${q.epoch}:${version}`;
+      break;
+    }
+    default:
+      throw unsupported(`purl type "${p.type}" has no OSV ecosystem here (supported: npm, pypi, maven, golang, cargo, gem, nuget, composer, deb, apk, rpm)`);
+  }
+  return { purl: text.trim(), ecosystem, name, version };
+}

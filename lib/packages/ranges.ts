@@ -1,0 +1,65 @@
+/**
+ * One OSV range branch against one version, as the OSV schema evaluates ranges: the version
+ * is inside when it is at or after `introduced` ("0" or none: from the first version), before
+ * `fixed` or at or before `last_affected` (neither: no end), and before the range's `limit`
+ * (`*` or none: no limit). The branch's range type picks the order (SEMVER, or the ecosystem's
+ * own for ECOSYSTEM); GIT ranges name commits and have no version order.
+ */
+import { orderFor } from '../versions/ecosystems.ts';
+import { VersionSyntaxError, type VersionOrder } from '../versions/scheme.ts';
+
+export interface RangeBranch {
+  introduced: string | null;
+  fixed: string | null;
+  last_affected: string | null;
+  limit: string | null;
+  range_type: string | null;
+  advisory_id: string | null;
+  source: string | null;
+}
+
+export type BranchVerdict =
+  | { kind: 'inside'; why: string }
+  | { kind: 'outside' }
+  | { kind: 'not_comparable'; why: string }
+  | { kind: 'undetermined'; why: string };
+
+const unbounded = (v: string | null) => v === null || v === '0' || v === '*';
+
+export function judgeBranch(ecosystem: string, branch: RangeBranch, version: string): BranchVerdict {
+  const order: VersionOrder | null = orderFor(ecosystem, branch.range_type);
+  if (order === null) {
+    const type = branch.range_type ?? 'unknown';
+    return type.toUpperCase() === 'GIT'
+      ? { kind: 'not_comparable', why: 'a GIT range names commits, not versions: it cannot be compared with a version' }
+      : { kind: 'undetermined', why: `range type ${type} has no version order for ${ecosystem}` };
+  }
+  try {
+    const parts: string[] = [];
+    if (!unbounded(branch.introduced)) {
+      if (order.compare(version, branch.introduced!) < 0) return { kind: 'outside' };
+      parts.push(`≥ introduced ${branch.introduced}`);
+    } else {
+      parts.push(`no lower bound (introduced ${branch.introduced ?? 'none'})`);
+    }
+    if (branch.fixed !== null) {
+      if (order.compare(version, branch.fixed) >= 0) return { kind: 'outside' };
+      parts.push(`< fixed ${branch.fixed}`);
+    } else if (branch.last_affected !== null) {
+      if (order.compare(version, branch.last_affected) > 0) return { kind: 'outside' };
+      parts.push(`≤ last_affected ${branch.last_affected}`);
+    } else {
+      parts.push('no fix on record');
+    }
+    if (!unbounded(branch.limit)) {
+      if (order.compare(version, branch.limit!) >= 0) return { kind: 'outside' };
+      parts.push(`< limit ${branch.limit}`);
+    }
+    return { kind: 'inside', why: `${version}: ${parts.join(', ')} (${branch.range_type ?? 'ECOSYSTEM'} range, ${order.name} order)` };
+  } catch (err) {
+    if (!(err instanceof VersionSyntaxError)) throw err;
+    return err.version === version
+      ? { kind: 'undetermined', why: `${version} is not a ${err.order} version, the order of this ${branch.range_type} range` }
+      : { kind: 'undetermined', why: `the advisory's bound "${err.version}" is not a valid ${err.order} version` };
+  }
+}

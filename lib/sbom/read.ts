@@ -1,0 +1,101 @@
+/**
+ * SBOM files → the components to check: CycloneDX JSON 1.4–1.6 (`components[]`, nested
+ * components included, `purl` per component) and SPDX JSON 2.2/2.3 (`packages[]`, the purl
+ * from `externalRefs` of category PACKAGE-MANAGER and type purl). Every component is kept,
+ * with or without a purl, so the scan can list what it could not judge. A file that is not
+ * one of these formats is refused with a message naming the file and what is wrong.
+ */
+import { readFile } from 'node:fs/promises';
+
+export interface SbomComponent {
+  /** `bom-ref` (CycloneDX) or `SPDXID` (SPDX); else the position in the file. */
+  ref: string;
+  name: string;
+  version: string | null;
+  purl: string | null;
+}
+
+export interface Sbom {
+  format: 'CycloneDX' | 'SPDX';
+  specVersion: string;
+  components: SbomComponent[];
+}
+
+export class SbomFormatError extends Error {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
+    super(`${file}: ${detail}`);
+    this.name = 'SbomFormatError';
+  }
+}
+
+const CYCLONEDX_VERSIONS = ['1.4', '1.5', '1.6'];
+const SPDX_VERSIONS = ['SPDX-2.2', 'SPDX-2.3'];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+function cycloneDx(file: string, doc: Record<string, unknown>): Sbom {
+  const spec = String(doc.specVersion ?? '');
+  if (!CYCLONEDX_VERSIONS.includes(spec)) throw new SbomFormatError(file, `CycloneDX specVersion "${spec}" is not supported (supported: ${CYCLONEDX_VERSIONS.join(', ')})`);
+  if (doc.components !== undefined && !Array.isArray(doc.components)) throw new SbomFormatError(file, '"components" is not an array');
+  const components: SbomComponent[] = [];
+  const walk = (list: unknown[], where: string) => {
+    list.forEach((c, i) => {
+      const at = `${where}[${i}]`;
+      if (!isObject(c)) throw new SbomFormatError(file, `${at} is not an object`);
+      const name = text(c.name);
+      if (name === null) throw new SbomFormatError(file, `${at} has no "name"`);
+      components.push({ ref: text(c['bom-ref']) ?? at, name, version: text(c.version), purl: text(c.purl) });
+      if (c.components !== undefined) {
+        if (!Array.isArray(c.components)) throw new SbomFormatError(file, `${at}.components is not an array`);
+        walk(c.components, `${at}.components`);
+      }
+    });
+  };
+  walk((doc.components as unknown[] | undefined) ?? [], 'components');
+  return { format: 'CycloneDX', specVersion: spec, components };
+}
+
+function spdx(file: string, doc: Record<string, unknown>): Sbom {
+  const spec = String(doc.spdxVersion);
+  if (!SPDX_VERSIONS.includes(spec)) throw new SbomFormatError(file, `spdxVersion "${spec}" is not supported (supported: ${SPDX_VERSIONS.join(', ')})`);
+  if (doc.packages !== undefined && !Array.isArray(doc.packages)) throw new SbomFormatError(file, '"packages" is not an array');
+  const components = ((doc.packages as unknown[] | undefined) ?? []).map((p, i): SbomComponent => {
+    const at = `packages[${i}]`;
+    if (!isObject(p)) throw new SbomFormatError(file, `${at} is not an object`);
+    const name = text(p.name);
+    if (name === null) throw new SbomFormatError(file, `${at} has no "name"`);
+    if (p.externalRefs !== undefined && !Array.isArray(p.externalRefs)) throw new SbomFormatError(file, `${at}.externalRefs is not an array`);
+    const ref = ((p.externalRefs as unknown[] | undefined) ?? []).find(
+      (r) => isObject(r) && String(r.referenceCategory).replace('_', '-').toUpperCase() === 'PACKAGE-MANAGER' && r.referenceType === 'purl',
+    ) as Record<string, unknown> | undefined;
+    return { ref: text(p.SPDXID) ?? at, name, version: text(p.versionInfo), purl: ref ? text(ref.referenceLocator) : null };
+  });
+  return { format: 'SPDX', specVersion: spec, components };
+}
+
+export function parseSbom(file: string, json: string): Sbom {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(json);
+  } catch (err) {
+    throw new SbomFormatError(file, `not valid JSON (${(err as Error).message})`);
+  }
+  if (!isObject(doc)) throw new SbomFormatError(file, 'the SBOM must be a JSON object');
+  if (doc.bomFormat === 'CycloneDX') return cycloneDx(file, doc);
+  if (typeof doc.spdxVersion === 'string') return spdx(file, doc);
+  throw new SbomFormatError(file, 'neither a CycloneDX JSON SBOM ("bomFormat": "CycloneDX") nor an SPDX JSON SBOM ("spdxVersion")');
+}
+
+export async function readSbom(file: string): Promise<Sbom> {
+  let json: string;
+  try {
+    json = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new SbomFormatError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  return parseSbom(file, json);
+}

@@ -1,0 +1,120 @@
+/**
+ * Maven: a port of Maven's `ComparableVersion` (maven-artifact 3.9, the order of "Version Order
+ * Specification" in the POM reference, which OSV names for Maven): `.`/`-` and digit/letter
+ * transitions split items; a `-` (or a letter/digit switch) opens a sub-list; trailing "null"
+ * items (0, "", ga/final/release) are dropped; qualifiers order alpha < beta < milestone < rc =
+ * cr < snapshot < "" = ga = final = release < sp < any other (lexically); numbers beat strings
+ * and lists. Any string is a Maven version, so nothing is refused except an empty one.
+ */
+import { cmp, orderOf, type VersionOrder } from './scheme.ts';
+
+type Item = { kind: 'int'; value: bigint } | { kind: 'string'; value: string } | { kind: 'list'; items: Item[] };
+
+const QUALIFIERS = ['alpha', 'beta', 'milestone', 'rc', 'snapshot', '', 'sp'];
+const ALIASES: Record<string, string> = { ga: '', final: '', release: '', cr: 'rc' };
+const RELEASE_INDEX = String(QUALIFIERS.indexOf(''));
+
+function stringItem(value: string, followedByDigit: boolean): Item {
+  if (followedByDigit && value.length === 1) {
+    value = ({ a: 'alpha', b: 'beta', m: 'milestone' } as Record<string, string>)[value] ?? value;
+  }
+  return { kind: 'string', value: ALIASES[value] ?? value };
+}
+
+function comparableQualifier(q: string): string {
+  const i = QUALIFIERS.indexOf(q);
+  return i === -1 ? `${QUALIFIERS.length}-${q}` : String(i);
+}
+
+function parseItem(isDigit: boolean, text: string): Item {
+  return isDigit ? { kind: 'int', value: BigInt(text) } : stringItem(text, false);
+}
+
+function isNull(item: Item): boolean {
+  if (item.kind === 'int') return item.value === 0n;
+  if (item.kind === 'string') return item.value === '';
+  return item.items.length === 0;
+}
+
+function normalize(list: Item[]): void {
+  for (let i = list.length - 1; i >= 0; i--) {
+    const last = list[i]!;
+    if (isNull(last)) list.splice(i, 1);
+    else if (last.kind !== 'list') break;
+  }
+}
+
+const isAsciiDigit = (c: string) => c >= '0' && c <= '9';
+
+export function parseMaven(version: string): Item {
+  const v = version.toLowerCase();
+  const root: Item[] = [];
+  let list = root;
+  const stack: Item[][] = [root];
+  let isDigit = false;
+  let start = 0;
+  const openList = () => {
+    const next: Item[] = [];
+    list.push({ kind: 'list', items: next });
+    list = next;
+    stack.push(next);
+  };
+  for (let i = 0; i < v.length; i++) {
+    const c = v[i]!;
+    if (c === '.') {
+      list.push(i === start ? { kind: 'int', value: 0n } : parseItem(isDigit, v.slice(start, i)));
+      start = i + 1;
+    } else if (c === '-') {
+      list.push(i === start ? { kind: 'int', value: 0n } : parseItem(isDigit, v.slice(start, i)));
+      start = i + 1;
+      openList();
+    } else if (isAsciiDigit(c)) {
+      if (!isDigit && i > start) {
+        // 1.0.0.X1 < 1.0.0-X2: a qualifier after a dot is read as after a hyphen.
+        if (list.length > 0) openList();
+        list.push(stringItem(v.slice(start, i), true));
+        start = i;
+        openList();
+      }
+      isDigit = true;
+    } else {
+      if (isDigit && i > start) {
+        list.push(parseItem(true, v.slice(start, i)));
+        start = i;
+        openList();
+      }
+      isDigit = false;
+    }
+  }
+  if (v.length > start) {
+    if (!isDigit && list.length > 0) openList();
+    list.push(parseItem(isDigit, v.slice(start)));
+  }
+  while (stack.length > 0) normalize(stack.pop()!);
+  return { kind: 'list', items: root };
+}
+
+function compareItems(a: Item | null, b: Item | null): number {
+  if (a === null) return b === null ? 0 : -compareItems(b, null);
+  if (a.kind === 'int') {
+    if (b === null) return a.value === 0n ? 0 : 1;
+    return b.kind === 'int' ? cmp(a.value, b.value) : 1;
+  }
+  if (a.kind === 'string') {
+    if (b === null) return cmp(comparableQualifier(a.value), RELEASE_INDEX);
+    if (b.kind === 'int') return -1;
+    if (b.kind === 'string') return cmp(comparableQualifier(a.value), comparableQualifier(b.value));
+    return -1;
+  }
+  if (b === null) return a.items.length === 0 ? 0 : compareItems(a.items[0]!, null);
+  if (b.kind === 'int') return -1;
+  if (b.kind === 'string') return 1;
+  const n = Math.max(a.items.length, b.items.length);
+  for (let i = 0; i < n; i++) {
+    const r = compareItems(a.items[i] ?? null, b.items[i] ?? null);
+    if (r !== 0) return r;
+  }
+  return 0;
+}
+
+export const MAVEN: VersionOrder = orderOf('maven', (v) => (v.trim() === '' ? null : parseMaven(v.trim())), compareItems);

@@ -1,0 +1,94 @@
+/**
+ * Requests Node's HTTP parser refuses before the app sees them, sent over raw sockets (a client
+ * library would refuse to send them): they get the API's JSON error with CORS headers, checked
+ * against the served document's Error schema, and the server goes on serving.
+ */
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSampleServer, type SampleServer } from './server-harness.ts';
+
+let s: SampleServer;
+
+beforeAll(async () => {
+  s = await startSampleServer();
+});
+
+afterAll(async () => {
+  await s?.server.close();
+});
+
+interface RawAnswer {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/** Writes `request` as it is and reads the answer until the server closes the connection. */
+function rawRequest(request: Buffer): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(s.server.port, '127.0.0.1', () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = new Headers();
+      for (const line of lines) {
+        const at = line.indexOf(':');
+        headers.append(line.slice(0, at), line.slice(at + 1).trim());
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+    });
+  });
+}
+
+async function expectJsonError(answer: RawAnswer, status: number, code: string, path: string): Promise<void> {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+  expect(answer.headers.get('access-control-expose-headers')).toContain('X-Snapshot');
+  expect(answer.headers.get('x-snapshot')).toBe(s.buildId);
+  expect(Number(answer.headers.get('content-length'))).toBe(Buffer.byteLength(answer.body));
+  const body = JSON.parse(answer.body) as { code: string; message: string };
+  expect(body.code).toBe(code);
+  expect(body.message.length).toBeGreaterThan(20);
+  const problems = (await s.validator()).check({ method: 'GET', url: `${s.base}${path}`, status, headers: answer.headers, body: answer.body });
+  expect(problems).toEqual([]);
+}
+
+const CRLF = '\r\n';
+
+describe('requests refused by the HTTP parser', () => {
+  it('a request head over 16 KB: 431 REQUEST_HEADERS_TOO_LARGE as JSON, with CORS', async () => {
+    const path = '/api/v1/public/cves';
+    const answer = await rawRequest(Buffer.from(`GET ${path} HTTP/1.1${CRLF}Host: x${CRLF}X-Filler: ${'a'.repeat(17_000)}${CRLF}${CRLF}`));
+    await expectJsonError(answer, 431, 'REQUEST_HEADERS_TOO_LARGE', path);
+    expect(JSON.parse(answer.body).message).toContain('16384');
+  });
+
+  it('a URL over 16 KB: 431 too', async () => {
+    const path = `/api/v1/public/cves?search=${'a'.repeat(17_000)}`;
+    const answer = await rawRequest(Buffer.from(`GET ${path} HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`));
+    await expectJsonError(answer, 431, 'REQUEST_HEADERS_TOO_LARGE', '/api/v1/public/cves');
+  });
+
+  it('raw non-ASCII bytes in the query: 400 MALFORMED_REQUEST as JSON, with CORS', async () => {
+    const request = Buffer.concat([Buffer.from('GET /api/v1/public/cves?search='), Buffer.from('é', 'utf8'), Buffer.from(` HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`)]);
+    const answer = await rawRequest(request);
+    await expectJsonError(answer, 400, 'MALFORMED_REQUEST', '/api/v1/public/cves');
+    expect(JSON.parse(answer.body).message).toMatch(/percent-encoded/);
+  });
+
+  it('raw non-ASCII bytes in the path, and a request line that is not HTTP: 400 as JSON', async () => {
+    const inPath = Buffer.concat([Buffer.from('GET /api/v1/public/cves/'), Buffer.from([0xff, 0xfe]), Buffer.from(` HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`)]);
+    await expectJsonError(await rawRequest(inPath), 400, 'MALFORMED_REQUEST', '/api/v1/public/cves/x');
+    await expectJsonError(await rawRequest(Buffer.from(`NOT HTTP AT ALL${CRLF}${CRLF}`)), 400, 'MALFORMED_REQUEST', '/');
+  });
+
+  it('keeps serving afterwards', async () => {
+    const res = await s.get('/api/v1/public/cves/CVE-2024-3400');
+    expect(res.status).toBe(200);
+  });
+});

@@ -1,0 +1,240 @@
+/**
+ * The OpenAPI document as a client reads it (issue 8 §2): what every operation declares (304,
+ * 429, 400/503 where they happen, an operationId, no security), a walk of every operation whose
+ * answers (200, 304, HEAD, 400, 404, 429, 503) are checked against the served document (the
+ * harness checks every answer it receives), and parameter schemas that accept exactly what the
+ * server accepts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultRateLimitConfig } from '../../api/ratelimit/index.ts';
+import { emptyDataDir, startOn, startSampleServer, type SampleServer } from './server-harness.ts';
+
+interface Parameter {
+  name: string;
+  in: 'query' | 'path';
+  required?: boolean;
+  schema: Record<string, unknown> & { example?: unknown; pattern?: string };
+  example?: unknown;
+}
+
+interface Operation {
+  operationId?: string;
+  parameters?: Parameter[];
+  security?: unknown;
+  responses: Record<string, { $ref?: string; headers?: Record<string, { required?: boolean }>; content?: Record<string, { schema: unknown }> }>;
+}
+
+interface Document {
+  openapi: string;
+  info: { license?: { name: string; identifier?: string } };
+  servers?: { url: string }[];
+  security?: unknown[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { responses: Record<string, { headers?: Record<string, { required?: boolean }>; content?: Record<string, { schema: { $ref?: string } }> }> };
+}
+
+let s: SampleServer;
+let doc: Document;
+const operations: { path: string; op: Operation }[] = [];
+
+beforeAll(async () => {
+  s = await startSampleServer();
+  doc = (await s.json<Document>('/api/v1/openapi.json')).body;
+  for (const [path, item] of Object.entries(doc.paths)) for (const op of Object.values(item)) operations.push({ path, op });
+});
+
+afterAll(async () => {
+  await s?.server.close();
+});
+
+function resolved(op: Operation, status: string) {
+  const r = op.responses[status];
+  if (!r) return undefined;
+  return r.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')] : r;
+}
+
+/** A request URL for the operation: path parameters from `values`, required query ones from their example. */
+function urlOf(path: string, op: Operation, values: Record<string, string>): string {
+  let url = path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(values[name] ?? String(exampleOf(op, name))));
+  const query = (op.parameters ?? []).filter((p) => p.in === 'query' && p.required).map((p) => `${p.name}=${encodeURIComponent(String(exampleOf(op, p.name)))}`);
+  if (query.length) url += `?${query.join('&')}`;
+  return url;
+}
+
+function exampleOf(op: Operation, name: string): unknown {
+  const p = op.parameters?.find((x) => x.name === name);
+  return p?.example ?? p?.schema.example;
+}
+
+describe('the document', () => {
+  it('covers at least the endpoints of the contract', () => {
+    expect(operations.length).toBeGreaterThanOrEqual(16);
+  });
+
+  it('gives every operation a unique operationId', () => {
+    const ids = operations.map(({ op }) => op.operationId);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z0-9]+$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('states no security, the license and a server', () => {
+    expect(doc.security).toEqual([]);
+    expect(doc.info.license).toEqual({ name: 'Apache-2.0', identifier: 'Apache-2.0' });
+    expect(doc.servers?.length).toBeGreaterThan(0);
+  });
+
+  it('declares 304 (no body, ETag) and 429 (RateLimitError, Retry-After, X-RateLimit-*) on every operation', () => {
+    for (const { path, op } of operations) {
+      const notModified = resolved(op, '304');
+      expect(notModified, path).toBeDefined();
+      expect(notModified!.content, path).toBeUndefined();
+      expect(notModified!.headers?.ETag?.required, path).toBe(true);
+      const limited = resolved(op, '429');
+      expect(limited, path).toBeDefined();
+      expect(limited!.content?.['application/json']?.schema, path).toEqual({ $ref: '#/components/schemas/RateLimitError' });
+      for (const h of ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Window']) {
+        expect(limited!.headers?.[h]?.required, `${path} ${h}`).toBe(true);
+      }
+    }
+  });
+
+  it('declares 503 on every public operation, 400 on every operation taking a parameter, 431 and 500 everywhere', () => {
+    for (const { path, op } of operations) {
+      expect(resolved(op, '431'), path).toBeDefined();
+      expect(resolved(op, '500'), path).toBeDefined();
+      if (path.startsWith('/api/v1/public/')) expect(resolved(op, '503'), path).toBeDefined();
+      if ((op.parameters ?? []).length > 0) expect(resolved(op, '400'), path).toBeDefined();
+    }
+    const summary = doc.paths['/api/v1/public/cves/summary']!.get!;
+    expect(Object.keys(summary.responses)).toEqual(expect.arrayContaining(['200', '304', '429', '500', '503']));
+    expect(summary.responses['400']).toBeUndefined();
+  });
+});
+
+describe('every operation, answered and checked against the document', () => {
+  // Values that exist in the sample snapshot, so that each operation answers 200.
+  const SAMPLE: Record<string, string> = { id: 'CVE-2024-3400', vendor: 'redhat', advisory_id: 'RHSA-2026:9102' };
+
+  it('answers 200, then 304 to its ETag, then HEAD with the same headers', async () => {
+    for (const { path, op } of operations) {
+      const url = urlOf(path, op, SAMPLE);
+      const res = await s.get(url);
+      expect(res.status, url).toBe(200);
+      const etag = res.headers.get('etag');
+      expect(etag, url).toBeTruthy();
+      await res.body?.cancel();
+      const again = await s.get(url, { headers: { 'If-None-Match': etag! } });
+      expect(again.status, url).toBe(304);
+      const head = await s.get(url, { method: 'HEAD' });
+      expect(head.status, url).toBe(200);
+    }
+  });
+
+  it('answers 400 to a malformed parameter, 404 to an unknown record', async () => {
+    for (const { path, op } of operations) {
+      for (const p of op.parameters ?? []) {
+        const bad = p.in === 'path' ? path.replace(`{${p.name}}`, '%01bad') : `${path}?${p.name}=${encodeURIComponent('\u0001bad')}`;
+        const url = p.in === 'path' ? urlOf(bad, op, SAMPLE) : bad.replace(/\{(\w+)\}/g, (_m, n: string) => SAMPLE[n]!);
+        const res = await s.get(url);
+        // A free-text parameter may take the value; anything else refuses it.
+        expect([200, 400], url).toContain(res.status);
+        await res.body?.cancel();
+      }
+      if (path.includes('{')) {
+        const missing = urlOf(path, op, { id: 'CVE-1999-99999999', vendor: 'redhat', advisory_id: 'RHSA-0000:0000' });
+        expect((await s.get(missing)).status, missing).toBe(404);
+      }
+    }
+  });
+
+  it('answers 429 once the caller is over its limit', async () => {
+    const limited = await startOn(s.dataDir, s.buildId, {
+      rateLimit: defaultRateLimitConfig({ perMinute: { cves: 1, standard: 1, other: 1 } }),
+    });
+    try {
+      for (const { path, op } of operations) {
+        const url = urlOf(path, op, SAMPLE);
+        let res = await limited.get(url);
+        if (res.status !== 429) res = await limited.get(url);
+        expect(res.status, url).toBe(429);
+        expect(res.headers.get('retry-after'), url).toMatch(/^\d+$/);
+      }
+    } finally {
+      await limited.server.close();
+    }
+  });
+
+  it('answers 503 NO_SNAPSHOT everywhere before a snapshot is published', async () => {
+    const empty = await startOn(await emptyDataDir(), 'none');
+    try {
+      for (const { path, op } of operations) {
+        const res = await empty.get(urlOf(path, op, SAMPLE));
+        expect(res.status, path).toBe(503);
+        expect(((await res.json()) as { code: string }).code).toBe('NO_SNAPSHOT');
+      }
+    } finally {
+      await empty.server.close();
+    }
+  });
+});
+
+describe('parameter schemas accept exactly what the server accepts', () => {
+  /** Whether the document's schema of `name` on `path` allows the raw query value. */
+  function schemaAllows(schema: Parameter['schema'], raw: string): boolean {
+    if (schema.type === 'number' || schema.type === 'integer') {
+      // A number as a client writes one (JSON grammar, exponent included); range from the schema.
+      if (!/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(raw)) return false;
+      const value = Number(raw);
+      if (schema.type === 'integer' && !Number.isInteger(value)) return false;
+      return value >= (schema.minimum as number) && value <= (schema.maximum as number);
+    }
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(raw)) return false;
+    if (schema.maxLength !== undefined && [...raw].length > (schema.maxLength as number)) return false;
+    return true;
+  }
+
+  async function agree(path: string, name: string, candidates: string[], extra = ''): Promise<void> {
+    const op = doc.paths[path]!.get!;
+    const schema = op.parameters!.find((p) => p.name === name)!.schema;
+    for (const raw of candidates) {
+      const url = `${path}?${name}=${encodeURIComponent(raw)}${extra}`;
+      const res = await s.get(url);
+      const body = (await res.json()) as { parameter?: string };
+      const refused = res.status === 400 && body.parameter === name;
+      expect(refused ? 'refused' : 'accepted', `${url} (schema allows: ${schemaAllows(schema, raw)})`).toBe(schemaAllows(schema, raw) ? 'accepted' : 'refused');
+    }
+  }
+
+  it('min_cvss: every decimal from 0 to 10, exponents and long fractions included', async () => {
+    await agree('/api/v1/public/cves', 'min_cvss', ['0', '9', '9.5', '10', '7.0000001', '1e-7', '1E1', '5e0', '0.000000000001', '10.0000001', '-1', '11', '1e2', 'abc', 'NaN', 'Infinity', '9,5']);
+  });
+
+  it('min_cvss=1e-7 filters like 0.0000001', async () => {
+    const a = await s.json<{ total: number }>('/api/v1/public/cves?min_cvss=1e-7&status=all');
+    const b = await s.json<{ total: number }>('/api/v1/public/cves?min_cvss=0.0000001&status=all');
+    expect(a.status).toBe(200);
+    expect(a.body.total).toBe(b.body.total);
+  });
+
+  it('before_cve_id: the declared pattern (any case, 4-19 digits)', async () => {
+    const op = doc.paths['/api/v1/public/cves']!.get!;
+    expect(op.parameters!.find((p) => p.name === 'before_cve_id')!.schema.pattern).toBeDefined();
+    await agree('/api/v1/public/cves', 'before_cve_id', ['CVE-2024-3400', 'cve-2024-3400', 'CVE-2024-1234567890123456789', 'CVE-2024-12345678901234567890', 'CVE-24-3400', 'CVE-2024-340', 'GHSA-xxxx', ''], '&before_published=2030-01-01');
+  });
+
+  it('severity: any case, spaces around items, the pattern saying so', async () => {
+    await agree('/api/v1/public/cves', 'severity', ['CRITICAL', 'critical', 'High,low', ' HIGH , Medium ', 'NONE', 'CRITICAL,', ',HIGH', 'HIGH,,LOW', 'SEVERE', '']);
+  });
+
+  it('vendor on /vendor-advisories: the pattern of the path form', async () => {
+    const query = doc.paths['/api/v1/public/vendor-advisories']!.get!.parameters!.find((p) => p.name === 'vendor')!.schema.pattern;
+    const pathForm = doc.paths['/api/v1/public/vendor-advisories/{vendor}/{advisory_id}']!.get!.parameters!.find((p) => p.name === 'vendor')!.schema.pattern;
+    expect(query).toBeDefined();
+    expect(query).toBe(pathForm);
+    await agree('/api/v1/public/vendor-advisories', 'vendor', ['redhat', 'RedHat', 'siemens.com', 'a_b-c', 'a'.repeat(64), 'a'.repeat(65), '-cisco', 'red hat', '']);
+  });
+
+  it('search: at most the declared length, in characters', async () => {
+    await agree('/api/v1/public/cves', 'search', ['kernel', 'é'.repeat(500), 'x'.repeat(500), 'x'.repeat(501), `kernel ${'🙂'.repeat(493)}`, `kernel ${'🙂'.repeat(494)}`]);
+  });
+});

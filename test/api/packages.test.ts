@@ -1,0 +1,134 @@
+/**
+ * The package endpoints and the batches (issue 12) on a real server over the sample snapshot,
+ * whose OSV/GHSA records hold ranges of PyPI, npm, Go, Maven, crates.io, RubyGems, NuGet,
+ * Debian, Ubuntu, Alpine, Rocky Linux and a GIT range.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { damagedSampleDataDir } from './sample-reader.ts';
+import { startOn, startSampleServer, type SampleServer } from './server-harness.ts';
+
+let api: SampleServer;
+beforeAll(async () => {
+  api = await startSampleServer();
+});
+afterAll(async () => api?.server.close());
+
+const P = '/api/v1/public';
+type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('GET /packages/{ecosystem}/{name}', () => {
+  it('judges a version: matched ranges, why, upgrade, risk figures', async () => {
+    const { status, body, res } = await api.json<Body>(`${P}/packages/pypi/MLflow?version=2.16.5`);
+    expect(status).toBe(200);
+    expect(res.headers.get('etag')).toBeTruthy();
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(body).toMatchObject({ ecosystem: 'PyPI', name: 'MLflow', version: '2.16.5', version_order: 'pep440', affected: true });
+    expect(body.vulnerabilities.map((v: Body) => v.cve_id)).toEqual(['CVE-2026-90302']);
+    expect(body.vulnerabilities[0]).toMatchObject({ service_severity: 'HIGH', kev: false, matched: [{ introduced: '0', fixed: '2.19.0', advisory_id: 'GHSA-q3vc-8fj2-m5w7' }], fixed_in: '2.19.0' });
+    expect(body.upgrade).toEqual([{ ecosystem: 'PyPI', to: '2.19.0', statement: expect.any(String), also_affected_by: ['CVE-2026-90301'] }]);
+    expect(body.not_affected_count).toBe(1);
+  });
+
+  it('orders several matches by service risk and says when no fix clears them all', async () => {
+    const { body } = await api.json<Body>(`${P}/packages/PyPI/mlflow?version=2.18.0`);
+    expect(body.vulnerabilities.map((v: Body) => v.cve_id).sort()).toEqual(['CVE-2026-90301', 'CVE-2026-90302']);
+    const risks = body.vulnerabilities.map((v: Body) => v.service_risk);
+    expect(risks).toEqual([...risks].sort((a, b) => b - a));
+    expect(body.vulnerabilities.find((v: Body) => v.cve_id === 'CVE-2026-90301').matched[0]).toMatchObject({ introduced: '2.18.0', last_affected: '2.18.1' });
+    expect(body.upgrade[0]).toMatchObject({ to: null, statement: expect.stringContaining('No fixed version') });
+  });
+
+  it('lists every advisory with its ranges without a version', async () => {
+    const { body } = await api.json<Body>(`${P}/packages/npm/body-parser`);
+    expect(body.version).toBeNull();
+    expect(body.advisories).toEqual([expect.objectContaining({ cve_id: 'CVE-2026-90104', kev: true, fixed_branches: [expect.objectContaining({ fixed: '1.20.3' }), expect.objectContaining({ limit: '2.0.0' })] })]);
+  });
+
+  it('reads names with a slash sent as %2F and ecosystems with a release', async () => {
+    const go = await api.json<Body>(`${P}/packages/Go/golang.org%2Fx%2Fcrypto?version=v0.30.0`);
+    expect(go.body.vulnerabilities[0]).toMatchObject({ cve_id: 'CVE-2026-90112', fixed_in: '0.31.0' });
+    const deb = await api.json<Body>(`${P}/packages/Debian%3A12/openssl?version=3.0.11-1~deb12u1`);
+    expect(deb.body.upgrade).toEqual([expect.objectContaining({ ecosystem: 'Debian:12', to: '3.0.11-1~deb12u2' })]);
+  });
+
+  it('400 naming the parameter: unknown ecosystem (with the supported list), unparseable version', async () => {
+    const eco = await api.json<Body>(`${P}/packages/hackage/aeson?version=1.0`);
+    expect(eco.status).toBe(400);
+    expect(eco.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'ecosystem' });
+    expect(eco.body.supported).toContain('PyPI');
+    const ver = await api.json<Body>(`${P}/packages/npm/body-parser?version=1.2`);
+    expect(ver.status).toBe(400);
+    expect(ver.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'version' });
+    expect(ver.body.message).toContain('"1.2"');
+  });
+});
+
+describe('GET /packages?purl=', () => {
+  it('maps the purl to the OSV package and judges its version', async () => {
+    const purl = 'pkg:deb/debian/openssl@3.0.11-1~deb12u1?arch=amd64&distro=debian-12';
+    const { body } = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent(purl)}`);
+    expect(body).toMatchObject({ purl, ecosystem: 'Debian:12', name: 'openssl', affected: true });
+    expect(body.vulnerabilities[0].matched.map((m: Body) => m.range_type).sort()).toEqual(['ECOSYSTEM', 'VERSIONS']);
+    const maven = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.13.3')}`);
+    expect(maven.body.upgrade[0].to).toBe('2.13.4.2');
+  });
+  it('400 for a malformed or unsupported purl, and for none', async () => {
+    expect((await api.json<Body>(`${P}/packages?purl=npm/x`)).body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'purl' });
+    expect((await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:hex/plug@1.0.0')}`)).status).toBe(400);
+    expect((await api.json<Body>(`${P}/packages`)).body).toMatchObject({ parameter: 'purl' });
+  });
+});
+
+describe('batches', () => {
+  it('/packages/batch answers each distinct purl in order, errors in place', async () => {
+    const purls = ['pkg:pypi/torch@2.8.0', 'pkg:npm/koa@2.16.3', 'pkg:hex/plug@1.0.0', 'pkg:pypi/torch@2.8.0', 'pkg:gem/rack@3.0.13', 'pkg:nuget/System.Text.Json@6.0.9'];
+    const { status, body } = await api.json<Body>(`${P}/packages/batch?purls=${encodeURIComponent(purls.join(','))}`);
+    expect(status).toBe(200);
+    expect(body.requested).toBe(5);
+    expect(body.results.map((r: Body) => [r.purl, r.affected ?? r.error.code])).toEqual([
+      ['pkg:pypi/torch@2.8.0', true],
+      ['pkg:npm/koa@2.16.3', false],
+      ['pkg:hex/plug@1.0.0', 'INVALID_PARAMETER'],
+      ['pkg:gem/rack@3.0.13', true],
+      ['pkg:nuget/System.Text.Json@6.0.9', true],
+    ]);
+  });
+  it('/packages/batch refuses more than 100 purls', async () => {
+    const purls = Array.from({ length: 101 }, (_, i) => `pkg:npm/p${i}@1.0.0`).join(',');
+    expect((await api.json<Body>(`${P}/packages/batch?purls=${encodeURIComponent(purls)}`)).body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'purls' });
+  });
+  it('/cves/batch answers records in the order asked, unknown ids apart, duplicates once', async () => {
+    const { status, body } = await api.json<Body>(`${P}/cves/batch?ids=cve-2024-3400,CVE-2099-0001,CVE-2023-4966,CVE-2024-3400`);
+    expect(status).toBe(200);
+    expect(body.requested).toBe(3);
+    expect(body.cves.map((r: Body) => r.cve_id)).toEqual(['CVE-2024-3400', 'CVE-2023-4966']);
+    expect(body.unknown).toEqual(['CVE-2099-0001']);
+    const single = await api.json<Body>(`${P}/cves/CVE-2024-3400`);
+    expect(body.cves[0]).toEqual(single.body);
+  });
+  it('/cves/batch: 400 naming ids for a malformed id, none, or more than 100', async () => {
+    expect((await api.json<Body>(`${P}/cves/batch?ids=CVE-2024-3400,nope`)).body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'ids', value: 'nope' });
+    expect((await api.json<Body>(`${P}/cves/batch`)).body).toMatchObject({ parameter: 'ids' });
+    const many = Array.from({ length: 101 }, (_, i) => `CVE-2024-${10000 + i}`).join(',');
+    expect((await api.json<Body>(`${P}/cves/batch?ids=${many}`)).status).toBe(400);
+  });
+  it('every new path is in the OpenAPI document', async () => {
+    const { body } = await api.json<Body>('/api/v1/openapi.json');
+    for (const path of ['/packages/{ecosystem}/{name}', '/packages', '/packages/batch', '/cves/batch']) expect(Object.keys(body.paths)).toContain(`${P}${path}`);
+  });
+});
+
+describe('a snapshot whose affected_packages could not be read', () => {
+  it('answers 503 SNAPSHOT_TABLE_UNAVAILABLE naming the table, never "not affected"', async () => {
+    const copy = await damagedSampleDataDir(['affected_packages']);
+    const damaged = await startOn(copy.dataDir, copy.buildId);
+    try {
+      const { status, body } = await damaged.json<Body>(`${P}/packages/PyPI/mlflow?version=2.16.5`);
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ code: 'SNAPSHOT_TABLE_UNAVAILABLE', table: 'affected_packages' });
+      expect((await damaged.json<Body>(`${P}/cves/batch?ids=CVE-2024-3400`)).status).toBe(200);
+    } finally {
+      await damaged.server.close();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,138 @@
+/**
+ * Network failures after the response headers: a connection reset or a stalled body is retried
+ * like a failure before the headers, a large download resumes with `Range` where the server
+ * allows it, and every final error names the URL. Local servers only.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fetchFile } from '../../cli/fetch/download.ts';
+import { ValidatorStore } from '../../cli/fetch/validators.ts';
+import { startServer, tempRaw, testHttp, type Reply, type TestServer } from './helpers.ts';
+
+const BIG = randomBytes(200_000);
+
+/** Serves `body` with byte ranges (If-Range on `etag`); the first `cuts` answers are cut after `cutAt` bytes. */
+function rangeServer(opts: { body: () => Buffer; etag: () => string; ranges: boolean; cuts: number; cutAt: number }) {
+  let n = 0;
+  return (req: { headers: Record<string, string | string[] | undefined> }): Reply => {
+    const body = opts.body();
+    const headers: Record<string, string> = { etag: opts.etag() };
+    if (opts.ranges) headers['accept-ranges'] = 'bytes';
+    const range = /^bytes=(\d+)-$/.exec(String(req.headers.range ?? ''));
+    const cut = n++ < opts.cuts ? opts.cutAt : undefined;
+    if (opts.ranges && range && req.headers['if-range'] === opts.etag()) {
+      const from = Number(range[1]);
+      const part = body.subarray(from);
+      return { status: 206, headers: { ...headers, 'content-range': `bytes ${from}-${body.length - 1}/${body.length}` }, body: part, ...(cut !== undefined ? { cutAfter: cut, cutDelayMs: 100 } : {}) };
+    }
+    return { headers, body, ...(cut !== undefined ? { cutAfter: cut, cutDelayMs: 100 } : {}) };
+  };
+}
+
+describe('network errors after the headers', () => {
+  let raw: string;
+  let cleanup: () => Promise<void>;
+  let server: TestServer | undefined;
+  beforeEach(async () => ({ raw, cleanup } = await tempRaw()));
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await cleanup();
+  });
+
+  async function download(route: Parameters<typeof startServer>[0], retries = 3) {
+    server = await startServer(route);
+    const { http, sleeps } = testHttp({ retries });
+    const dest = join(raw, 'src', 'file.bin');
+    const got = await fetchFile(http, {
+      url: `${server.base}/file.bin`,
+      dest,
+      sourceDir: join(raw, 'src'),
+      store: await ValidatorStore.load(join(raw, 'src')),
+      verify: async () => ({ records: 1 }),
+    });
+    return { got, dest, sleeps };
+  }
+
+  it('resumes a cut download with Range and If-Range (the ETag), and the file is whole', async () => {
+    const { got, dest } = await download(rangeServer({ body: () => BIG, etag: () => '"v1"', ranges: true, cuts: 2, cutAt: 50_000 }));
+    expect(got.changed).toBe(true);
+    expect((await readFile(dest)).equals(BIG)).toBe(true);
+    const reqs = server!.requests;
+    expect(reqs).toHaveLength(3);
+    expect(reqs[0]!.headers.range).toBeUndefined();
+    expect(reqs[1]!.headers).toMatchObject({ range: 'bytes=50000-', 'if-range': '"v1"' });
+    // The second answer (a 206 from 50,000) was cut after 50,000 more bytes.
+    expect(reqs[2]!.headers).toMatchObject({ range: 'bytes=100000-', 'if-range': '"v1"' });
+    expect(got.bytes).toBe(BIG.length);
+  });
+
+  it('starts over when the file changed meanwhile (If-Range no longer matches: a 200 with the new file)', async () => {
+    let version = 1;
+    const v2 = randomBytes(120_000);
+    const route = rangeServer({ body: () => (version === 1 ? BIG : v2), etag: () => `"v${version}"`, ranges: true, cuts: 1, cutAt: 50_000 });
+    const { dest } = await download((req, url) => {
+      const reply = route(req);
+      version = 2; // changes right after the first answer
+      void url;
+      return reply;
+    });
+    expect(server!.requests[1]!.headers['if-range']).toBe('"v1"');
+    expect((await readFile(dest)).equals(v2)).toBe(true);
+  });
+
+  it('downloads again from the start when the server does not take ranges', async () => {
+    const { dest } = await download(rangeServer({ body: () => BIG, etag: () => '"v1"', ranges: false, cuts: 1, cutAt: 50_000 }));
+    expect(server!.requests).toHaveLength(2);
+    expect(server!.requests[1]!.headers.range).toBeUndefined();
+    expect((await readFile(dest)).equals(BIG)).toBe(true);
+  });
+
+  it('a body read whole (NVD pages, CSAF documents) is retried after a reset, and names the URL when retries are spent', async () => {
+    let n = 0;
+    server = await startServer(() => (n++ === 0 ? { body: '{"ok":true}', cutAfter: 4 } : { body: '{"ok":true}' }));
+    const { http, sleeps } = testHttp();
+    expect(await http.getJson(`${server.base}/page.json`, 'nvd page')).toEqual({ ok: true });
+    expect(server.requests).toHaveLength(2);
+    expect(sleeps).toHaveLength(1);
+
+    const always = await startServer(() => ({ body: '{"ok":true}', cutAfter: 4 }));
+    const failing = testHttp({ retries: 2 });
+    await expect(failing.http.getBytes(`${always.base}/page.json`)).rejects.toThrow(
+      /^GET http:\/\/127\.0\.0\.1:\d+\/page\.json: other side closed \(UND_ERR_SOCKET\) after 3 attempts$/,
+    );
+    expect(always.requests).toHaveLength(3);
+    await always.close();
+  });
+
+  it('a body that stalls after the headers is retried once the body timeout passes', async () => {
+    let n = 0;
+    const stalling: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-length': '11' });
+      if (n++ === 0) res.write('{"ok"'); // …and nothing more
+      else res.end('{"ok":true}');
+    });
+    await new Promise<void>((r) => stalling.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+    try {
+      const { http } = testHttp({ timeoutMs: 200 });
+      expect(await http.getJson(`${base}/slow.json`, 'slow')).toEqual({ ok: true });
+      expect(n).toBe(2);
+      const never = testHttp({ timeoutMs: 200, retries: 0 });
+      n = 0;
+      stalling.removeAllListeners('request');
+      stalling.on('request', (_req, res) => {
+        res.writeHead(200, { 'content-length': '11' });
+        res.write('{"ok"');
+      });
+      await expect(never.http.getBytes(`${base}/slow.json`)).rejects.toThrow(/^GET http:\/\/127\.0\.0\.1:\d+\/slow\.json: .*UND_ERR_BODY_TIMEOUT/);
+    } finally {
+      stalling.closeAllConnections();
+      await new Promise<void>((r) => stalling.close(() => r()));
+    }
+  });
+});

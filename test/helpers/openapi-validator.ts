@@ -1,0 +1,177 @@
+/**
+ * Checks an HTTP answer of the API against the OpenAPI document the server serves: the
+ * operation (path template and method), the status (declared for that operation), the required
+ * headers and their values, and the body (its media type declared, the JSON valid against the
+ * schema; none where none is declared, e.g. 304). Answers to paths the document does not
+ * describe must be the JSON error shape when they are errors, and may not be successes under
+ * /api/v1/public (an endpoint missing from the document).
+ *
+ * JSON Schema validation is ajv's (draft 2020-12, the dialect of OpenAPI 3.1) with ajv-formats.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS: its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+
+type Json = Record<string, unknown>;
+
+interface HeaderObject {
+  required?: boolean;
+  schema?: Json;
+}
+
+interface ResponseObject {
+  headers?: Record<string, HeaderObject>;
+  content?: Record<string, { schema?: Json }>;
+}
+
+interface Operation {
+  operationId?: string;
+  responses: Record<string, ResponseObject | { $ref: string }>;
+}
+
+/** What was asked and answered; `body` is the text of the body, undefined when not read. */
+export interface Exchange {
+  method: string;
+  url: string;
+  status: number;
+  headers: Headers;
+  body: string | undefined;
+}
+
+const PUBLIC_PREFIX = '/api/v1/public/';
+const DOC_ID = 'openapi.json';
+
+interface Template {
+  path: string;
+  segments: string[];
+  params: number;
+}
+
+export class OpenApiValidator {
+  private readonly ajv: Ajv2020;
+  private readonly templates: Template[];
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(readonly document: Json) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(this.ajv);
+    // Schemas refer to `#/components/schemas/…` of the document: hold the components under an id
+    // the compiled fragments can point to.
+    this.ajv.addSchema({ $id: DOC_ID, components: document.components ?? {} });
+    const paths = Object.keys((document.paths ?? {}) as Json);
+    this.templates = paths.map((path) => {
+      const segments = path.split('/');
+      return { path, segments, params: segments.filter((s) => s.startsWith('{')).length };
+    });
+    // A static segment wins over a parameter (`/cves/summary` before `/cves/{id}`).
+    this.templates.sort((a, b) => a.params - b.params);
+  }
+
+  /** The path template an URL path matches, or undefined. */
+  templateOf(pathname: string): string | undefined {
+    const segments = pathname.split('/');
+    return this.templates.find(
+      (t) => t.segments.length === segments.length && t.segments.every((s, i) => (s.startsWith('{') ? segments[i] !== '' : s === segments[i])),
+    )?.path;
+  }
+
+  operation(path: string, method: string): Operation | undefined {
+    const item = (this.document.paths as Record<string, Record<string, Operation>>)[path];
+    return item?.[method];
+  }
+
+  /** Every problem with the exchange, in words; empty when it matches the document. */
+  check(ex: Exchange): string[] {
+    const url = new URL(ex.url);
+    const method = ex.method.toUpperCase();
+    const where = `${method} ${url.pathname}${url.search} → ${ex.status}`;
+    const problems: string[] = [];
+    const template = this.templateOf(url.pathname);
+    const operation = template && (method === 'GET' || method === 'HEAD') ? this.operation(template, 'get') : undefined;
+
+    if (!operation) {
+      if (method === 'OPTIONS') return ex.status === 204 ? [] : [`${where}: a preflight answers 204`];
+      if (ex.status >= 400) return this.checkJson(where, '#/components/schemas/Error', ex.body);
+      if (url.pathname.startsWith(PUBLIC_PREFIX)) problems.push(`${where}: no operation of the document serves this`);
+      return problems;
+    }
+
+    const declared = operation.responses[String(ex.status)] ?? operation.responses[`${String(ex.status)[0]}XX`] ?? operation.responses.default;
+    if (!declared) return [`${where}: status ${ex.status} is not declared for ${operation.operationId ?? template}`];
+    const response = this.resolve(declared);
+
+    for (const [name, header] of Object.entries(response.headers ?? {})) {
+      const value = ex.headers.get(name);
+      if (value === null) {
+        if (header.required) problems.push(`${where}: required header ${name} is missing`);
+        continue;
+      }
+      if (header.schema) problems.push(...this.checkValue(`${where}: header ${name}`, header.schema, headerValue(value, header.schema)));
+    }
+
+    const content = response.content ?? {};
+    const type = (ex.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (Object.keys(content).length === 0) {
+      if (ex.body !== undefined && ex.body !== '') problems.push(`${where}: a body where the document declares none`);
+      return problems;
+    }
+    if (method === 'HEAD' || ex.body === undefined) return problems;
+    const media = content[type];
+    if (!media) return [...problems, `${where}: Content-Type ${type || '(none)'} is not declared (${Object.keys(content).join(', ')})`];
+    if (type === 'application/json' && media.schema) {
+      problems.push(...this.checkJson(where, media.schema, ex.body));
+    }
+    return problems;
+  }
+
+  private resolve(response: ResponseObject | { $ref: string }): ResponseObject {
+    if (!('$ref' in response)) return response;
+    const name = response.$ref.replace('#/components/responses/', '');
+    const found = ((this.document.components as Json | undefined)?.responses as Record<string, ResponseObject> | undefined)?.[name];
+    if (!found) throw new Error(`the document's ${response.$ref} is not defined`);
+    return found;
+  }
+
+  private checkJson(where: string, schema: Json | string, body: string | undefined): string[] {
+    if (body === undefined) return [];
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return [`${where}: the body is not JSON: ${body.slice(0, 120)}`];
+    }
+    return this.checkValue(`${where}: body`, typeof schema === 'string' ? { $ref: schema } : schema, value);
+  }
+
+  private checkValue(where: string, schema: Json, value: unknown): string[] {
+    const validate = this.validator(schema);
+    if (validate(value)) return [];
+    return (validate.errors ?? []).slice(0, 5).map((e) => `${where}${e.instancePath || ''} ${e.message ?? 'is invalid'} (${e.schemaPath})`);
+  }
+
+  private validator(schema: Json): ValidateFunction {
+    const key = JSON.stringify(schema);
+    let validate = this.compiled.get(key);
+    if (!validate) {
+      // Local refs of the document point into the components schema added above.
+      const rebased = JSON.parse(key.replaceAll('"#/components/', `"${DOC_ID}#/components/`)) as Json;
+      validate = this.ajv.compile(rebased);
+      this.compiled.set(key, validate);
+    }
+    return validate;
+  }
+}
+
+/** A header's text as the value its schema describes (integer headers are digits on the wire). */
+function headerValue(text: string, schema: Json): unknown {
+  if ((schema.type === 'integer' || schema.type === 'number') && /^-?\d+(\.\d+)?$/.test(text.trim())) return Number(text);
+  return text;
+}
+
+/** Throws, listing the problems, when the exchange does not match the document. */
+export function assertMatchesDocument(validator: OpenApiValidator, ex: Exchange): void {
+  const problems = validator.check(ex);
+  if (problems.length > 0) throw new Error(`The answer does not match the served OpenAPI document:\n  ${problems.join('\n  ')}`);
+}
