@@ -8,7 +8,8 @@
  *   4. retainSnapshot (paths under /api/v1/public and /pulse/feeds) — 503 NO_SNAPSHOT, or the
  *      request's snapshot;
  *   5. the routes of every module in api/routes/index.ts, the /pulse subscription endpoints when
- *      a pulse service is given, then the OpenAPI document and docs.
+ *      a pulse service is given, then the OpenAPI document and docs, then the web area's pages
+ *      (api/pulse/routes.tsx; its unknown paths get an HTML 404).
  * Every failure becomes the JSON error of api/http/errors.ts; nothing leaks a stack.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
@@ -24,6 +25,8 @@ import { CACHE_CONTROL, sendJson } from './http/respond.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
+import { pulseNotFound, registerPulse } from './pulse/routes.tsx';
+import { registerPulseLinkPages } from './pulse/link-pages.tsx';
 import { packageIndexOf } from './queries/packages.ts';
 import type { ServingSnapshot } from './snapshot/serving.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
@@ -70,6 +73,11 @@ function validationHook(
   throw invalidParameter(parameter, `${parameter}: ${message}`);
 }
 
+/** Paths of the web area answered with HTML (not its JSON API, feeds or stream). */
+function isPulsePage(path: string): boolean {
+  return (path === '/pulse' || path.startsWith('/pulse/')) && !path.startsWith('/pulse/api/');
+}
+
 export function createApp(opts: AppOptions): ApiApp {
   const config: ApiConfig = {
     dataDir: opts.dataDir,
@@ -92,14 +100,16 @@ export function createApp(opts: AppOptions): ApiApp {
   app.use('/pulse/feeds/*', retainSnapshot(opts.store));
 
   for (const module of ROUTE_MODULES) module.register(app, config);
+  if (opts.pulse) registerPulseRoutes(app, opts.pulse);
   // The package index (api/queries/packages.ts) starts building as soon as a snapshot is
   // served, in the background: the replica answers everything else meanwhile, and a package
   // question arriving first waits for the same build instead of starting another.
   const warmPackages = (snapshot: ServingSnapshot) => void packageIndexOf(snapshot).catch(() => undefined);
   opts.store.onSwap(warmPackages);
   if (opts.store.current) warmPackages(opts.store.current);
-  if (opts.pulse) registerPulseRoutes(app, opts.pulse);
   registerOpenApi(app);
+  registerPulse(app, config);
+  if (opts.pulse) registerPulseLinkPages(app, config, opts.pulse);
   app.get('/api/v1/health', (c) => {
     const snapshot = opts.store.current;
     return sendJson(
@@ -113,7 +123,8 @@ export function createApp(opts: AppOptions): ApiApp {
     );
   });
 
-  app.notFound((c) => errorResponse(c, notFound(`No endpoint at ${c.req.path}. The API is described at /api/v1/openapi.json.`)));
+  app.notFound((c) =>
+    isPulsePage(c.req.path) ? pulseNotFound(c) : errorResponse(c, notFound(`No endpoint at ${c.req.path}. The API is described at /api/v1/openapi.json.`)));
   app.onError((err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err);
     if (err instanceof TableUnavailableError) {

@@ -1,5 +1,6 @@
 /**
- * The JSON endpoints of /pulse subscriptions (PULSE §4) and the link pages they lead to:
+ * The JSON endpoints of /pulse subscriptions (PULSE §4); the link pages they lead to are
+ * registered by api/pulse/link-pages.tsx on the same service:
  *
  *   POST   /pulse/api/subscriptions                      create (201)
  *   GET    /pulse/api/subscriptions/{token}              read (with its last deliveries)
@@ -25,7 +26,6 @@ import type { CallerResolver } from '../ratelimit/caller.ts';
 import type { ApiApp } from '../http/context.ts';
 import { ApiError, invalidParameter, notFound } from '../http/errors.ts';
 import { CACHE_CONTROL, sendBody, sendJson } from '../http/respond.ts';
-import { confirmedPage, confirmPromptPage, managePage, notFoundPage, unsubscribedPage, unsubscribePromptPage } from './pages.ts';
 import { registerPulseOpenApi } from './openapi.ts';
 
 export interface PulseHttpOptions {
@@ -133,29 +133,6 @@ export function registerPulseRoutes(app: ApiApp, opts: PulseHttpOptions): void {
     });
   });
 
-  // The link pages.
-  const pageOr404 = async (c: Context, fn: () => Promise<string>) => {
-    try {
-      return html(c, await fn());
-    } catch (err) {
-      if (err instanceof PulseNotFoundError) return html(c, notFoundPage(err.message), 404);
-      throw toApiError(err);
-    }
-  };
-  app.get('/pulse/confirm/:token', (c) => html(c, confirmPromptPage(c.req.param('token'))));
-  app.post('/pulse/confirm/:token', (c) =>
-    pageOr404(c, async () => {
-      const { subscription, manage_url } = await service.confirm(c.req.param('token'));
-      return confirmedPage(subscription, manage_url);
-    }),
-  );
-  app.get('/pulse/s/:token', (c) => pageOr404(c, async () => managePage(await service.get(c.req.param('token')), c.req.param('token'))));
-  app.get('/pulse/s/:token/unsubscribe', (c) => html(c, unsubscribePromptPage(c.req.param('token'))));
-  // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` here; the page's button posts a form.
-  app.post('/pulse/s/:token/unsubscribe', async (c) => {
-    await readBody(c).catch(() => undefined);
-    return html(c, unsubscribedPage(await service.unsubscribe(c.req.param('token'))));
-  });
-
+  // The pages these links lead to are the web area's (api/pulse/link-pages.tsx).
   registerPulseOpenApi(app);
 }

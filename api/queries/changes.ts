@@ -31,7 +31,8 @@ export interface ChangePage {
   next: ChangePosition | null;
 }
 
-const COLUMNS = `change_id, build_id, ${isoTimestampSql('detected_at')} AS detected_at, subject_type, cve_id, vendor, advisory_id,
+/** The select list of a ChangeRow (also read by changes-digest.ts). */
+export const CHANGE_ROW_COLUMNS = `change_id, build_id, ${isoTimestampSql('detected_at')} AS detected_at, subject_type, cve_id, vendor, advisory_id,
   kind, before, after, why, title, service_severity, service_score, service_risk, in_kev, epss_score, vendor_severity,
   coalesce(vendors, []) AS vendors, coalesce(products, []) AS products, coalesce(ecosystems, []) AS ecosystems,
   coalesce(packages, []) AS packages, coalesce(cwe_ids, []) AS cwe_ids`;
@@ -101,7 +102,7 @@ function whereClause(conditions: string[]): string {
 }
 
 /** List members come back as arrays; JSON text and nulls as they are. */
-function toChangeRows(rows: Record<string, unknown>[]): ChangeRow[] {
+export function toChangeRows(rows: Record<string, unknown>[]): ChangeRow[] {
   return rows as unknown as ChangeRow[];
 }
 
@@ -118,7 +119,7 @@ export async function listChanges(reader: SnapshotReader, query: ChangePageQuery
   const rows = toChangeRows(
     await selectRows<Record<string, unknown>>(
       reader,
-      `SELECT ${COLUMNS} FROM changes ${whereClause(where)} ORDER BY build_id DESC, change_id LIMIT ${query.limit + 1}`,
+      `SELECT ${CHANGE_ROW_COLUMNS} FROM changes ${whereClause(where)} ORDER BY build_id DESC, change_id LIMIT ${query.limit + 1}`,
       params.values,
     ),
   );
@@ -132,7 +133,7 @@ export async function listChanges(reader: SnapshotReader, query: ChangePageQuery
 export async function cveHistory(reader: SnapshotReader, cveId: string): Promise<ChangeRow[]> {
   requireTables(reader, 'changes');
   return toChangeRows(
-    await selectRows<Record<string, unknown>>(reader, `SELECT ${COLUMNS} FROM changes WHERE cve_id = $1 ORDER BY build_id DESC, change_id`, [cveId]),
+    await selectRows<Record<string, unknown>>(reader, `SELECT ${CHANGE_ROW_COLUMNS} FROM changes WHERE cve_id = $1 ORDER BY build_id DESC, change_id`, [cveId]),
   );
 }
 
@@ -157,7 +158,7 @@ export async function changesInStreamOrder(
     where.push(`build_id = ${params.add(from.buildId)}`);
   }
   return toChangeRows(
-    await selectRows<Record<string, unknown>>(reader, `SELECT ${COLUMNS} FROM changes ${whereClause(where)} ORDER BY build_id, change_id LIMIT ${limit}`, params.values),
+    await selectRows<Record<string, unknown>>(reader, `SELECT ${CHANGE_ROW_COLUMNS} FROM changes ${whereClause(where)} ORDER BY build_id, change_id LIMIT ${limit}`, params.values),
   );
 }
 

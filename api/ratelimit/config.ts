@@ -13,7 +13,18 @@ export interface TierLimits {
   standard: number;
   /** Any other `/api/v1/public` path. */
   other: number;
+  /** The web area's pages (`/pulse` and paths under it, but its static assets). */
+  pulse: number;
 }
+
+/** Tier names, in TierIndex order (tiers.ts). */
+export const TIER_NAMES = ['cves', 'standard', 'other', 'pulse'] as const;
+
+/** Overrides of the defaults: any number of tiers may be given. */
+export type RateLimitOverrides = Partial<Omit<RateLimitConfig, 'perMinute' | 'perSecond'>> & {
+  perMinute?: Partial<TierLimits>;
+  perSecond?: Partial<TierLimits>;
+};
 
 /** Structured logger; pino's `info(obj, msg)` / `warn(obj, msg)` fit it as they are. */
 export interface RateLimitLogger {
@@ -50,7 +61,7 @@ export interface RateLimitConfig {
   logger?: RateLimitLogger | undefined;
 }
 
-export function defaultRateLimitConfig(overrides: Partial<RateLimitConfig> = {}): RateLimitConfig {
+export function defaultRateLimitConfig(overrides: RateLimitOverrides = {}): RateLimitConfig {
   return {
     redisUrl: undefined,
     trustProxy: [],
@@ -63,8 +74,8 @@ export function defaultRateLimitConfig(overrides: Partial<RateLimitConfig> = {})
     sweepIntervalMs: 10_000,
     maxTrackedCallers: 500_000,
     ...overrides,
-    perMinute: { cves: 12_000, standard: 6_000, other: 600, ...overrides.perMinute },
-    perSecond: { cves: 200, standard: 100, other: 10, ...overrides.perSecond },
+    perMinute: { cves: 12_000, standard: 6_000, other: 600, pulse: 1_200, ...overrides.perMinute },
+    perSecond: { cves: 200, standard: 100, other: 10, pulse: 20, ...overrides.perSecond },
   };
 }
 
@@ -73,7 +84,7 @@ export function validateRateLimitConfig(config: RateLimitConfig): void {
   const positive = (name: string, value: number) => {
     if (!Number.isInteger(value) || value <= 0) throw new Error(`rate limit: ${name} must be a positive integer, got ${value}`);
   };
-  for (const tier of ['cves', 'standard', 'other'] as const) {
+  for (const tier of TIER_NAMES) {
     positive(`perMinute.${tier}`, config.perMinute[tier]);
     positive(`perSecond.${tier}`, config.perSecond[tier]);
   }
@@ -94,7 +105,7 @@ export function validateRateLimitConfig(config: RateLimitConfig): void {
 
 /**
  * Operator overrides from the environment, on top of `base` (e.g. the serve command's
- * `--redis` / `--trust-proxy`). Tier lists read `cves=12000,standard=6000,other=600`; a missing
+ * `--redis` / `--trust-proxy`). Tier lists read `cves=12000,standard=6000,other=600,pulse=1200`; a missing
  * tier keeps its value.
  *
  *   VULNINTEL_RATE_PER_MINUTE   VULNINTEL_RATE_PER_SECOND   VULNINTEL_RATE_BURST
@@ -129,10 +140,9 @@ function parseTierList(name: string, text: string): Partial<TierLimits> {
   const out: Partial<TierLimits> = {};
   for (const part of text.split(',')) {
     const [tier, value] = part.split('=').map((s) => s.trim());
-    if (tier !== 'cves' && tier !== 'standard' && tier !== 'other') {
-      throw new Error(`${name}: unknown tier "${tier}" (expected cves, standard, other)`);
-    }
-    out[tier] = parseNumber(name, value ?? '');
+    const known = TIER_NAMES.find((t) => t === tier);
+    if (known === undefined) throw new Error(`${name}: unknown tier "${tier}" (expected ${TIER_NAMES.join(', ')})`);
+    out[known] = parseNumber(name, value ?? '');
   }
   return out;
 }

@@ -22,7 +22,7 @@ import { SecondLimits } from './second-limits.ts';
 import { limitsByIndex, tierOfPath, type TierIndex } from './tiers.ts';
 
 export { defaultRateLimitConfig, rateLimitConfigFromEnv, validateRateLimitConfig } from './config.ts';
-export type { RateLimitConfig, RateLimitLogger, TierLimits } from './config.ts';
+export type { RateLimitConfig, RateLimitLogger, RateLimitOverrides, TierLimits } from './config.ts';
 export { RATE_LIMIT_EXPOSED_HEADERS } from './responses.ts';
 
 export interface RateLimitHealth {

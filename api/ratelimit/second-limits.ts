@@ -12,7 +12,7 @@ import type { TierIndex } from './tiers.ts';
 
 export interface SecondWindow extends Window {
   /** Requests per tier in this window, indexed by TierIndex. */
-  readonly byTier: [number, number, number];
+  readonly byTier: [number, number, number, number];
   /** Requests across all tiers in this window (the burst cap's count). */
   total: number;
 }
@@ -20,20 +20,20 @@ export interface SecondWindow extends Window {
 export type SecondVerdict = 'admit' | 'sustained' | 'burst';
 
 const secondWindowKind = {
-  create: (resetAt: number): SecondWindow => ({ resetAt, byTier: [0, 0, 0], total: 0 }),
+  create: (resetAt: number): SecondWindow => ({ resetAt, byTier: [0, 0, 0, 0], total: 0 }),
   restart(window: SecondWindow, resetAt: number): void {
     window.resetAt = resetAt;
-    window.byTier[0] = window.byTier[1] = window.byTier[2] = 0;
+    window.byTier[0] = window.byTier[1] = window.byTier[2] = window.byTier[3] = 0;
     window.total = 0;
   },
 };
 
 export class SecondLimits {
   readonly #table: WindowTable<SecondWindow>;
-  readonly #perTier: readonly [number, number, number];
+  readonly #perTier: readonly [number, number, number, number];
   readonly #burst: number;
 
-  constructor(perTier: readonly [number, number, number], burst: number, windowMs: number, maxCallers: number) {
+  constructor(perTier: readonly [number, number, number, number], burst: number, windowMs: number, maxCallers: number) {
     this.#table = new WindowTable(windowMs, secondWindowKind, maxCallers);
     this.#perTier = perTier;
     this.#burst = burst;

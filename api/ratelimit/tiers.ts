@@ -1,20 +1,25 @@
 /**
- * Which limit tier a path falls in (contract §8.1 table). Paths outside `/api/v1/public`
- * (openapi, docs, health, /pulse pages) are not limited at all (DESIGN §6 decision), except
- * the change feeds under /pulse, which read the snapshot like the API (PULSE §3).
+ * Which limit tier a path falls in (contract §8.1 table, plus the web area's own tier). Paths
+ * outside `/api/v1/public` and `/pulse` (openapi, docs, health) and the web area's static
+ * assets (`/pulse/assets/…`, cached for a year by URL) are not limited at all. The change
+ * feeds under /pulse read the snapshot like the API and share its tiers (PULSE §3); every
+ * other /pulse path (the pages, the subscription endpoints) is in the `pulse` tier.
  */
 import type { TierLimits } from './config.ts';
 
 export type Tier = keyof TierLimits;
 
 /** Tier indices, so per-caller counters can be small arrays instead of keyed objects. */
-export const TIERS: readonly Tier[] = ['cves', 'standard', 'other'];
+export const TIERS: readonly Tier[] = ['cves', 'standard', 'other', 'pulse'];
 export const CVES = 0;
 export const STANDARD = 1;
 export const OTHER = 2;
-export type TierIndex = typeof CVES | typeof STANDARD | typeof OTHER;
+export const PULSE = 3;
+export type TierIndex = typeof CVES | typeof STANDARD | typeof OTHER | typeof PULSE;
 
 const PUBLIC_PREFIX = '/api/v1/public';
+const PULSE_PREFIX = '/pulse';
+const PULSE_ASSETS = '/pulse/assets';
 
 /** The contract's 6,000-per-minute paths, each with every path under it. */
 const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent', '/changes', '/packages'];
@@ -41,6 +46,7 @@ export function tierOfPath(path: string): TierIndex | undefined {
   if (!isAtOrUnder(path, 0, PUBLIC_PREFIX)) {
     if (isAtOrUnder(path, 0, PULSE_FEEDS)) return STANDARD;
     if (isAtOrUnder(path, 0, PULSE_STREAM)) return OTHER;
+    if (isAtOrUnder(path, 0, PULSE_PREFIX) && !isAtOrUnder(path, 0, PULSE_ASSETS)) return PULSE;
     return undefined;
   }
   const offset = PUBLIC_PREFIX.length;
@@ -51,6 +57,6 @@ export function tierOfPath(path: string): TierIndex | undefined {
 }
 
 /** Limits of a config as an array indexed by TierIndex. */
-export function limitsByIndex(limits: TierLimits): readonly [number, number, number] {
-  return [limits.cves, limits.standard, limits.other];
+export function limitsByIndex(limits: TierLimits): readonly [number, number, number, number] {
+  return [limits.cves, limits.standard, limits.other, limits.pulse];
 }

@@ -10,7 +10,7 @@ import { ApiError, invalidParameter, notFound } from '../http/errors.ts';
 import { asRouteResponse, CACHE_CONTROL, etagOf, ifNoneMatchHits, sendBody, sendJson } from '../http/respond.ts';
 import { cveIdPathParam } from '../http/params.ts';
 import { countExport, exportStream } from '../queries/cves-export.ts';
-import { listCves } from '../queries/cves-list.ts';
+import { listCves, type ListRequest } from '../queries/cves-list.ts';
 import { renderListBody } from '../queries/cves-page.ts';
 import { readPollerHealth, summaryBase } from '../queries/cves-summary.ts';
 import { trendsBody } from '../queries/cves-trends.ts';
@@ -52,6 +52,12 @@ function presence(c: Context): (name: string) => boolean {
 /** CPE-style key: lower case, runs of white space as one underscore (sql/05_side_tables.sql). */
 export function productKey(text: string): string {
   return text.trim().toLowerCase().replace(/\s+/g, '_');
+}
+
+/** The vendor match's condition on `cves`: CVEs whose products name the vendor (and product). */
+export function vendorScope(vendor: string, product: string | null): NonNullable<ListRequest['scope']> {
+  return (alias, params) =>
+    `${alias}.cve_id IN (SELECT cve_id FROM products WHERE vendor_key = ${params.add(vendor)}${product === null ? '' : ` AND product_key = ${params.add(product)}`})`;
 }
 
 const listRoute = createRoute({
@@ -199,8 +205,7 @@ function register(app: ApiApp, config: ApiConfig): void {
     if (vendor === '') throw invalidParameter('vendor', 'vendor: empty');
     const product = query.product === undefined || query.product.trim() === '' ? null : productKey(query.product);
     const { request } = interpretList(query, presence(c), 'vendor');
-    request.scope = (alias, params) =>
-      `${alias}.cve_id IN (SELECT cve_id FROM products WHERE vendor_key = ${params.add(vendor)}${product === null ? '' : ` AND product_key = ${params.add(product)}`})`;
+    request.scope = vendorScope(vendor, product);
     const snapshot = c.get('snapshot');
     const result = await listCves(snapshot, request, deadline);
     const keys = `"vendor":${JSON.stringify(vendor)},"product":${JSON.stringify(product)}`;

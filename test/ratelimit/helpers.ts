@@ -9,7 +9,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createRateLimiter, defaultRateLimitConfig, type RateLimitConfig, type RateLimiter } from '../../api/ratelimit/index.ts';
+import { createRateLimiter, defaultRateLimitConfig, type RateLimitConfig, type RateLimitOverrides, type RateLimiter } from '../../api/ratelimit/index.ts';
 import { buildFixtureApp } from './fixture-app.ts';
 
 export async function freePort(): Promise<number> {
@@ -105,7 +105,7 @@ export function captureLogger(): { lines: string[]; logger: NonNullable<RateLimi
 }
 
 /** The fixture app with a limiter, served in this process on "::" (dual-stack) or `hostname`. */
-export async function startInProcess(overrides: Partial<RateLimitConfig>, hostname = '::'): Promise<InProcessServer> {
+export async function startInProcess(overrides: RateLimitOverrides, hostname = '::'): Promise<InProcessServer> {
   const limiter = createRateLimiter(defaultRateLimitConfig({ logger: captureLogger().logger, ...overrides }));
   const { server, port } = await listen(buildFixtureApp(limiter).fetch, hostname);
   return {

@@ -276,10 +276,10 @@ describe('without a socket (in-process app.request)', () => {
 });
 
 describe('configuration', () => {
-  it('defaults are the contract numbers', () => {
+  it('defaults are the contract numbers, plus the web area\'s own tier (docs/rate-limits.md)', () => {
     const config = defaultRateLimitConfig();
-    expect(config.perMinute).toEqual({ cves: 12_000, standard: 6_000, other: 600 });
-    expect(config.perSecond).toEqual({ cves: 200, standard: 100, other: 10 });
+    expect(config.perMinute).toEqual({ cves: 12_000, standard: 6_000, other: 600, pulse: 1_200 });
+    expect(config.perSecond).toEqual({ cves: 200, standard: 100, other: 10, pulse: 20 });
     expect(config.burstPerSecond).toBe(500);
     expect(config.windowMs).toBe(60_000);
     expect(config.secondWindowMs).toBe(1_000);

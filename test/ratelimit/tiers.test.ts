@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CVES, OTHER, STANDARD, tierOfPath } from '../../api/ratelimit/tiers.ts';
+import { CVES, OTHER, PULSE, STANDARD, tierOfPath } from '../../api/ratelimit/tiers.ts';
 
 describe('tierOfPath (contract §8.1 table)', () => {
   it.each([
@@ -25,6 +25,10 @@ describe('tierOfPath (contract §8.1 table)', () => {
     ['/api/v1/public/cvesfoo', OTHER],
     ['/api/v1/public/cwesx', OTHER],
     ['/api/v1/public/anything/else', OTHER],
+    ['/pulse', PULSE],
+    ['/pulse/cves', PULSE],
+    ['/pulse/cves/CVE-2024-0001', PULSE],
+    ['/pulse/subscribe', PULSE],
     ['/api/v1/public/changes', STANDARD],
     ['/api/v1/public/cves/CVE-2024-3400/history', CVES],
     ['/pulse/feeds/changes.atom', STANDARD],
@@ -33,7 +37,7 @@ describe('tierOfPath (contract §8.1 table)', () => {
     expect(tierOfPath(path)).toBe(tier);
   });
 
-  it.each(['/api/v1/openapi.json', '/api/v1/docs', '/health', '/pulse', '/pulse/cves', '/pulse/streamer', '/api/v1/publicity', '/', '/api/v2/public/cves'])(
+  it.each(['/api/v1/openapi.json', '/api/v1/docs', '/health', '/pulse/assets/pulse.css', '/pulsex', '/api/v1/publicity', '/', '/api/v2/public/cves'])(
     '%s is not limited',
     (path) => {
       expect(tierOfPath(path)).toBeUndefined();

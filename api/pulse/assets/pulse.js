@@ -1,0 +1,118 @@
+// /pulse enhancements. Every page works without this file; with it:
+//  - the dashboard listens to the change stream (/pulse/stream, Server-Sent Events) and shows
+//    each change as it arrives, bumping the per-kind counts of the last build;
+//  - inputs marked data-suggest fetch suggestions from /pulse/suggest into their datalist.
+// Text from the server is inserted with textContent only, never as HTML.
+(function () {
+  'use strict';
+
+  function el(tag, text, attrs) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (attrs) for (var k in attrs) if (Object.prototype.hasOwnProperty.call(attrs, k)) node.setAttribute(k, attrs[k]);
+    return node;
+  }
+
+  // ── Live updates ──────────────────────────────────────────────────────────────────────────
+  function subjectHref(change) {
+    if (change.cve_id) return '/pulse/cves/' + encodeURIComponent(change.cve_id);
+    if (change.vendor && change.advisory_id) {
+      return '/pulse/advisories/' + encodeURIComponent(change.vendor) + '/' + encodeURIComponent(change.advisory_id);
+    }
+    return null;
+  }
+
+  function showChange(list, change) {
+    var li = el('li', null, { 'data-change-id': change.change_id || '' });
+    var subject = change.cve_id || change.advisory_id || 'change';
+    var href = subjectHref(change);
+    li.appendChild(href ? el('a', subject, { href: href }) : el('strong', subject));
+    li.appendChild(document.createTextNode(' '));
+    li.appendChild(el('span', (change.kind || '').replace(/_/g, ' '), { class: 'badge sev-NONE' }));
+    if (change.why) li.appendChild(el('p', change.why));
+    list.insertBefore(li, list.firstChild);
+    while (list.children.length > 50) list.removeChild(list.lastChild);
+  }
+
+  function bumpCount(kind) {
+    var cell = document.querySelector('[data-live-count="' + kind + '"]');
+    if (!cell) return;
+    var n = parseInt(cell.textContent.replace(/[^0-9]/g, ''), 10) || 0;
+    cell.textContent = String(n + 1);
+  }
+
+  function startLive() {
+    var list = document.getElementById('live-list');
+    var status = document.getElementById('live-status');
+    if (!list || typeof EventSource === 'undefined') return;
+    var src = list.getAttribute('data-stream') || '/pulse/stream';
+    var es = new EventSource(src);
+    var received = 0;
+    function onChange(ev) {
+      var change;
+      try { change = JSON.parse(ev.data); } catch (e) { return; }
+      if (!change || typeof change !== 'object') return;
+      var items = Array.isArray(change.changes) ? change.changes : [change];
+      for (var i = 0; i < items.length; i++) {
+        showChange(list, items[i]);
+        if (items[i].kind) bumpCount(items[i].kind);
+        received++;
+      }
+      if (status) status.textContent = 'Live: ' + received + ' change' + (received === 1 ? '' : 's') + ' received since this page opened.';
+      document.body.setAttribute('data-live-received', String(received));
+    }
+    es.onmessage = onChange;
+    es.addEventListener('change', onChange);
+    es.onopen = function () {
+      if (status && received === 0) status.textContent = 'Live: connected; new changes appear here as builds are published.';
+      document.body.setAttribute('data-live', 'open');
+    };
+    es.onerror = function () {
+      if (status) status.textContent = 'Live: connection lost, retrying…';
+    };
+  }
+
+  // ── Suggestions ───────────────────────────────────────────────────────────────────────────
+  function startSuggest() {
+    var inputs = document.querySelectorAll('input[data-suggest]');
+    Array.prototype.forEach.call(inputs, function (input) {
+      var list = document.getElementById(input.getAttribute('list'));
+      if (!list) return;
+      var timer = null;
+      var last = '';
+      input.addEventListener('input', function () {
+        clearTimeout(timer);
+        timer = setTimeout(function () {
+          var q = input.value.trim();
+          if (q === last) return;
+          last = q;
+          var params = new URLSearchParams({ field: input.getAttribute('data-suggest'), q: q });
+          var scope = input.getAttribute('data-suggest-scope');
+          if (scope) {
+            var other = document.getElementById(scope);
+            if (other && other.value) params.set('scope', other.value);
+          }
+          fetch('/pulse/suggest?' + params.toString(), { headers: { Accept: 'application/json' } })
+            .then(function (r) { return r.ok ? r.json() : { values: [] }; })
+            .then(function (body) {
+              while (list.firstChild) list.removeChild(list.firstChild);
+              (body.values || []).forEach(function (v) {
+                var opt = el('option', null, { value: v.value });
+                if (v.label) opt.textContent = v.label;
+                list.appendChild(opt);
+              });
+            })
+            .catch(function () {});
+        }, 150);
+      });
+    });
+  }
+
+  function start() {
+    startLive();
+    startSuggest();
+    if (window.pulseSubscribe) window.pulseSubscribe();
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();

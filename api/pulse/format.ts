@@ -1,0 +1,52 @@
+/** Small formatting rules shared by the /pulse pages. */
+
+export const SEVERITY_NAMES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE'] as const;
+
+/** A severity label as a CSS class suffix; anything unknown is NONE. */
+export function severityClass(value: string | null | undefined): string {
+  const upper = (value ?? 'NONE').toUpperCase();
+  return (SEVERITY_NAMES as readonly string[]).includes(upper) ? upper : 'NONE';
+}
+
+/** `2024-04-12T08:15:06.230Z` → `2024-04-12`; null stays empty. */
+export function day(iso: string | null | undefined): string {
+  return iso ? iso.slice(0, 10) : '';
+}
+
+/** `2024-04-12T08:15:06.230Z` → `2024-04-12 08:15 UTC`. */
+export function minute(iso: string | null | undefined): string {
+  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '';
+}
+
+export function fixed(value: number | null | undefined, digits = 1): string {
+  return value === null || value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits);
+}
+
+/** A probability as a percentage with up to two decimals (EPSS 0.94339 → 94.34 %). */
+export function percent(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : `${(value * 100).toFixed(2)} %`;
+}
+
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function kindLabel(kind: string): string {
+  return kind.replace(/_/g, ' ');
+}
+
+/** Path of a CVE page. */
+export function cvePath(cveId: string): string {
+  return `/pulse/cves/${encodeURIComponent(cveId)}`;
+}
+
+/** Path of an advisory page. */
+export function advisoryPath(vendor: string, advisoryId: string): string {
+  return `/pulse/advisories/${encodeURIComponent(vendor)}/${encodeURIComponent(advisoryId)}`;
+}
+
+/** Only http(s) links are made clickable; anything else (javascript:, data:) is shown as text. */
+export function safeHref(url: string | null | undefined): string | null {
+  if (!url) return null;
+  return /^https?:\/\//i.test(url.trim()) ? url.trim() : null;
+}

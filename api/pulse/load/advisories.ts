@@ -1,0 +1,73 @@
+/** The advisory pages' data, from the API's advisory queries. */
+import type { Context } from 'hono';
+import { findVendorAdvisory, listVendorAdvisories, type AdvisoryDetail, type AdvisoryPage } from '../../queries/advisories.ts';
+import { parseInteger } from '../../http/params.ts';
+import type { ServingSnapshot } from '../../snapshot/serving.ts';
+import { PageError } from '../page-response.ts';
+
+export const ADVISORY_PAGE_LIMIT = 25;
+
+export interface AdvisoryListView {
+  page: AdvisoryPage;
+  vendors: string[];
+  vendor: string | null;
+  /** 'yes' | 'no' | null (all) */
+  hasCve: 'yes' | 'no' | null;
+  next: string | null;
+  prev: string | null;
+}
+
+function fail(parameter: string, message: string): never {
+  throw new PageError(400, 'A filter is not valid', message, parameter);
+}
+
+async function advisoryVendors(snapshot: ServingSnapshot): Promise<string[]> {
+  return snapshot.memo('pulse-advisory-vendors', async () => {
+    const reader = await snapshot.pool.read(`SELECT DISTINCT vendor FROM advisories ORDER BY vendor`);
+    return reader.getRows().map((r) => String(r[0]));
+  });
+}
+
+export async function loadAdvisoryList(snapshot: ServingSnapshot, c: Context): Promise<AdvisoryListView> {
+  const vendor = c.req.query('vendor')?.trim() || null;
+  const hasCveRaw = c.req.query('has_cve')?.trim() || null;
+  if (hasCveRaw !== null && hasCveRaw !== 'yes' && hasCveRaw !== 'no') fail('has_cve', 'has_cve: expected yes or no');
+  const offsetRaw = c.req.query('offset')?.trim() || '0';
+  let offset: number;
+  try {
+    offset = parseInteger(offsetRaw, 0, 1_000_000_000);
+  } catch (err) {
+    fail('offset', `offset: ${(err as Error).message}`);
+  }
+  const vendors = snapshot.unreadableTables.has('advisories') ? [] : await advisoryVendors(snapshot);
+  if (vendor !== null && !vendors.some((v) => v.toLowerCase() === vendor.toLowerCase())) {
+    fail('vendor', `vendor: no advisory of "${vendor}" in this snapshot (known: ${vendors.join(', ') || 'none'})`);
+  }
+  const page = await listVendorAdvisories(snapshot, {
+    ...(vendor !== null ? { vendor } : {}),
+    ...(hasCveRaw !== null ? { hasCve: hasCveRaw === 'yes' } : {}),
+    limit: ADVISORY_PAGE_LIMIT,
+    offset,
+  });
+  const link = (at: number) => {
+    const params = new URLSearchParams();
+    if (vendor !== null) params.set('vendor', vendor);
+    if (hasCveRaw !== null) params.set('has_cve', hasCveRaw);
+    if (at > 0) params.set('offset', String(at));
+    return params.toString();
+  };
+  return {
+    page,
+    vendors,
+    vendor,
+    hasCve: hasCveRaw as 'yes' | 'no' | null,
+    next: offset + page.advisories.length < page.total ? link(offset + ADVISORY_PAGE_LIMIT) : null,
+    prev: offset > 0 ? link(Math.max(0, offset - ADVISORY_PAGE_LIMIT)) : null,
+  };
+}
+
+export async function loadAdvisory(snapshot: ServingSnapshot, vendor: string, advisoryId: string): Promise<AdvisoryDetail> {
+  const advisory = await findVendorAdvisory(snapshot, vendor, advisoryId);
+  if (!advisory) throw new PageError(404, 'No such advisory', `No advisory ${advisoryId} of ${vendor} in this snapshot (${snapshot.buildId}).`);
+  return advisory;
+}

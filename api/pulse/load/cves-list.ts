@@ -1,0 +1,209 @@
+/**
+ * `/pulse/cves`: the API's list filters and sorts (the same zod schemas, the same
+ * interpretation, the same query module), paged by keyset in published order (forward with
+ * the API's cursor, back with the trail of cursors the links carry) and by offset in the other
+ * sorts, where the API has no keyset. A malformed filter is a PageError naming it.
+ */
+import type { Context } from 'hono';
+import type { z } from '@hono/zod-openapi';
+import { ApiError } from '../../http/errors.ts';
+import { formatMicros } from '../../http/timestamps.ts';
+import { listCves, type ListResult } from '../../queries/cves-list.ts';
+import { interpretList, type ListQuery } from '../../routes/cves-params.ts';
+import { CveListQuery, CveMatchQuery } from '../../routes/cves-schemas.ts';
+import { productKey, vendorScope } from '../../routes/cves.ts';
+import type { ServingSnapshot } from '../../snapshot/serving.ts';
+import { PageError } from '../page-response.ts';
+
+/** Parameters the page reads; anything else in the query string is ignored. */
+export const LIST_PARAMS = [
+  'search', 'severity', 'severity_basis', 'min_cvss', 'kev_only', 'year', 'since', 'until', 'status', 'sort', 'limit',
+  'offset', 'vendor', 'product', 'before_published', 'before_cve_id',
+] as const;
+export const PAGE_LIMIT = 25;
+/** Cursors of earlier pages kept in the links (older ones fall back to "first page"). */
+export const TRAIL_MAX = 20;
+
+export interface Cursor {
+  published: string;
+  cve_id: string;
+}
+
+/** One CVE of the page, as the API's record JSON holds it (the fields the page shows). */
+export interface ListedCve {
+  cve_id: string;
+  published: string | null;
+  description: string | null;
+  title: string | null;
+  status: string;
+  service_score: number;
+  service_severity: string;
+  service_risk: number;
+  score_assessed: boolean;
+  kev: boolean;
+  epss_score: number | null;
+  exploit_poc_available: boolean;
+  cvss_v3_score: number;
+}
+
+export interface CveListView {
+  /** The form's values as sent (empty fields dropped). */
+  form: Record<string, string>;
+  /** Severities ticked. */
+  severities: string[];
+  cves: ListedCve[];
+  total: number | null;
+  totalIsLowerBound: boolean;
+  searchRelaxed: boolean;
+  /** Query strings (without `?`) of the neighbouring pages; null where there is none. */
+  next: string | null;
+  prev: string | null;
+  first: string | null;
+  /** 1-based position of the page's first row when known (offset paging, first keyset page). */
+  firstRow: number | null;
+  pageNumber: number | null;
+}
+
+function fail(parameter: string, message: string): never {
+  throw new PageError(400, 'A filter is not valid', message, parameter);
+}
+
+/** The query as the form sent it: empty fields dropped, ticked severities joined. */
+function formValues(c: Context): Record<string, string> {
+  const all = c.req.queries();
+  const out: Record<string, string> = {};
+  for (const name of [...LIST_PARAMS, 'back'] as const) {
+    const values = (all[name] ?? []).map((v) => v.trim()).filter((v) => v !== '');
+    if (values.length === 0) continue;
+    if (name === 'severity') out[name] = values.join(',');
+    else if (values.length > 1) fail(name, `${name}: given more than once`);
+    else out[name] = values[0]!;
+  }
+  return out;
+}
+
+function parseTrail(raw: string | undefined): (Cursor | null)[] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((entry) => {
+    if (entry === '-') return null;
+    const at = entry.lastIndexOf('~');
+    const published = entry.slice(0, at);
+    const cveId = entry.slice(at + 1);
+    if (at <= 0 || !/^CVE-\d{4}-\d{4,19}$/.test(cveId) || Number.isNaN(Date.parse(published))) {
+      fail('back', 'back: not a trail of page cursors (follow the page links instead of editing it)');
+    }
+    return { published, cve_id: cveId };
+  });
+}
+
+function trailText(trail: (Cursor | null)[]): string {
+  return trail.map((c) => (c === null ? '-' : `${c.published}~${c.cve_id}`)).join(',');
+}
+
+function queryString(base: Record<string, string>, extra: Record<string, string | null>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(base)) if (!(k in extra)) params.set(k, v);
+  for (const [k, v] of Object.entries(extra)) if (v !== null) params.set(k, v);
+  return params.toString();
+}
+
+function validated(form: Record<string, string>): ListQuery & { vendor?: string; product?: string } {
+  const { back: _back, vendor, product, ...rest } = form;
+  const schema = vendor !== undefined ? CveMatchQuery : CveListQuery;
+  const input = vendor !== undefined ? { ...rest, vendor, ...(product !== undefined ? { product } : {}) } : rest;
+  if (vendor === undefined && product !== undefined) fail('product', 'product: name a vendor too (a product is matched within its vendor)');
+  const parsed = (schema as z.ZodType).safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'query';
+    fail(parameter, `${parameter}: ${issue?.message ?? 'malformed'}`);
+  }
+  return parsed.data as ListQuery & { vendor?: string; product?: string };
+}
+
+function recordOf(snapshot: ServingSnapshot, doc: number): ListedCve {
+  return JSON.parse(snapshot.records.bytes(doc).toString('utf8')) as ListedCve;
+}
+
+export async function loadCveList(snapshot: ServingSnapshot, c: Context, budgetMs: number): Promise<CveListView> {
+  const form = formValues(c);
+  const query = validated(form);
+  const trail = parseTrail(form.back);
+  const limit = query.limit ?? PAGE_LIMIT;
+  const sort = query.sort ?? 'published';
+  const keyset = sort === 'published';
+  if (!keyset && form.before_published !== undefined) fail('sort', `sort: pages of the ${sort} order are numbered, not keyed by a cursor`);
+
+  let request;
+  try {
+    request = interpretList({ ...query, limit }, (name) => form[name] !== undefined, query.vendor !== undefined ? 'vendor' : undefined).request;
+  } catch (err) {
+    if (err instanceof ApiError) fail(String(err.extra.parameter ?? 'query'), err.message);
+    throw err;
+  }
+  if (query.vendor !== undefined) {
+    const vendor = productKey(query.vendor);
+    if (vendor === '') fail('vendor', 'vendor: empty');
+    request.scope = vendorScope(vendor, query.product === undefined ? null : productKey(query.product));
+  }
+  let result: ListResult;
+  try {
+    result = await listCves(snapshot, request, performance.now() + budgetMs);
+  } catch (err) {
+    if (err instanceof ApiError) fail(String(err.extra.parameter ?? 'query'), err.message);
+    throw err;
+  }
+
+  const cves = result.docs.map((doc) => recordOf(snapshot, doc));
+  const cursor: Cursor | null = form.before_published !== undefined ? { published: form.before_published, cve_id: form.before_cve_id! } : null;
+  const offset = request.offset;
+  const counted = result.totalCounted;
+  const hasMore =
+    result.next !== undefined
+      ? result.next !== null
+      : counted
+        ? result.totalIsLowerBound || offset + cves.length < result.total
+        : cves.length === limit;
+
+  const pageFields = { before_published: null, before_cve_id: null, back: null, offset: null } as Record<string, string | null>;
+  let next: string | null = null;
+  let prev: string | null = null;
+  let first: string | null = null;
+  if (keyset) {
+    const last = result.docs[result.docs.length - 1];
+    if (hasMore && last !== undefined) {
+      const nextCursor = { published: formatMicros(snapshot.records.publishedMicros[last]!), cve_id: snapshot.records.cveIds[last]! };
+      const nextTrail = [...trail, cursor].slice(-TRAIL_MAX);
+      next = queryString(form, { ...pageFields, before_published: nextCursor.published, before_cve_id: nextCursor.cve_id, back: trailText(nextTrail) });
+    }
+    if (cursor !== null) {
+      first = queryString(form, pageFields);
+      const previous = trail[trail.length - 1];
+      const rest = trail.slice(0, -1);
+      prev =
+        previous === undefined || previous === null
+          ? first
+          : queryString(form, { ...pageFields, before_published: previous.published, before_cve_id: previous.cve_id, back: rest.length > 0 ? trailText(rest) : null });
+    }
+  } else {
+    if (hasMore) next = queryString(form, { ...pageFields, offset: String(offset + limit) });
+    if (offset > 0) {
+      first = queryString(form, pageFields);
+      prev = queryString(form, { ...pageFields, offset: offset - limit > 0 ? String(offset - limit) : null });
+    }
+  }
+
+  return {
+    form,
+    severities: query.severity ?? [],
+    cves,
+    total: counted ? result.total : null,
+    totalIsLowerBound: result.totalIsLowerBound,
+    searchRelaxed: result.searchRelaxed,
+    next,
+    prev,
+    first,
+    firstRow: keyset ? (cursor === null ? 1 : null) : offset + 1,
+    pageNumber: keyset ? (cursor === null ? 1 : trail[0] === null ? trail.length + 1 : null) : Math.floor(offset / limit) + 1,
+  };
+}

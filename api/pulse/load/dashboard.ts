@@ -1,0 +1,52 @@
+/** The dashboard's data, from the API's query modules; computed once per snapshot. */
+import type { ServingSnapshot } from '../../snapshot/serving.ts';
+import { listRecentKev } from '../../queries/kev.ts';
+import { trendsBody, type TrendPeriod } from '../../queries/cves-trends.ts';
+import { newestChangeBuild } from '../../queries/changes.ts';
+import { buildDetectedAt, buildKindCounts, recentKindCounts, topChangedCves } from '../../queries/changes-digest.ts';
+import { TableUnavailableError } from '../../queries/support.ts';
+import type { DashboardChanges, DashboardData } from '../pages/dashboard.tsx';
+
+export const DASHBOARD_KEV_DAYS = 30;
+export const DASHBOARD_KEV_ROWS = 10;
+
+export const DASHBOARD_WINDOW_DAYS = 7;
+export const DASHBOARD_TOP_ROWS = 10;
+
+/**
+ * The change sections, or null when the snapshot has no change history (a first build, a
+ * snapshot from before the change step, or an unreadable changes table).
+ */
+async function loadChanges(snapshot: ServingSnapshot): Promise<DashboardChanges | null> {
+  try {
+    const newest = await newestChangeBuild(snapshot);
+    if (newest === null) return null;
+    const since = BigInt(Date.parse(snapshot.manifest.built_at) - DASHBOARD_WINDOW_DAYS * 86_400_000) * 1000n;
+    const lastBuild = await buildKindCounts(snapshot, newest);
+    const detectedAt = await buildDetectedAt(snapshot, newest);
+    const lastWeek = await recentKindCounts(snapshot, since);
+    const top = await topChangedCves(snapshot, since, DASHBOARD_TOP_ROWS);
+    return { lastBuild: { ...lastBuild, buildId: newest, detectedAt }, lastWeek, top };
+  } catch (err) {
+    if (err instanceof TableUnavailableError) return null;
+    throw err;
+  }
+}
+
+export function loadDashboard(snapshot: ServingSnapshot): Promise<DashboardData> {
+  return snapshot.memo('pulse-dashboard', async () => {
+    const [trends, kev, changes] = await Promise.all([
+      trendsBody(snapshot),
+      listRecentKev(snapshot, { days: DASHBOARD_KEV_DAYS, limit: DASHBOARD_KEV_ROWS, offset: 0 }),
+      loadChanges(snapshot),
+    ]);
+    return {
+      buildId: snapshot.buildId,
+      builtAt: snapshot.manifest.built_at,
+      cves: snapshot.records.size,
+      changes,
+      kev,
+      weeks: (trends.weekly ?? []) as TrendPeriod[],
+    };
+  });
+}

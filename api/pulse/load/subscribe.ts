@@ -1,0 +1,94 @@
+/**
+ * `/pulse/subscribe`: the filter as the builder form sent it (the change feed's own parameter
+ * schema, so a bad filter is named exactly as the feed names it), and the preview: what the
+ * filter matched in the snapshot's history over the last PREVIEW_DAYS days.
+ */
+import type { Context } from 'hono';
+import type { ChangeFilter, ChangeRow } from '../../../lib/changes/model.ts';
+import { listChanges } from '../../queries/changes.ts';
+import { listCwes, listVendors, type CweEntry, type VendorEntry } from '../../queries/catalogs.ts';
+import { listEcosystems, type EcosystemEntry } from '../../queries/catalogs.ts';
+import { TableUnavailableError } from '../../queries/support.ts';
+import { ChangeFilterQuery, filterOfQuery } from '../../routes/change-params.ts';
+import type { ServingSnapshot } from '../../snapshot/serving.ts';
+import { PageError } from '../page-response.ts';
+
+export const PREVIEW_DAYS = 30;
+export const PREVIEW_ROWS = 50;
+/** Entries of the server-rendered datalists (the suggest endpoint serves the rest). */
+const DATALIST_ROWS = 50;
+
+export const FILTER_FIELDS = ['kind', 'vendor', 'product', 'ecosystem', 'package', 'cwe', 'search', 'min_severity', 'min_risk', 'kev_only'] as const;
+
+export interface SubscribeView {
+  /** The filter fields as sent (kinds ticked joined by commas). */
+  form: Record<string, string>;
+  filter: ChangeFilter;
+  /** null when no preview was asked for (no filter field sent). */
+  preview: { changes: ChangeRow[]; more: boolean; since: string } | null;
+  /** false when the snapshot has no change history to preview from. */
+  history: boolean;
+  vendors: VendorEntry[];
+  cwes: CweEntry[];
+  ecosystems: EcosystemEntry[];
+}
+
+/** The builder's fields from a query or a posted form: empty ones dropped, ticked kinds joined. */
+export function filterFormOf(all: Record<string, string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of FILTER_FIELDS) {
+    const values = (all[name] ?? []).map((v) => v.trim()).filter((v) => v !== '');
+    if (values.length === 0) continue;
+    if (name === 'kind') out[name] = values.join(',');
+    else if (values.length > 1) throw new PageError(400, 'A filter is not valid', `${name}: given more than once`, name);
+    else out[name] = values[0]!;
+  }
+  return out;
+}
+
+export function filterOfForm(form: Record<string, string>): ChangeFilter {
+  const parsed = ChangeFilterQuery.safeParse(form);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'filter';
+    throw new PageError(400, 'A filter is not valid', `${parameter}: ${issue?.message ?? 'malformed'}`, parameter);
+  }
+  return filterOfQuery(parsed.data);
+}
+
+async function orEmpty<T>(read: () => Promise<T[]>): Promise<T[]> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof TableUnavailableError) return [];
+    throw err;
+  }
+}
+
+export function loadSubscribe(snapshot: ServingSnapshot, c: Context): Promise<SubscribeView> {
+  const form = filterFormOf(c.req.queries());
+  return loadSubscribeFor(snapshot, form, Object.keys(form).length > 0 || c.req.query('preview') !== undefined);
+}
+
+/** The page for a filter form; `asked`: show the preview. */
+export async function loadSubscribeFor(snapshot: ServingSnapshot, form: Record<string, string>, asked: boolean): Promise<SubscribeView> {
+  const filter = filterOfForm(form);
+  const sinceMs = Date.parse(snapshot.manifest.built_at) - PREVIEW_DAYS * 86_400_000;
+  let preview: SubscribeView['preview'] = null;
+  let history = true;
+  if (asked) {
+    try {
+      const page = await listChanges(snapshot, { filter, sinceMicros: BigInt(sinceMs) * 1000n, limit: PREVIEW_ROWS });
+      preview = { changes: page.changes, more: page.next !== null, since: new Date(sinceMs).toISOString() };
+    } catch (err) {
+      if (!(err instanceof TableUnavailableError)) throw err;
+      history = false;
+    }
+  }
+  const lists = await snapshot.memo('pulse-subscribe-lists', async () => ({
+    vendors: await orEmpty(async () => (await listVendors(snapshot, undefined, { limit: DATALIST_ROWS, offset: 0 })).vendors),
+    cwes: await orEmpty(async () => (await listCwes(snapshot, undefined, { limit: DATALIST_ROWS, offset: 0 })).cwes),
+    ecosystems: await orEmpty(() => listEcosystems(snapshot)),
+  }));
+  return { form, filter, preview, history, ...lists };
+}

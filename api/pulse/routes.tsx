@@ -1,0 +1,113 @@
+/**
+ * The web area `/pulse` (PULSE.md §7): server-rendered pages (hono/jsx) over the same snapshot
+ * store and query modules as the API, its assets, and the HTML error pages. Pages read from a
+ * snapshot carry an ETag per snapshot and answer 304 before rendering when it matches.
+ */
+import type { Context } from 'hono';
+import type { ApiApp, ApiConfig } from '../http/context.ts';
+import type { ServingSnapshot } from '../snapshot/serving.ts';
+import { sendJson } from '../http/respond.ts';
+import { ASSETS } from './assets.ts';
+import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
+import { loadCve } from './load/cve.ts';
+import { loadCveList } from './load/cves-list.ts';
+import { loadSubscribe } from './load/subscribe.ts';
+import { suggest, suggestFieldOf } from './load/suggest.ts';
+import { loadDashboard } from './load/dashboard.ts';
+import { documentOf, notModified, PageError, sendPage, snapshotPageEtag } from './page-response.ts';
+import { AdvisoryListPage, AdvisoryPage } from './pages/advisories.tsx';
+import { CvePage } from './pages/cve.tsx';
+import { CveListPage } from './pages/cves-list.tsx';
+import { DashboardPage } from './pages/dashboard.tsx';
+import { ErrorPage } from './pages/error.tsx';
+import { SubscribePage } from './pages/subscribe.tsx';
+import { withSnapshot } from './snapshot-access.ts';
+
+/** Renders an error as its HTML page. */
+export async function errorPage(c: Context, err: PageError, buildId?: string): Promise<Response> {
+  const html = await documentOf(<ErrorPage status={err.status} title={err.title} message={err.message} parameter={err.parameter} buildId={buildId} />);
+  return sendPage(c, html, { status: err.status });
+}
+
+/** 404 for any /pulse path no page answers. */
+export function pulseNotFound(c: Context): Promise<Response> {
+  return errorPage(c, new PageError(404, 'Page not found', `There is no page at ${c.req.path}.`));
+}
+
+type Render = (snapshot: ServingSnapshot, c: Context) => Promise<unknown>;
+
+/** A page read from the snapshot: 304 by ETag before any work, errors as HTML pages. */
+function snapshotPage(config: ApiConfig, render: Render) {
+  return async (c: Context): Promise<Response> => {
+    try {
+      return await withSnapshot(config.store, async (snapshot) => {
+        const etag = snapshotPageEtag(c, snapshot.buildId);
+        const cached = notModified(c, etag);
+        if (cached) return cached;
+        try {
+          const started = performance.now();
+          const html = await documentOf(await render(snapshot, c));
+          // Server time of the page (read by `npm run bench:pulse` and browsers' dev tools).
+          c.header('Server-Timing', `page;dur=${(performance.now() - started).toFixed(2)}`);
+          return sendPage(c, html, { etag });
+        } catch (err) {
+          if (err instanceof PageError) return errorPage(c, err, snapshot.buildId);
+          throw err;
+        }
+      });
+    } catch (err) {
+      if (err instanceof PageError) return errorPage(c, err);
+      throw err;
+    }
+  };
+}
+
+export function registerPulse(app: ApiApp, config: ApiConfig): void {
+  app.get('/pulse/assets/:file', (c) => {
+    const asset = ASSETS[c.req.param('file')];
+    if (!asset) return pulseNotFound(c);
+    const headers = { ETag: asset.etag, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' };
+    if (c.req.header('if-none-match') === asset.etag) return c.body(null, 304, headers);
+    return c.body(new Uint8Array(asset.body), 200, { ...headers, 'Content-Type': asset.contentType });
+  });
+
+  app.get('/pulse', snapshotPage(config, async (snapshot) => <DashboardPage data={await loadDashboard(snapshot)} />));
+  app.get('/pulse/', (c) => c.redirect('/pulse', 301));
+  app.get(
+    '/pulse/cves',
+    snapshotPage(config, async (snapshot, c) => <CveListPage view={await loadCveList(snapshot, c, config.queryBudgetMs)} buildId={snapshot.buildId} />),
+  );
+  app.get(
+    '/pulse/cves/:id',
+    snapshotPage(config, async (snapshot, c) => <CvePage data={await loadCve(snapshot, c.req.param('id') ?? '')} buildId={snapshot.buildId} />),
+  );
+  app.get(
+    '/pulse/advisories',
+    snapshotPage(config, async (snapshot, c) => <AdvisoryListPage view={await loadAdvisoryList(snapshot, c)} buildId={snapshot.buildId} />),
+  );
+  app.get(
+    '/pulse/advisories/:vendor/:id',
+    snapshotPage(config, async (snapshot, c) => (
+      <AdvisoryPage advisory={await loadAdvisory(snapshot, c.req.param('vendor') ?? '', c.req.param('id') ?? '')} buildId={snapshot.buildId} />
+    )),
+  );
+  app.get(
+    '/pulse/subscribe',
+    snapshotPage(config, async (snapshot, c) => <SubscribePage view={await loadSubscribe(snapshot, c)} buildId={snapshot.buildId} />),
+  );
+  app.get('/pulse/suggest', async (c) => {
+    try {
+      const field = suggestFieldOf(c.req.query('field'));
+      return await withSnapshot(config.store, async (snapshot) => {
+        const values = await suggest(snapshot, field, c.req.query('q') ?? '', c.req.query('scope'));
+        return sendJson(c, { field, values });
+      });
+    } catch (err) {
+      if (err instanceof PageError) {
+        const parameter = err.parameter ?? 'query';
+        return sendJson(c, { code: err.status === 400 ? 'INVALID_PARAMETER' : 'NO_SNAPSHOT', message: err.message, parameter }, { status: err.status });
+      }
+      throw err;
+    }
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * Real Chromium for the /pulse browser tests: Debian's `chromium` (/usr/bin/chromium) driven
+ * by playwright-core, headless, with a fresh profile per launch. When the binary is missing
+ * the tests fail saying which package to install (`make test` and `.ci/run` install it).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.VULNINTEL_CHROMIUM ?? '/usr/bin/chromium';
+export const ARTIFACTS = resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'pulse');
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface RealBrowser {
+  context: BrowserContext;
+  newPage(opts?: { width?: number; height?: number; dark?: boolean }): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launchChromium(): Promise<RealBrowser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package "chromium" (apt-get install -y chromium), or set VULNINTEL_CHROMIUM.`);
+  }
+  const profile = await mkdtemp(join(tmpdir(), 'vulnintel-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: ARGS,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+  });
+  return {
+    context,
+    async newPage(opts = {}) {
+      const page = await context.newPage();
+      await page.setViewportSize({ width: opts.width ?? 1280, height: opts.height ?? 900 });
+      if (opts.dark) await page.emulateMedia({ colorScheme: 'dark' });
+      return page;
+    },
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A full-page screenshot kept as a test artifact (test-artifacts/pulse/NAME.png). */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; html: string }[];
+}
+
+/**
+ * Runs axe-core in the page (its source evaluated through the DevTools protocol, which the
+ * page's Content-Security-Policy does not govern) and returns the serious and critical
+ * violations.
+ */
+export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axeSource);
+  const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as { violations: AxeViolation[] };
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })) }));
+}

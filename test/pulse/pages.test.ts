@@ -1,0 +1,253 @@
+/**
+ * The /pulse pages in real Chromium (Debian's chromium through playwright-core) against a real
+ * `vulnintel serve` of the test corpus: the dashboard's chart and counts, CVE search pages
+ * forward and back, the score breakdown against the API's own score_factors, upstream markup
+ * shown as text, the HTML 404 and 400 pages, an axe-core scan of every page (no serious or
+ * critical violation, light and dark, desktop and 375 px), and a screenshot of each.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startOn, type SampleServer } from '../api/server-harness.ts';
+import { launchChromium, screenshot, seriousAxeViolations, type RealBrowser } from './browser.ts';
+import { buildPulseCorpus, MARKUP_CVE, MARKUP_DESCRIPTION } from './corpus.ts';
+
+let api: SampleServer;
+let browser: RealBrowser;
+
+beforeAll(async () => {
+  const corpus = await buildPulseCorpus();
+  api = await startOn(corpus.dataDir, corpus.buildId);
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.server.close();
+});
+
+async function open(path: string, opts: { width?: number; dark?: boolean } = {}): Promise<{ page: Page; status: number }> {
+  const page = await browser.newPage(opts);
+  const res = await page.goto(`${api.base}${path}`);
+  await page.waitForLoadState('load');
+  return { page, status: res?.status() ?? 0 };
+}
+
+async function idsOn(page: Page): Promise<string[]> {
+  return page.locator('#results > li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-cve') ?? ''));
+}
+
+interface Trends {
+  weekly: { period_start: string; total: number; critical: number; high: number; medium: number; low: number; unscored: number }[];
+}
+
+describe('/pulse in Chromium', () => {
+  it('the dashboard renders its chart (one bar per week with CVEs) and its KEV counts', async () => {
+    const { page, status } = await open('/pulse');
+    expect(status).toBe(200);
+    const trends = (await api.json<Trends>('/api/v1/public/cves/trends')).body;
+    const chart = page.locator('#weekly-chart');
+    await expect.poll(() => chart.getAttribute('data-total')).toBe(String(trends.weekly.reduce((s, w) => s + w.total, 0)));
+    expect(await chart.getAttribute('data-weeks')).toBe(String(trends.weekly.length));
+    // Every non-zero severity count of every week is one rectangle of the chart, drawn.
+    const segments = trends.weekly.reduce((s, w) => s + [w.critical, w.high, w.medium, w.low, w.unscored].filter((n) => n > 0).length, 0);
+    expect(segments).toBeGreaterThan(0);
+    expect(await page.locator('#weekly-chart svg rect').count()).toBe(segments);
+    const box = await page.locator('#weekly-chart svg').boundingBox();
+    expect(box!.width).toBeGreaterThan(300);
+    expect(box!.height).toBeGreaterThan(100);
+
+    const kev = (await api.json<{ total: number; cves: { cve_id: string }[] }>('/api/v1/public/kev/recent?days=30&limit=10')).body;
+    expect(await page.locator('#kev-additions tbody tr').count()).toBe(kev.cves.length);
+    expect(await page.locator('#kev-additions tbody tr td:first-child a').allTextContents()).toEqual(kev.cves.map((c) => c.cve_id));
+    await expect.poll(() => page.locator('#kev-h + p').textContent()).toContain(`${kev.total} added`);
+    await screenshot(page, 'dashboard');
+    await page.close();
+  });
+
+  it('search pages go forward by keyset and back again, with the API\'s rows', async () => {
+    const expected = (await api.json<{ cves: { cve_id: string }[] }>('/api/v1/public/cves?limit=30')).body.cves.map((c) => c.cve_id);
+    const { page } = await open('/pulse/cves?limit=10');
+    const pages: string[][] = [await idsOn(page)];
+    expect(pages[0]).toEqual(expected.slice(0, 10));
+    for (const n of [1, 2]) {
+      await Promise.all([page.waitForURL(/before_cve_id=/), page.locator('#page-next').click()]);
+      pages.push(await idsOn(page));
+      expect(pages[n]).toEqual(expected.slice(10 * n, 10 * n + 10));
+      expect(await page.locator('#result-line').textContent()).toContain(`Page ${n + 1}`);
+    }
+    await screenshot(page, 'cves-page-3');
+    for (const n of [1, 0]) {
+      await Promise.all([page.waitForURL(() => true), page.locator('#page-prev').click()]);
+      await page.waitForLoadState('load');
+      expect(await idsOn(page)).toEqual(pages[n]);
+    }
+    expect(page.url()).not.toContain('before_cve_id');
+    await page.close();
+  });
+
+  it('a filtered, sorted search (the form, offset pages) shows the API\'s rows', async () => {
+    const query = 'severity=CRITICAL,HIGH&sort=epss';
+    const expected = (await api.json<{ cves: { cve_id: string }[]; total: number }>(`/api/v1/public/cves?${query}&limit=10`)).body;
+    const { page } = await open('/pulse/cves');
+    await page.getByLabel('critical').check();
+    await page.getByLabel('high', { exact: true }).check();
+    await page.getByLabel('Order').selectOption('epss');
+    await page.getByLabel('Per page').selectOption('10');
+    await Promise.all([page.waitForURL(/sort=epss/), page.getByRole('button', { name: 'Apply filters' }).click()]);
+    expect(await idsOn(page)).toEqual(expected.cves.map((c) => c.cve_id));
+    expect(await page.locator('#result-line').textContent()).toContain(`of ${expected.total} matching`);
+    expect(await page.getByLabel('critical').isChecked()).toBe(true);
+    await screenshot(page, 'cves-filtered');
+    await page.close();
+  });
+
+  it('a CVE page shows the breakdown whose numbers are the API\'s score_factors', async () => {
+    const kev = (await api.json<{ cves: { cve_id: string }[] }>('/api/v1/public/cves?kev_only=true&limit=3')).body.cves.map((c) => c.cve_id);
+    const plain = (await api.json<{ cves: { cve_id: string }[] }>('/api/v1/public/cves?limit=3&severity=MEDIUM')).body.cves.map((c) => c.cve_id);
+    for (const id of [...kev, ...plain]) {
+      const record = (await api.json<{ service_score: number; service_risk: number; score_factors: { base_score: number | null; svc_risk: Record<string, number> & { weights: Record<string, number> } } }>(`/api/v1/public/cves/${id}`)).body;
+      const { page, status } = await open(`/pulse/cves/${id}`);
+      expect(status).toBe(200);
+      const value = (factor: string) => page.locator(`[data-factor="${factor}"] .val`).getAttribute('data-value').then(Number);
+      const text = (factor: string) => page.locator(`[data-factor="${factor}"] .val`).textContent();
+      const risk = record.score_factors.svc_risk;
+      expect(await value('severity_norm')).toBe(risk.severity_norm);
+      expect(await value('exploitation')).toBe(risk.exploitation);
+      expect(await value('automatable')).toBe(risk.automatable);
+      expect(await value('risk')).toBe(risk.risk);
+      expect(await value('service_score')).toBe(record.service_score);
+      if (record.score_factors.base_score !== null) expect(await value('base_score')).toBe(record.score_factors.base_score);
+      // The points shown are weight × factor × 100, and the risk shown is the record's.
+      expect(await text('severity_norm')).toBe(`${(risk.weights.severity! * risk.severity_norm! * 100).toFixed(1)} pts`);
+      expect(await text('exploitation')).toBe(`${(risk.weights.exploitation! * risk.exploitation! * 100).toFixed(1)} pts`);
+      expect(await text('automatable')).toBe(`${(risk.weights.automatable! * risk.automatable! * 100).toFixed(1)} pts`);
+      expect(await text('risk')).toBe(record.service_risk.toFixed(1));
+      if (id === kev[0]) {
+        expect(await page.locator('#kev dt').first().textContent()).toBe('Added');
+        await screenshot(page, 'cve');
+        await page.setViewportSize({ width: 375, height: 800 });
+        await screenshot(page, 'cve-phone');
+      }
+      await page.close();
+    }
+  });
+
+  it('a CVE vector is decoded into the FIRST metric names', async () => {
+    const { page } = await open(`/pulse/cves/${MARKUP_CVE}`);
+    const vector = page.locator('[data-vector^="CVSS:3.1/"]');
+    expect(await vector.locator('dt').allTextContents()).toEqual(
+      expect.arrayContaining(['Attack Vector', 'Attack Complexity', 'Privileges Required', 'User Interaction', 'Scope', 'Confidentiality Impact', 'Integrity Impact', 'Availability Impact']),
+    );
+    const pairs = await vector.locator('dt').evaluateAll((dts) => dts.map((dt) => `${dt.textContent}=${dt.nextElementSibling?.textContent}`));
+    expect(pairs).toEqual(expect.arrayContaining(['Attack Vector=Network', 'User Interaction=Required', 'Scope=Changed', 'Availability Impact=None']));
+    await page.close();
+  });
+
+  it('a description holding markup is shown as text, and runs nothing', async () => {
+    const { page, status } = await open(`/pulse/cves/${MARKUP_CVE}`);
+    expect(status).toBe(200);
+    expect(await page.locator('#description').textContent()).toBe(MARKUP_DESCRIPTION);
+    expect(await page.evaluate('window.__pulsePwned')).toBeUndefined();
+    expect(await page.locator('main script, main img, main b').count()).toBe(0);
+    // The javascript: reference is text, not a link.
+    expect(await page.locator('#references a[href^="javascript:"]').count()).toBe(0);
+    expect(await page.locator('#references').textContent()).toContain('javascript:window.__pulsePwned=3');
+    await screenshot(page, 'cve-markup');
+    await page.close();
+    // The same CVE in a list page: escaped there too.
+    const list = await open(`/pulse/cves?search=${encodeURIComponent('crafted payload admin')}`);
+    expect(await idsOn(list.page)).toContain(MARKUP_CVE);
+    expect(await list.page.locator('#results script, #results img').count()).toBe(0);
+    expect(await list.page.evaluate('window.__pulsePwned')).toBeUndefined();
+    await list.page.close();
+  });
+
+  it('an unknown CVE or advisory is an HTML 404 page; a malformed filter a 400 page naming it', async () => {
+    for (const path of ['/pulse/cves/CVE-1999-99999', '/pulse/cves/not-a-cve', '/pulse/advisories/nobody/NOPE-1', '/pulse/no-such-page']) {
+      const { page, status } = await open(path);
+      expect(status, path).toBe(404);
+      expect(await page.locator('h1').count()).toBe(1);
+      expect(await page.locator('[role="alert"]').getAttribute('data-status')).toBe('404');
+      if (path.endsWith('99999')) await screenshot(page, 'not-found');
+      await page.close();
+    }
+    for (const [query, parameter] of [
+      ['/pulse/cves?min_cvss=eleven', 'min_cvss'],
+      ['/pulse/cves?severity=SEVERE', 'severity'],
+      ['/pulse/cves?year=20x4', 'year'],
+      ['/pulse/cves?sort=epss&before_published=2026-01-01&before_cve_id=CVE-2026-0001', 'sort'],
+      ['/pulse/cves?back=garbage&before_published=2026-01-01&before_cve_id=CVE-2026-0001', 'back'],
+      ['/pulse/advisories?has_cve=maybe', 'has_cve'],
+    ] as const) {
+      const { page, status } = await open(query);
+      expect(status, query).toBe(400);
+      expect(await page.locator('[role="alert"]').getAttribute('data-parameter'), query).toBe(parameter);
+      expect(await page.locator('[role="alert"]').textContent()).toContain(parameter);
+      if (parameter === 'min_cvss') await screenshot(page, 'bad-filter');
+      await page.close();
+    }
+  });
+
+  it('every page passes an axe-core scan (no serious or critical violation), light and dark, desktop and 375 px', async () => {
+    const advisory = (await api.json<{ advisories: { vendor: string; advisory_id: string }[] }>('/api/v1/public/vendor-advisories?has_cve=false&limit=1')).body.advisories[0]!;
+    const kevId = (await api.json<{ cves: { cve_id: string }[] }>('/api/v1/public/cves?kev_only=true&limit=1')).body.cves[0]!.cve_id;
+    const pages: [string, string][] = [
+      ['dashboard', '/pulse'],
+      ['cves', '/pulse/cves'],
+      ['cve', `/pulse/cves/${kevId}`],
+      ['advisories', '/pulse/advisories'],
+      ['advisory-without-cve', `/pulse/advisories/${advisory.vendor}/${advisory.advisory_id}`],
+      ['not-found', '/pulse/cves/CVE-1999-99999'],
+      ['bad-filter', '/pulse/cves?min_cvss=eleven'],
+    ];
+    for (const [name, path] of pages) {
+      for (const variant of [{}, { dark: true }, { width: 375 }] as const) {
+        const { page } = await open(path, variant);
+        const violations = await seriousAxeViolations(page);
+        const label = `${path} ${JSON.stringify(variant)}`;
+        expect(violations, `${label}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
+        expect(await page.locator('h1').count(), label).toBe(1);
+        // Nothing wider than a phone's screen at 375 px.
+        if ('width' in variant) {
+          const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+          expect(overflow, label).toBeLessThanOrEqual(0);
+        }
+        const suffix = 'dark' in variant ? '-dark' : 'width' in variant ? '-phone' : '';
+        await screenshot(page, `${name}${suffix}`);
+        await page.close();
+      }
+    }
+  }, 400_000);
+});
+
+describe('/pulse over plain HTTP', () => {
+  it('pages are complete without JavaScript: the chart and the rows are in the HTML', async () => {
+    const html = await (await api.get('/pulse')).text();
+    expect(html).toMatch(/<svg[^>]*viewBox/);
+    expect(html).toContain('id="kev-additions"');
+    const list = await (await api.get('/pulse/cves?limit=5')).text();
+    expect(list.match(/data-cve="CVE-/g)?.length).toBe(5);
+  });
+
+  it('pages carry an ETag per snapshot and answer 304 to it; a strict CSP; assets are served locally', async () => {
+    const first = await api.get('/pulse/cves?limit=5');
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"/);
+    expect(first.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(first.headers.get('x-snapshot')).toBe(api.buildId);
+    const again = await api.get('/pulse/cves?limit=5', { headers: { 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+    const other = await api.get('/pulse/cves?limit=6');
+    expect(other.headers.get('etag')).not.toBe(etag);
+    const html = await first.text();
+    const assets = [...html.matchAll(/(?:href|src)="(\/pulse\/assets\/[^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    expect(assets.length).toBe(2);
+    for (const asset of assets) {
+      const res = await api.get(asset);
+      expect(res.status, asset).toBe(200);
+      expect(res.headers.get('cache-control')).toContain('immutable');
+    }
+    // No page refers to another origin for an asset.
+    expect(html).not.toMatch(/(?:href|src)="(?:https?:)?\/\/[^"]*\.(?:css|js)/);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * The subscribe flow end to end in Chromium, against a real `vulnintel serve` with a pulse
+ * store and a real local SMTP server (`smtp-server`): the filter built on /pulse/subscribe (with
+ * a preview from the change history), the form posted, the confirmation mail received, its link
+ * opened in the browser and confirmed, the manage page showing the subscription, an edit and a
+ * pause through its forms, and the unsubscribe button deleting it. The pages pass axe-core.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { startServer, type RunningServer } from '../../api/server.ts';
+import { buildChangesCorpus } from '../helpers/changes-corpus.ts';
+import { launchChromium, screenshot, seriousAxeViolations, type RealBrowser } from './browser.ts';
+import { startSmtpSink, type SmtpSink } from './sinks.ts';
+
+const PUBLIC = 'https://alerts.example.org';
+let server: RunningServer;
+let smtp: SmtpSink;
+let browser: RealBrowser;
+
+beforeAll(async () => {
+  const corpus = await buildChangesCorpus();
+  smtp = await startSmtpSink();
+  server = await startServer({
+    dataDir: corpus.dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    rateLimit: false,
+    logger: pino({ level: 'silent' }),
+    snapshot: { threads: 1, memoryLimit: '512MB', poolSize: 2 },
+    pulse: { smtp: smtp.url, publicUrl: PUBLIC },
+  });
+  browser = await launchChromium();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await smtp?.close();
+});
+
+const local = (url: string) => `${server.url}${url.replace(PUBLIC, '')}`;
+
+describe('subscribing in the browser', () => {
+  it('builds a filter, previews it, subscribes, confirms from the mail, manages and unsubscribes', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.getByLabel('Vendor (a whole vendor)').fill('cisco');
+    await Promise.all([page.waitForURL(/vendor=cisco/), page.getByRole('button', { name: 'Preview' }).click()]);
+    // The preview is what the change feed holds for the filter over the last 30 days.
+    const feed = (await (await fetch(`${server.url}/api/v1/public/changes?vendor=cisco&limit=200`)).json()) as { changes: { change_id: string }[] };
+    expect(feed.changes.length).toBeGreaterThan(0);
+    const previewed = await page.locator('#preview-list > li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-change-id')));
+    expect(new Set(previewed)).toEqual(new Set(feed.changes.map((c) => c.change_id)));
+    expect(await page.locator('#filter-summary').textContent()).toContain('vendor: cisco');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await screenshot(page, 'subscribe-preview');
+
+    await page.getByLabel('E-mail address').fill('secops@example.org');
+    await page.getByLabel('How often').selectOption('daily');
+    await Promise.all([page.waitForURL(/\/pulse\/subscribe$/), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    expect(await page.locator('h1').textContent()).toBe('Check your mail');
+    expect(await page.locator('#created').textContent()).toContain('secops@example.org');
+    await screenshot(page, 'subscribe-sent');
+
+    await smtp.waitFor(1, 10_000);
+    const mail = smtp.to('secops@example.org')[0]!;
+    const link = /https:\/\/alerts\.example\.org\/pulse\/confirm\/[A-Za-z0-9_-]+/.exec(mail.text ?? '')?.[0];
+    expect(link).toBeDefined();
+    await page.goto(local(link!));
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await screenshot(page, 'confirm');
+    await Promise.all([page.waitForLoadState('load'), page.locator('#confirm').click()]);
+    expect(await page.locator('h1').textContent()).toBe('Subscription confirmed');
+    const manage = await page.locator('#manage-link').getAttribute('href');
+    expect(manage).toMatch(/\/pulse\/s\//);
+
+    await page.goto(local(manage!));
+    expect(await page.locator('#sub-address').textContent()).toBe('secops@example.org');
+    expect(await page.locator('#sub-cadence').textContent()).toBe('daily');
+    expect(await page.locator('#sub-filter').textContent()).toContain('vendor cisco');
+    expect(await page.locator('#sub-status').getAttribute('data-status')).toBe('active');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await screenshot(page, 'manage');
+
+    // Edit: a lowest severity and a weekly digest, through the page's form.
+    await page.locator('#m-min-severity').selectOption('HIGH');
+    await page.locator('#m-cadence').selectOption('weekly');
+    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Save changes' }).click()]);
+    expect(await page.locator('#sub-cadence').textContent()).toBe('weekly');
+    expect(await page.locator('#sub-filter').textContent()).toContain('severity HIGH or higher');
+    // Pause, then resume.
+    await Promise.all([page.waitForLoadState('load'), page.locator('#pause').click()]);
+    expect(await page.locator('#sub-status').getAttribute('data-status')).toBe('paused');
+    await Promise.all([page.waitForLoadState('load'), page.locator('#resume').click()]);
+    expect(await page.locator('#sub-status').getAttribute('data-status')).toBe('active');
+
+    // Unsubscribe: the subscription is gone, the manage link is dead.
+    await Promise.all([page.waitForLoadState('load'), page.locator('#delete').click()]);
+    expect(await page.locator('#unsubscribed').textContent()).toContain('deleted');
+    await screenshot(page, 'unsubscribed');
+    const after = await page.goto(local(manage!));
+    expect(after?.status()).toBe(404);
+    await page.close();
+  }, 240_000);
+
+  it('a bad address is refused on the page, naming the field', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
+    await page.getByLabel('E-mail address').evaluate((el) => el.removeAttribute('type'));
+    await page.getByLabel('E-mail address').fill('not-an-address');
+    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    expect(await page.locator('#notice').getAttribute('data-field')).toBe('email');
+    expect(await page.locator('#notice').textContent()).toContain('email');
+    await page.close();
+  });
+});
