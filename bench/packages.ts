@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
-    const readyMs = await waitHealthy(120_000);
+    const readyMs = await waitHealthy(900_000);
     const rssReady = rssMb(server.pid!);
     const first = await timed(`/api/v1/public/packages/${encodeURIComponent(pkgs[0]!.ecosystem)}/${encodeURIComponent(pkgs[0]!.name)}?version=${encodeURIComponent(pkgs[0]!.version)}`);
     const rssIndexed = rssMb(server.pid!);

@@ -13,7 +13,7 @@ import { orderFor } from '../versions/ecosystems.ts';
 import type { VersionOrder } from '../versions/scheme.ts';
 import { ecosystemMatches } from './names.ts';
 import type { CveRisk, PackageIndex, PackageRow } from './index.ts';
-import { judgeBranch, type RangeBranch } from './ranges.ts';
+import { branchHolds, judgeBranch, type RangeBranch } from './ranges.ts';
 
 export interface PackageQuery {
   /** As OSV spells it, possibly with a release (`Debian:12`). */
@@ -148,10 +148,27 @@ function fixesAbove(rows: readonly PackageRow[], version: string, order: Version
   return [...seen].sort((a, b) => order.compare(a, b));
 }
 
+/** Whether any branch or the `versions` list of the row holds `version` (no explanations). */
+function rowHolds(row: PackageRow, version: string, order: VersionOrder): boolean {
+  for (const b of row.fixed_branches ?? []) if (branchHolds(row.ecosystem, b, version)) return true;
+  return row.versions.some((v) => v === version || safeEqual(order, v, version));
+}
+
+/**
+ * The smallest candidate fix that no matched row holds. The row that refused the previous
+ * candidate is asked first (it usually refuses the next one too), so a package with hundreds of
+ * advisories costs about one check per candidate, not one per candidate and row.
+ */
 function upgradeFor(ecosystem: string, rows: readonly PackageRow[], affected: readonly PackageRow[], version: string, order: VersionOrder): Upgrade {
+  const pending = [...affected];
+  const matched = new Set(affected);
   for (const candidate of fixesAbove(rows, version, order)) {
-    if (affected.some((r) => judgeRow(r, candidate, order).kind === 'affected')) continue;
-    const also = rows.filter((r) => !affected.includes(r) && judgeRow(r, candidate, order).kind === 'affected').map((r) => r.cve.cve_id);
+    const blocker = pending.findIndex((r) => rowHolds(r, candidate, order));
+    if (blocker >= 0) {
+      if (blocker > 0) pending.unshift(...pending.splice(blocker, 1));
+      continue;
+    }
+    const also = rows.filter((r) => !matched.has(r) && rowHolds(r, candidate, order)).map((r) => r.cve.cve_id);
     return {
       ecosystem,
       to: candidate,
@@ -179,8 +196,8 @@ export function checkVersion(index: PackageIndex, q: PackageQuery & { version: s
     const verdict = judgeRow(row, q.version, order);
     if (verdict.kind === 'affected') {
       affectedRows.push(row);
-      const fixes = fixesAbove([row], q.version, order).filter((f) => judgeRow(row, f, order).kind !== 'affected');
-      vulnerabilities.push({ ...finding(row), matched: verdict.matched, fixed_in: fixes[0] ?? null });
+      const fixedIn = fixesAbove([row], q.version, order).find((f) => !rowHolds(row, f, order)) ?? null;
+      vulnerabilities.push({ ...finding(row), matched: verdict.matched, fixed_in: fixedIn });
     } else if (verdict.kind === 'not_affected') notAffected++;
     else (verdict.kind === 'not_comparable' ? notComparable : undetermined).push({ ...finding(row), reason: verdict.reason });
   }

@@ -63,3 +63,19 @@ export function judgeBranch(ecosystem: string, branch: RangeBranch, version: str
       : { kind: 'undetermined', why: `the advisory's bound "${err.version}" is not a valid ${err.order} version` };
   }
 }
+
+/** Whether the branch holds `version` (no explanation): the hot path of the upgrade search. */
+export function branchHolds(ecosystem: string, branch: RangeBranch, version: string): boolean {
+  const order = orderFor(ecosystem, branch.range_type);
+  if (order === null) return false;
+  try {
+    if (!unbounded(branch.introduced) && order.compare(version, branch.introduced!) < 0) return false;
+    if (branch.fixed !== null) {
+      if (order.compare(version, branch.fixed) >= 0) return false;
+    } else if (branch.last_affected !== null && order.compare(version, branch.last_affected) > 0) return false;
+    return unbounded(branch.limit) || order.compare(version, branch.limit!) < 0;
+  } catch (err) {
+    if (err instanceof VersionSyntaxError) return false;
+    throw err;
+  }
+}

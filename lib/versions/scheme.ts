@@ -24,9 +24,19 @@ export class VersionSyntaxError extends Error {
 }
 
 /** Builds an order from a parser (throws or returns null for invalid) and a comparator of parsed values. */
+/** Parsed versions kept per order: range checks compare the same bounds again and again. */
+const PARSE_CACHE_SIZE = 50_000;
+
 export function orderOf<P>(name: string, parse: (v: string) => P | null, compareParsed: (a: P, b: P) => number): VersionOrder {
+  const cache = new Map<string, P | null>();
   const parsed = (v: string): P => {
-    const p = parse(v);
+    let p = cache.get(v);
+    if (p === undefined) {
+      p = parse(v);
+      // Bounded: past the size the cache starts again (simpler than LRU, and rare).
+      if (cache.size >= PARSE_CACHE_SIZE) cache.clear();
+      cache.set(v, p);
+    }
     if (p === null) throw new VersionSyntaxError(v, name);
     return p;
   };
