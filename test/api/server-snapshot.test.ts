@@ -108,12 +108,14 @@ describe('snapshot lifecycle', () => {
     s = await startOn(dataDir, '20990101T000000Z-aaaa');
     const snapshot = s.server.store.current!;
     const url = s.base;
-    const inFlight = s.get('/api/v1/public/cves/export.ndjson').then(async (r) => ({ status: r.status, lines: (await r.text()).trim().split('\n').length }));
+    // The export has started (its headers arrived, its body not yet read) when close() is called:
+    // a fixed sleep instead raced the connection itself on a busy machine.
+    const started = await s.get('/api/v1/public/cves/export.ndjson');
     const server = s.server;
     s = undefined;
-    await new Promise((r) => setTimeout(r, 5));
-    await server.close();
-    const done = await inFlight;
+    const closing = server.close();
+    const done = { status: started.status, lines: (await started.text()).trim().split('\n').length };
+    await closing;
     expect(done.status).toBe(200);
     expect(done.lines).toBeGreaterThan(10);
     await snapshot.closed;
