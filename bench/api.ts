@@ -21,49 +21,14 @@
 import autocannon, { type Result } from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { readCurrentBuildId, snapshotsDir, tableReader } from '../lib/snapshot-layout.ts';
+import { snapshotsDir, tableReader } from '../lib/snapshot-layout.ts';
+import { cli, data, ensureSnapshot, root, rssMb, waitHealthy } from './full-scale.ts';
 
-const root = resolve(import.meta.dirname, '..');
-const cves = Number(process.env.BENCH_CVES ?? 340_000);
-const seed = process.env.BENCH_SEED ?? '1';
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const latencyRequests = Number(process.env.BENCH_LATENCY_REQUESTS ?? 2000);
 const port = Number(process.env.BENCH_PORT ?? 18480);
-const benchDir = join(root, 'data', 'bench');
-const raw = join(benchDir, `raw-${cves}-${seed}`);
-const data = join(benchDir, `data-${cves}-${seed}`);
-const cli = join(root, 'bin', 'vulnintel.mjs');
-
-function run(label: string, args: string[]): Promise<void> {
-  return new Promise((done, fail) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [cli, ...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('exit', (code) => {
-      if (code !== 0) return fail(new Error(`${label} failed (exit ${code})`));
-      console.log(`${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-      done();
-    });
-  });
-}
-
-async function ensureSnapshot(): Promise<string> {
-  await mkdir(benchDir, { recursive: true });
-  const current = await readCurrentBuildId(data);
-  if (current) {
-    console.log(`reusing snapshot ${current} in ${data}`);
-    return current;
-  }
-  if (!existsSync(join(raw, 'nvd'))) await run(`synth ${cves} CVEs`, ['synth', '--cves', String(cves), '--raw', raw, '--seed', seed]);
-  else console.log(`reusing raw corpus ${raw}`);
-  await run('build', ['build', '--raw', raw, '--data', data, '--keep', '1']);
-  const built = await readCurrentBuildId(data);
-  if (!built) throw new Error('the build published nothing');
-  return built;
-}
 
 /** Ids, search words and the average record size, read from the snapshot's Parquet files. */
 async function sampleSnapshot(buildId: string) {
@@ -83,27 +48,6 @@ async function sampleSnapshot(buildId: string) {
   } finally {
     connection.closeSync();
     instance.closeSync();
-  }
-}
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
-}
-
-async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(`${url}/api/v1/health`);
-      const body = (await res.json()) as { status: string };
-      if (body.status === 'ok') return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server at ${url} not ready after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
   }
 }
 

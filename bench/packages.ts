@@ -12,21 +12,16 @@
  * Environment: BENCH_CVES (340000), BENCH_SEED (1), BENCH_PORT (18490), BENCH_REQUESTS (2000).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readCurrentBuildId, snapshotsDir, tableReader } from '../lib/snapshot-layout.ts';
+import { cli, cves, data, raw, root, rssMb, seed, waitHealthy } from './full-scale.ts';
 
-const root = resolve(import.meta.dirname, '..');
-const cves = Number(process.env.BENCH_CVES ?? 340_000);
-const seed = process.env.BENCH_SEED ?? '1';
 const port = Number(process.env.BENCH_PORT ?? 18490);
 const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
-const raw = join(root, 'data', 'bench', `raw-${cves}-${seed}`);
-const data = join(root, 'data', 'bench', `data-${cves}-${seed}`);
-const cli = join(root, 'bin', 'vulnintel.mjs');
 const base = `http://127.0.0.1:${port}`;
 
 const PURL_TYPES: Record<string, string> = { npm: 'npm', PyPI: 'pypi', Maven: 'maven', Go: 'golang', 'crates.io': 'cargo', RubyGems: 'gem', NuGet: 'nuget', Packagist: 'composer' };
@@ -81,26 +76,6 @@ function purlOf(p: Pkg): string {
   return `pkg:${type}/${name.split('/').map(encodeURIComponent).join('/')}@${encodeURIComponent(p.version)}`;
 }
 
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-  return Math.round(kb / 1024);
-}
-
-async function waitHealthy(timeoutMs: number): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    try {
-      const res = await fetch(`${base}/api/v1/health`);
-      const body = (await res.json()) as { status: string };
-      if (body.status === 'ok') return performance.now() - started;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() - started > timeoutMs) throw new Error('server not ready');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function timed(path: string): Promise<number> {
   const started = performance.now();
   const res = await fetch(`${base}${path}`);
@@ -127,10 +102,10 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
-    const readyMs = await waitHealthy(900_000);
-    const rssReady = rssMb(server.pid!);
+    const readyMs = await waitHealthy(base, 900_000, 50);
+    const rssReady = Math.round(rssMb(server.pid!));
     const first = await timed(`/api/v1/public/packages/${encodeURIComponent(pkgs[0]!.ecosystem)}/${encodeURIComponent(pkgs[0]!.name)}?version=${encodeURIComponent(pkgs[0]!.version)}`);
-    const rssIndexed = rssMb(server.pid!);
+    const rssIndexed = Math.round(rssMb(server.pid!));
     console.log(`replica ready (health ok) ${(readyMs / 1000).toFixed(1)} s after start; first package answer (index built in the background meanwhile) ${fmt(first)}`);
     console.log(`server RSS: ${rssReady} MB when ready, ${rssIndexed} MB with the package index`);
 

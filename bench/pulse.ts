@@ -11,62 +11,12 @@
  * Environment: BENCH_CVES (340000), BENCH_SEED (1), BENCH_PAGE_REQUESTS (200), BENCH_PORT (18490).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
-import { join, resolve } from 'node:path';
-import { readCurrentBuildId } from '../lib/snapshot-layout.ts';
+import { cli, cves, data, ensureSnapshot, root, waitHealthy } from './full-scale.ts';
 
-const root = resolve(import.meta.dirname, '..');
-const cves = Number(process.env.BENCH_CVES ?? 340_000);
-const seed = process.env.BENCH_SEED ?? '1';
 const requests = Number(process.env.BENCH_PAGE_REQUESTS ?? 200);
 const port = Number(process.env.BENCH_PORT ?? 18490);
-const benchDir = join(root, 'data', 'bench');
-const raw = join(benchDir, `raw-${cves}-${seed}`);
-const data = join(benchDir, `data-${cves}-${seed}`);
-const cli = join(root, 'bin', 'vulnintel.mjs');
 const base = `http://127.0.0.1:${port}`;
-
-function run(label: string, args: string[]): Promise<void> {
-  return new Promise((done, fail) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [cli, ...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('exit', (code) => {
-      if (code !== 0) return fail(new Error(`${label} failed (exit ${code})`));
-      console.log(`${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-      done();
-    });
-  });
-}
-
-async function ensureSnapshot(): Promise<string> {
-  await mkdir(benchDir, { recursive: true });
-  const current = await readCurrentBuildId(data);
-  if (current) {
-    console.log(`reusing snapshot ${current} in ${data}`);
-    return current;
-  }
-  if (!existsSync(join(raw, 'nvd'))) await run(`synth ${cves} CVEs`, ['synth', '--cves', String(cves), '--raw', raw, '--seed', seed]);
-  await run('build', ['build', '--raw', raw, '--data', data, '--keep', '1']);
-  const built = await readCurrentBuildId(data);
-  if (!built) throw new Error('the build published nothing');
-  return built;
-}
-
-async function waitHealthy(timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const body = (await (await fetch(`${base}/api/v1/health`)).json()) as { status: string };
-      if (body.status === 'ok') return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server not ready after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 interface Timing {
   server: number;
@@ -111,7 +61,7 @@ async function main(): Promise<void> {
   });
   try {
     const opened = performance.now();
-    await waitHealthy(300_000);
+    await waitHealthy(base, 300_000);
     console.log(`server ready in ${((performance.now() - opened) / 1000).toFixed(1)} s (snapshot ${buildId})`);
     const list = (await (await fetch(`${base}/api/v1/public/cves?limit=200&sort=epss`)).json()) as { cves: { cve_id: string }[] };
     const ids = list.cves.map((c) => c.cve_id);
