@@ -4,9 +4,9 @@
  * last 30 days, then choose channel and cadence and subscribe (double opt-in for e-mail).
  * Both forms are plain HTML forms: the page works without JavaScript.
  */
-import { CHANGE_KINDS } from '../../../lib/changes/model.ts';
 import { SeverityBadge } from '../components/badges.tsx';
 import { advisoryPath, count, cvePath, kindLabel, minute } from '../format.ts';
+import { KindsFieldset } from '../components/kinds-fieldset.tsx';
 import { Layout } from '../layout.tsx';
 import { FILTER_FIELDS, PREVIEW_DAYS, type SubscribeView } from '../load/subscribe.ts';
 
@@ -142,14 +142,7 @@ export function SubscribePage({ view, buildId, notice }: { view: SubscribeView; 
               <input type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} /> Known exploited (KEV) only
             </label>
           </div>
-          <fieldset class="wide">
-            <legend>Kinds of change (none ticked: every kind)</legend>
-            {CHANGE_KINDS.map((k) => (
-              <label>
-                <input type="checkbox" name="kind" value={k} checked={kinds.has(k)} /> {kindLabel(k)}
-              </label>
-            ))}
-          </fieldset>
+          <KindsFieldset checked={kinds} />
           <div>
             <button type="submit" class="secondary" name="preview" value="1">
               Preview

@@ -5,8 +5,8 @@
  * Every action is a plain HTML form POST, so all of it works without JavaScript.
  */
 import type { ChangeFilter } from '../../../lib/changes/model.ts';
-import { CHANGE_KINDS } from '../../../lib/changes/model.ts';
 import { kindLabel, minute } from '../format.ts';
+import { KindsFieldset } from '../components/kinds-fieldset.tsx';
 import { Layout } from '../layout.tsx';
 
 /** The parts of the service's SubscriptionView the pages read. */
@@ -185,14 +185,7 @@ function EditForm({ view, action }: { view: SubscriptionPageView; action: string
           ))}
         </select>
       </div>
-      <fieldset class="wide">
-        <legend>Kinds of change (none ticked: every kind)</legend>
-        {CHANGE_KINDS.map((k) => (
-          <label>
-            <input type="checkbox" name="kind" value={k} checked={kinds.has(k)} /> {kindLabel(k)}
-          </label>
-        ))}
-      </fieldset>
+      <KindsFieldset checked={kinds} />
       <div>
         <button type="submit">Save changes</button>
       </div>

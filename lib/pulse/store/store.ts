@@ -6,15 +6,8 @@
  */
 import type { Delivery, DeliveryOutcome, Subscription, SubscriptionPatch, TokenPurpose, TokenRecord } from '../types.ts';
 
-export interface NewDelivery {
-  id: string;
-  subscriptionId: string;
-  periodKey: string;
-  rangeFrom: string;
-  rangeTo: string;
-  items: number;
-  at: string;
-}
+/** A delivery about to be attempted: what identifies it and what it carries, and when (`at`). */
+export type NewDelivery = Pick<Delivery, 'id' | 'subscriptionId' | 'periodKey' | 'rangeFrom' | 'rangeTo' | 'items'> & { at: string };
 
 export interface PulseStore {
   readonly kind: 'sqlite' | 'postgres';
