@@ -35,15 +35,8 @@ export function kindLabel(kind: string): string {
   return kind.replace(/_/g, ' ');
 }
 
-/** Path of a CVE page. */
-export function cvePath(cveId: string): string {
-  return `/pulse/cves/${encodeURIComponent(cveId)}`;
-}
-
-/** Path of an advisory page. */
-export function advisoryPath(vendor: string, advisoryId: string): string {
-  return `/pulse/advisories/${encodeURIComponent(vendor)}/${encodeURIComponent(advisoryId)}`;
-}
+// Page paths are defined once, beside the absolute links of e-mails and webhooks.
+export { advisoryPath, cvePath } from '../../lib/pulse/links.ts';
 
 /** Only http(s) links are made clickable; anything else (javascript:, data:) is shown as text. */
 export function safeHref(url: string | null | undefined): string | null {

@@ -14,6 +14,7 @@ import { Feed } from 'feed';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ChangeFilter, ChangeRow } from '../../lib/changes/model.ts';
+import { advisoryPath, cvePath } from '../../lib/pulse/links.ts';
 import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, noSnapshot } from '../http/errors.ts';
 import { integerParam } from '../http/params.ts';
@@ -58,9 +59,7 @@ function escapeHtml(text: string): string {
 
 /** The /pulse page of a change's subject. */
 export function subjectPath(change: ChangeRow): string {
-  return change.subject_type === 'advisory'
-    ? `/pulse/advisories/${encodeURIComponent(change.vendor ?? '')}/${encodeURIComponent(change.advisory_id ?? '')}`
-    : `/pulse/cves/${encodeURIComponent(change.cve_id ?? '')}`;
+  return change.subject_type === 'advisory' ? advisoryPath(change.vendor ?? '', change.advisory_id ?? '') : cvePath(change.cve_id ?? '');
 }
 
 function subjectName(change: ChangeRow): string {

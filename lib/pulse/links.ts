@@ -30,12 +30,22 @@ export class PulseLinks {
   }
 
   cve(cveId: string): string {
-    return `${this.base}/pulse/cves/${encodeURIComponent(cveId)}`;
+    return `${this.base}${cvePath(cveId)}`;
   }
 
   advisory(vendor: string, advisoryId: string): string {
-    return `${this.base}/pulse/advisories/${encodeURIComponent(vendor)}/${encodeURIComponent(advisoryId)}`;
+    return `${this.base}${advisoryPath(vendor, advisoryId)}`;
   }
+}
+
+/** Path of a CVE's /pulse page: the one spelling the pages, feeds and messages link to. */
+export function cvePath(cveId: string): string {
+  return `/pulse/cves/${encodeURIComponent(cveId)}`;
+}
+
+/** Path of an advisory's /pulse page. */
+export function advisoryPath(vendor: string, advisoryId: string): string {
+  return `/pulse/advisories/${encodeURIComponent(vendor)}/${encodeURIComponent(advisoryId)}`;
 }
 
 export function defaultPublicUrl(port: number): string {
