@@ -1,27 +1,13 @@
 /** The command line as a user runs it: the bin, its help, `sql`, and errors without stacks. */
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 import { nvdPage, nvdRecord } from '../helpers/raw-corpus.ts';
 import { FETCHERS } from '../../cli/fetch/registry.ts';
 import { SOURCE_SUMMARIES } from '../../cli/fetch/source-summaries.ts';
-
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'vulnintel.mjs');
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, VULNINTEL_QUIET: '1' } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 let dataDir: string;
 beforeAll(async () => {

@@ -3,33 +3,20 @@
  * risk with KEV and EPSS, components that cannot be judged listed, SARIF 2.1.0 structure,
  * `--fail-on` exit codes, malformed files named with what is wrong.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotViews } from '../../cli/commands/sql.ts';
 import { renderSarif } from '../../cli/scan/render.ts';
 import { failsOn, scanComponents, type ScanResult } from '../../cli/scan/scan.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
 import { parseSbom, readSbom, SbomFormatError } from '../../lib/sbom/read.ts';
+import { cli } from '../helpers/cli.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'vulnintel.mjs');
 const CDX = resolve(import.meta.dirname, '..', 'fixtures', 'sbom', 'sample.cdx.json');
 const SPDX = resolve(import.meta.dirname, '..', 'fixtures', 'sbom', 'sample.spdx.json');
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, VULNINTEL_QUIET: '1' } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 let dataDir: string;
 let index: PackageIndex;

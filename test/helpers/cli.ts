@@ -1,0 +1,18 @@
+/** Runs the real `vulnintel` bin in a child process, as a user would, for the CLI tests. */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+export const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'vulnintel.mjs');
+
+/** `vulnintel ARGS`: its exit code and output, a failing exit included. */
+export async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, VULNINTEL_QUIET: '1' } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
