@@ -6,7 +6,8 @@
  *   3. readOnly (paths under /api/) — 405 for methods other than GET/HEAD/OPTIONS: the read API
  *      is GET-only; /pulse (subscriptions, api/pulse/routes.ts) takes POST/PATCH/DELETE;
  *   4. retainSnapshot (paths under /api/v1/public and /pulse/feeds) — 503 NO_SNAPSHOT, or the
- *      request's snapshot;
+ *      request's snapshot; then, under /api/v1/public, the snapshot's response cache
+ *      (api/http/response-cache.ts) answers a GET it has answered before;
  *   5. the routes of every module in api/routes/index.ts, the /pulse subscription endpoints when
  *      a pulse service is given, then the OpenAPI document and docs, then the web area's pages
  *      (api/pulse/routes.tsx; its unknown paths get an HTML 404).
@@ -21,6 +22,7 @@ import type { RateLimiter } from './ratelimit/index.ts';
 import type { ApiApp, ApiConfig, ApiEnv } from './http/context.ts';
 import { ApiError, internalError, invalidParameter, notFound } from './http/errors.ts';
 import { readOnly, retainSnapshot, standardHeaders } from './http/middleware.ts';
+import { cacheResponses } from './http/response-cache.ts';
 import { CACHE_CONTROL, sendJson } from './http/respond.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
@@ -96,6 +98,7 @@ export function createApp(opts: AppOptions): ApiApp {
   if (opts.rateLimiter) app.use('*', opts.rateLimiter.middleware);
   app.use('/api/*', readOnly);
   app.use('/api/v1/public/*', retainSnapshot(opts.store));
+  app.use('/api/v1/public/*', cacheResponses);
   // The Atom feed reads one snapshot like the JSON API; the stream retains one per read itself.
   app.use('/pulse/feeds/*', retainSnapshot(opts.store));
 

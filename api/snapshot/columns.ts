@@ -6,10 +6,9 @@
  * p50 ≤ 20 ms). Searches and the vendor match stay in DuckDB (they need the index tables).
  * About 50 bytes per CVE.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { SEVERITY_CODES, type DocColumns } from '../../cli/build/serving.ts';
 
-/** Severity labels as small integers; NONE (and a missing label) is 0. */
-export const SEVERITY_CODES: Record<string, number> = { NONE: 0, LOW: 1, MEDIUM: 2, HIGH: 3, CRITICAL: 4 };
+export { SEVERITY_CODES };
 
 export type SortKey = 'epss' | 'severity' | 'cvss_v3_score';
 
@@ -37,32 +36,17 @@ export class CveColumns {
     return this.active.length;
   }
 
-  static async load(connection: DuckDBConnection): Promise<CveColumns> {
-    const reader = await connection.runAndReadAll(
-      `SELECT status = 'active', coalesce(severity, 'NONE'), coalesce(service_severity, 'NONE'),
-              CAST(max_cvss AS DOUBLE), coalesce(in_kev, false), coalesce(year, 0),
-              CAST(epoch_us(last_modified) AS DOUBLE), CAST(epss_score AS DOUBLE), CAST(service_score AS DOUBLE),
-              CAST(cvss_v3_score AS DOUBLE), id_rank
-       FROM cves ORDER BY doc`,
-    );
-    const [active, severity, serviceSeverity, maxCvss, inKev, year, lastModified, epss, serviceScore, cvssV3, idRank] = reader.getColumns() as [
-      boolean[], string[], string[], (number | null)[], boolean[], number[], (number | null)[], (number | null)[], (number | null)[], (number | null)[], number[],
-    ];
-    const code = (label: string) => SEVERITY_CODES[label] ?? 0;
-    const rank = Int32Array.from(idRank);
-    const orderBy = (values: (number | null)[]): Int32Array => {
-      const key = Float64Array.from(values, (v) => (v === null ? Number.NEGATIVE_INFINITY : v));
-      return Int32Array.from({ length: values.length }, (_, doc) => doc).sort((a, b) => key[b]! - key[a]! || rank[a]! - rank[b]!);
-    };
+  /** The columns of a serving folder's columns.bin (cli/build/serving.ts): views, no copy. */
+  static from(columns: DocColumns): CveColumns {
     return new CveColumns(
-      Uint8Array.from(active, (v) => (v ? 1 : 0)),
-      Uint8Array.from(severity, code),
-      Uint8Array.from(serviceSeverity, code),
-      Float64Array.from(maxCvss, (v) => (v === null ? Number.NaN : v)),
-      Uint8Array.from(inKev, (v) => (v ? 1 : 0)),
-      Uint16Array.from(year),
-      Float64Array.from(lastModified, (v) => (v === null ? Number.NaN : v)),
-      { epss: orderBy(epss), severity: orderBy(serviceScore), cvss_v3_score: orderBy(cvssV3) },
+      columns.active,
+      columns.severity,
+      columns.service_severity,
+      columns.max_cvss,
+      columns.in_kev,
+      columns.year,
+      columns.last_modified_us,
+      { epss: columns.order_epss, severity: columns.order_severity, cvss_v3_score: columns.order_cvss_v3 },
     );
   }
 }

@@ -1,14 +1,18 @@
 /**
- * The CVE records of one snapshot, in JS memory: every `record_json` as UTF-8 bytes, addressed
- * by `doc` (the row's position in the default order, see open.ts) and by CVE id. An id lookup
- * is a Map lookup and a Buffer slice (no DuckDB round trip: DESIGN §8 asks ≥ 3,000 req/s), and
- * list pages and exports are assembled from these slices, so a record is never re-serialised.
+ * The CVE records of one snapshot: every record's JSON bytes, addressed by `doc` (the row's
+ * position in the default order, see sql/11_serving.sql) and by CVE id. The bytes stay in the
+ * serving file `records.ndjson` (one record per line, in doc order): a record is one positioned
+ * read of that file, served from the OS page cache, so the replica's heap never holds them and
+ * opening costs only the offsets. An id lookup is a Map lookup and one read (no DuckDB round
+ * trip: DESIGN §8 asks ≥ 3,000 req/s), and list pages and exports are assembled from these
+ * bytes, so a record is never re-serialised.
  *
- * Beside the bytes, the columns the unfiltered published listing needs (id, publication time,
+ * Beside the offsets, the columns the unfiltered published listing needs (id, publication time,
  * status), so the default page, its reverse and its keyset cursor are array slices.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { tableReader } from '../../lib/snapshot-layout.ts';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { SERVING_RECORDS, type DocColumns } from '../../cli/build/serving.ts';
 
 export class RecordStore {
   /** CVE id by doc. */
@@ -24,25 +28,23 @@ export class RecordStore {
   readonly totalBytes: number;
 
   private readonly docById: Map<string, number>;
-  private readonly chunks: Buffer[];
-  private readonly chunkOf: Uint16Array;
-  private readonly offsetOf: Uint32Array;
+  /** Byte offset of each doc's line in records.ndjson (Float64: the file may pass 4 GB). */
+  private readonly offsetOf: Float64Array;
   private readonly lengthOf: Uint32Array;
+  private fd: number | null;
 
   private constructor(parts: {
     cveIds: string[];
     publishedMicros: Float64Array;
     active: Uint8Array;
-    chunks: Buffer[];
-    chunkOf: Uint16Array;
-    offsetOf: Uint32Array;
+    fd: number;
+    offsetOf: Float64Array;
     lengthOf: Uint32Array;
     docById: Map<string, number>;
   }) {
     this.cveIds = parts.cveIds;
     this.publishedMicros = parts.publishedMicros;
-    this.chunks = parts.chunks;
-    this.chunkOf = parts.chunkOf;
+    this.fd = parts.fd;
     this.offsetOf = parts.offsetOf;
     this.lengthOf = parts.lengthOf;
     this.docById = parts.docById;
@@ -52,7 +54,7 @@ export class RecordStore {
     this.activeDocs = Int32Array.from(active);
     this.rejectedDocs = Int32Array.from(rejected);
     this.allDocs = Int32Array.from({ length: parts.cveIds.length }, (_, doc) => doc);
-    this.totalBytes = parts.chunks.reduce((sum, b) => sum + b.length, 0);
+    this.totalBytes = parts.lengthOf.reduce((sum, n) => sum + n, 0);
   }
 
   get size(): number {
@@ -64,59 +66,44 @@ export class RecordStore {
     return this.docById.get(cveId);
   }
 
-  /** The record JSON bytes of one doc (a view, not a copy). */
+  /** The record JSON bytes of one doc (read from the records file: a buffer of its own). */
   bytes(doc: number): Buffer {
-    const chunk = this.chunks[this.chunkOf[doc]!]!;
-    const offset = this.offsetOf[doc]!;
-    return chunk.subarray(offset, offset + this.lengthOf[doc]!);
+    if (this.fd === null) throw new Error('the snapshot\'s records are closed');
+    const length = this.lengthOf[doc];
+    if (length === undefined) throw new RangeError(`no record at doc ${doc}`);
+    const buffer = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) {
+      const n = readSync(this.fd, buffer, read, length - read, this.offsetOf[doc]! + read);
+      if (n === 0) throw new Error(`records file ends inside doc ${doc}`);
+      read += n;
+    }
+    return buffer;
+  }
+
+  /** Closes the records file; only called once no request holds the snapshot. */
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
   }
 
   /**
-   * Loads the records of the snapshot at `snapshotDir`, whose `cves` table (with `doc`) is
-   * already in `connection`'s database. The Parquet files are read once, streamed, in chunks:
-   * memory holds the bytes plus one chunk of strings, never the whole column as JS strings.
+   * Opens the records of a serving folder: its ids and per-doc arrays (read once by the caller,
+   * readDocColumns) and its records file, which stays on disk.
    */
-  static async load(connection: DuckDBConnection, snapshotDir: string): Promise<RecordStore> {
-    const columns = await connection.runAndReadAll(
-      `SELECT cve_id, CAST(epoch_us(published) AS DOUBLE) AS published_us, status = 'active' AS active FROM cves ORDER BY doc`,
-    );
-    const cveIds = columns.getColumns()[0] as string[];
-    const size = cveIds.length;
-    const publishedMicros = Float64Array.from(columns.getColumns()[1] as (number | null)[], (v) => v ?? Number.NaN);
-    const active = Uint8Array.from(columns.getColumns()[2] as (boolean | null)[], (v) => (v ? 1 : 0));
-    const docById = new Map(cveIds.map((id, doc) => [id, doc]));
-
-    const chunks: Buffer[] = [];
-    const chunkOf = new Uint16Array(size);
-    const offsetOf = new Uint32Array(size);
-    const lengthOf = new Uint32Array(size);
-    const seen = new Uint8Array(size);
-    let loaded = 0;
-    // Files are read in file order; the doc of each row comes from its id, so no sort is needed.
-    const result = await connection.stream(`SELECT cve_id, record_json FROM ${tableReader(snapshotDir, 'cves')}`);
-    for (;;) {
-      const chunk = await result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
-      const ids = chunk.getColumnValues(0) as string[];
-      const texts = chunk.getColumnValues(1) as (string | null)[];
-      const lengths = texts.map((t) => (t === null ? 0 : Buffer.byteLength(t)));
-      const buffer = Buffer.allocUnsafe(lengths.reduce((a, b) => a + b, 0));
-      let offset = 0;
-      for (let i = 0; i < ids.length; i++) {
-        const doc = docById.get(ids[i]!);
-        const text = texts[i];
-        if (doc === undefined || text === null || text === undefined) throw new Error(`snapshot record ${ids[i]} has no JSON or no row`);
-        buffer.write(text, offset, 'utf8');
-        chunkOf[doc] = chunks.length;
-        offsetOf[doc] = offset;
-        lengthOf[doc] = lengths[i]!;
-        seen[doc] = 1;
-        loaded++;
-        offset += lengths[i]!;
-      }
-      chunks.push(buffer);
+  static open(servingDir: string, doc: { columns: DocColumns; ids: string[] }): RecordStore {
+    const { columns, ids } = doc;
+    const size = ids.length;
+    const lengthOf = columns.record_bytes;
+    const offsetOf = new Float64Array(size);
+    let offset = 0;
+    for (let d = 0; d < size; d++) {
+      offsetOf[d] = offset;
+      offset += lengthOf[d]! + 1;
     }
-    if (loaded !== size || seen.includes(0)) throw new Error(`snapshot records: ${loaded} JSON rows for ${size} CVEs`);
-    return new RecordStore({ cveIds, publishedMicros, active, chunks, chunkOf, offsetOf, lengthOf, docById });
+    const docById = new Map<string, number>();
+    for (let d = 0; d < size; d++) docById.set(ids[d]!, d);
+    const fd = openSync(join(servingDir, SERVING_RECORDS), 'r');
+    return new RecordStore({ cveIds: ids, publishedMicros: columns.published_us, active: columns.active, fd, offsetOf, lengthOf, docById });
   }
 }

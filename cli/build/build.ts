@@ -21,6 +21,7 @@ import type { BuildOptions, BuildResult } from './options.ts';
 import { publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
 import { runSqlSteps } from './sql-steps.ts';
+import { SERVING_STEP, writeServingFiles } from './serving.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
 /** Build ids sort by time: `20261121T201502Z-3fa9`. */
@@ -195,6 +196,10 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
       instance.closeSync();
     }
 
+    // The files a replica serves from (DESIGN §8.1), derived from the Parquet just written.
+    const serving = await step('serving files (sql/11_serving.sql)', () => writeServingFiles(outDir, { threads: opts.threads, memoryLimit: opts.memoryLimit }), (r) =>
+      `${formatCount(r.manifest.cves)} records, ${(r.manifest.record_bytes / 1e6).toFixed(0)} MB`);
+    stepSeconds[SERVING_STEP] = serving.manifest.seconds;
     const snapshotDir = await step('publish', () => publishSnapshot(opts.dataDir, outDir, buildId), () => buildId);
     const removed = await pruneSnapshots(opts.dataDir, opts.keep);
     if (removed.length) info(`pruned ${removed.length} old snapshot(s): ${removed.join(', ')}`);

@@ -10,8 +10,15 @@ import { step } from '../../lib/log.ts';
 
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sql');
 
+/**
+ * Steps that do not run in the build's database: the serving files (sql/11_serving.sql) are
+ * derived from the written Parquet in a database of their own (cli/build/serving.ts), after the
+ * build's is closed, so the two never hold memory at once.
+ */
+const SEPARATE_STEPS = new Set(['11_serving.sql']);
+
 export async function listSqlSteps(): Promise<string[]> {
-  return (await readdir(SQL_DIR)).filter((f) => /^\d\d_.+\.sql$/.test(f)).sort();
+  return (await readdir(SQL_DIR)).filter((f) => /^\d\d_.+\.sql$/.test(f) && !SEPARATE_STEPS.has(f)).sort();
 }
 
 export function fillPlaceholders(sql: string, params: Record<string, string | number>): string {

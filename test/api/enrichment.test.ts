@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENRICHMENT_SECTIONS, findCveEnrichment, type CveEnrichment } from '../../api/queries/enrichment.ts';
 import type { OpenSnapshot } from '../../api/snapshot/open.ts';
 import { SAMPLE_RAW } from '../helpers/sample-snapshot.ts';
-import { damagedSampleDataDir, openDamagedSample, openSample } from './sample-reader.ts';
+import { damagedSampleDataDir, openDamagedSample, openSample, openSampleCopy } from './sample-reader.ts';
 import { startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 const expected = JSON.parse(readFileSync(join(SAMPLE_RAW, 'expected.json'), 'utf8')) as {
@@ -161,7 +161,7 @@ describe('failed_sections', () => {
   });
 
   it('names a section whose query fails, and reports the error', async () => {
-    const broken = await openSample();
+    const broken = await openSampleCopy();
     try {
       // A table of the wrong shape makes the section's query fail although the table loaded.
       await broken.connection.run(`DROP TABLE cwes; CREATE TABLE cwes AS SELECT 'CWE-22' AS cwe`);

@@ -18,7 +18,7 @@ import {
 import { OUT_OF_BUDGET, withinBudget } from '../../api/queries/support.ts';
 import type { OpenSnapshot } from '../../api/snapshot/open.ts';
 import { SAMPLE_RAW } from '../helpers/sample-snapshot.ts';
-import { openDamagedSample, openSample } from './sample-reader.ts';
+import { openDamagedSample, openSample, openSampleCopy } from './sample-reader.ts';
 import { startSampleServer, type SampleServer } from './server-harness.ts';
 
 const LISTS: RelatedListName[] = ['same_product', 'same_vendor', 'same_cwe'];
@@ -220,7 +220,7 @@ describe('cap of 10 and nearest-date windows (siblings added to an in-memory cop
   let aug: OpenSnapshot;
 
   beforeAll(async () => {
-    aug = await openSample();
+    aug = await openSampleCopy();
     const c = aug.connection;
     // `doc` and `cwe_ids` as openSnapshot and the build give them (same_cwe windows read cwe_ids).
     await c.run(`INSERT INTO cves (cve_id, doc, published, status, service_score, service_severity, score_assessed, severity, description, cwe_ids)

@@ -2,22 +2,51 @@
  * The bundled sample corpus (`data/sample/`), built once per test process and opened the way the
  * server opens a snapshot, for the resource query tests; plus damaged copies of it.
  */
-import { cp, mkdtemp, truncate, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
+import { SERVING_DB, servingDir } from '../../cli/build/serving.ts';
 import { currentPointer, SNAPSHOT_TABLES, snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 
-/** A fresh in-memory open of the sample snapshot: tests may add rows without touching others. */
+/** The sample snapshot opened the way the server opens it (its serving files, read-only). */
 export async function openSample(): Promise<OpenSnapshot> {
   const { dataDir, result } = await buildCorpus();
   return openSnapshot(dataDir, result.buildId, { threads: 1, memoryLimit: '512MB' });
 }
 
 /**
+ * An in-memory copy of the sample's serving database: tests may add rows or replace tables
+ * without touching the files others read.
+ */
+export async function openSampleCopy(): Promise<OpenSnapshot> {
+  const opened = await openSample();
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '512MB' });
+  const connection = await instance.connect();
+  try {
+    await connection.run(`ATTACH '${join(opened.servingDir, SERVING_DB)}' AS source (READ_ONLY)`);
+    await connection.run(`COPY FROM DATABASE source TO memory`);
+    await connection.run(`DETACH source`);
+  } finally {
+    opened.close();
+  }
+  return {
+    ...opened,
+    instance,
+    connection,
+    close() {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+/**
  * A data folder of its own holding a published copy of the sample snapshot whose Parquet files
- * for `tables` are cut to a few bytes, as a disk fault or an interrupted copy would leave them.
+ * for `tables` are cut to a few bytes, as a disk fault or an interrupted copy would leave them,
+ * and without serving files, so that opening it derives them from the damaged Parquet.
  */
 export async function damagedSampleDataDir(tables: string[]): Promise<{ dataDir: string; buildId: string }> {
   const { dataDir, result } = await buildCorpus();
@@ -25,6 +54,8 @@ export async function damagedSampleDataDir(tables: string[]): Promise<{ dataDir:
   const dir = join(snapshotsDir(copy), result.buildId);
   await cp(join(snapshotsDir(dataDir), result.buildId), dir, { recursive: true });
   for (const table of tables) await truncate(join(dir, SNAPSHOT_TABLES[table]!), 7);
+  // Served from the Parquet's damage: without serving files, opening derives them from it.
+  await rm(servingDir(dir), { recursive: true, force: true });
   await writeFile(currentPointer(copy), `${result.buildId}\n`);
   return { dataDir: copy, buildId: result.buildId };
 }

@@ -1,0 +1,121 @@
+/**
+ * A bounded cache of whole answers, one per snapshot (DESIGN §8.1). A snapshot never changes, so
+ * the answer to the same GET on the same snapshot is the same bytes: a dashboard polling the
+ * same filtered pages, or many clients asking the same first page, is served from memory. The
+ * cache lives on the snapshot and goes with it at a swap, so it can never serve a newer
+ * snapshot an older answer.
+ *
+ * What is kept: 200 answers with a body (not streams), whose Cache-Control says they come from
+ * the snapshot alone (CACHE_CONTROL.snapshot; the summary's live poller health is not), of at
+ * most MAX_ENTRY_BYTES, up to MAX_CACHE_BYTES in all, least recently used out first. The key is
+ * the path and the query with its parameters in name order (repeats keep their order), so
+ * `?a=1&b=2` and `?b=2&a=1` are one entry. Headers that describe the caller (rate limits) or the
+ * request (CORS, X-Snapshot) are added by the middleware outside this one, on every answer.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { ApiEnv } from './context.ts';
+import { CACHE_CONTROL, ifNoneMatchHits } from './respond.ts';
+
+export const MAX_ENTRY_BYTES = 256 * 1024;
+export const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+
+interface CachedAnswer {
+  body: Uint8Array;
+  /** The route's own headers (Content-Type, ETag, Cache-Control, …). */
+  headers: [string, string][];
+  etag: string;
+}
+
+export class ResponseCache {
+  private readonly entries = new Map<string, CachedAnswer>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxBytes = MAX_CACHE_BYTES,
+    private readonly maxEntryBytes = MAX_ENTRY_BYTES,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get totalBytes(): number {
+    return this.bytes;
+  }
+
+  get(key: string): CachedAnswer | undefined {
+    const hit = this.entries.get(key);
+    if (hit) {
+      // Map order is insertion order: moving a hit to the end keeps the least recent first.
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(key: string, answer: CachedAnswer): void {
+    if (answer.body.byteLength > this.maxEntryBytes) return;
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.bytes -= old.body.byteLength + key.length;
+    }
+    this.entries.set(key, answer);
+    this.bytes += answer.body.byteLength + key.length;
+    for (const [oldestKey, oldest] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldestKey);
+      this.bytes -= oldest.body.byteLength + oldestKey.length;
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+}
+
+/** The cache key of a request: its path and its query parameters in name order. */
+export function cacheKey(url: string): string {
+  const parsed = new URL(url);
+  const params = [...parsed.searchParams];
+  // Array.prototype.sort is stable: repeated parameters keep the order they were sent in.
+  params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return params.length === 0 ? parsed.pathname : `${parsed.pathname}?${new URLSearchParams(params).toString()}`;
+}
+
+/** Response headers not replayed from the cache: set per answer by the outer middleware. */
+const NOT_REPLAYED = new Set(['content-length', 'x-snapshot', 'access-control-allow-origin', 'access-control-expose-headers']);
+
+/** Serves GETs from the request's snapshot's cache, and fills it (mounted after retainSnapshot). */
+export const cacheResponses: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  if (c.req.method !== 'GET') return next();
+  const cache = c.get('snapshot').responses;
+  const key = cacheKey(c.req.url);
+  const hit = cache.get(key);
+  if (hit) {
+    const headers = new Headers(hit.headers);
+    if (ifNoneMatchHits(c.req.header('if-none-match'), hit.etag)) {
+      headers.delete('content-type');
+      return c.body(null, 304, Object.fromEntries(headers));
+    }
+    headers.set('Content-Length', String(hit.body.byteLength));
+    return c.body(hit.body as Uint8Array<ArrayBuffer>, 200, Object.fromEntries(headers));
+  }
+  await next();
+  const res = c.res;
+  const etag = res.headers.get('etag');
+  const length = Number(res.headers.get('content-length') ?? Number.NaN);
+  if (
+    res.status !== 200 ||
+    etag === null ||
+    res.headers.get('cache-control') !== CACHE_CONTROL.snapshot ||
+    !(length <= MAX_ENTRY_BYTES) ||
+    !(res.headers.get('content-type') ?? '').startsWith('application/json')
+  ) {
+    return;
+  }
+  const body = new Uint8Array(await res.clone().arrayBuffer());
+  const headers = [...res.headers].filter(([name]) => !NOT_REPLAYED.has(name.toLowerCase()));
+  cache.set(key, { body, headers, etag });
+};

@@ -1,0 +1,284 @@
+/**
+ * The serving files of a snapshot (DESIGN §8.1, sql/11_serving.sql): derived from the snapshot's
+ * Parquet files, written beside them in `serving/`, and what a replica opens instead of loading
+ * the Parquet into memory. The build writes them after the Parquet; a replica handed a snapshot
+ * without them (built by an older version, or whose serving folder was removed) derives them
+ * once with this same code before serving it.
+ *
+ * The folder is written under a temporary name and renamed when whole, with `serving.json` last
+ * inside it, so a reader sees complete serving files or none. `serving.json` also names the
+ * snapshot tables that could not be read (a damaged Parquet file): they exist empty in
+ * serving.duckdb and the endpoints that need them say so, as before.
+ */
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
+import { SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
+import { fillPlaceholders, SQL_DIR } from './sql-steps.ts';
+
+/** Bumped whenever the serving layout changes: older serving folders are then derived anew. */
+export const SERVING_FORMAT = 1;
+export const SERVING_STEP = '11_serving.sql';
+
+export const SERVING_DIR = 'serving';
+export const SERVING_DB = 'serving.duckdb';
+export const SERVING_RECORDS = 'records.ndjson';
+export const SERVING_MANIFEST = 'serving.json';
+export const SERVING_COLUMNS = 'columns.bin';
+export const SERVING_IDS = 'ids.txt';
+
+/** Severity labels as small integers in columns.bin; NONE (and a missing label) is 0. */
+export const SEVERITY_CODES: Record<string, number> = { NONE: 0, LOW: 1, MEDIUM: 2, HIGH: 3, CRITICAL: 4 };
+
+/**
+ * The arrays of columns.bin, each indexed by doc except the orders: `order_<sort>` lists the docs
+ * in that sort's order (descending, no value last, ties by cve_id descending).
+ */
+export interface DocColumns {
+  record_bytes: Uint32Array;
+  /** Microseconds since the epoch (UTC); NaN when unknown. */
+  published_us: Float64Array;
+  active: Uint8Array;
+  severity: Uint8Array;
+  service_severity: Uint8Array;
+  /** NaN when the CVE holds no CVSS. Float64: a Float32 7.1 is below the 7.1 of a request. */
+  max_cvss: Float64Array;
+  in_kev: Uint8Array;
+  year: Uint16Array;
+  last_modified_us: Float64Array;
+  order_epss: Int32Array;
+  order_severity: Int32Array;
+  order_cvss_v3: Int32Array;
+}
+
+export interface ServingManifest {
+  format: number;
+  /** Snapshot tables whose Parquet could not be read: present in serving.duckdb, empty. */
+  unreadable_tables: string[];
+  cves: number;
+  record_bytes: number;
+  seconds: number;
+}
+
+/** Tables the step reshapes (sql/11_serving.sql); never copied as they are. */
+const RESHAPED = new Set(['cves', 'search_terms', 'search_docs']);
+
+/** What the step reads of a reshaped input when its file cannot be read: no rows. */
+const EMPTY_INPUTS: Record<string, string> = {
+  search_terms: `SELECT NULL::VARCHAR AS term, NULL::VARCHAR AS cve_id, NULL::TIMESTAMP AS published, NULL::VARCHAR AS status WHERE false`,
+  search_docs: `SELECT NULL::VARCHAR AS cve_id, NULL::VARCHAR AS text WHERE false`,
+};
+
+export function servingDir(snapshotDir: string): string {
+  return join(snapshotDir, SERVING_DIR);
+}
+
+/** The serving manifest of a snapshot, or null when its serving files are absent or outdated. */
+export async function readServingManifest(dir: string): Promise<ServingManifest | null> {
+  try {
+    const manifest = JSON.parse(await readFile(join(dir, SERVING_MANIFEST), 'utf8')) as ServingManifest;
+    return manifest.format === SERVING_FORMAT ? manifest : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * records.ndjson: each CVE's record JSON and a newline, in doc order (serving_keys, left by the
+ * SQL step). The line lengths in `record_index` come from the same values (strlen counts UTF-8
+ * bytes as Buffer.byteLength does), checked against the file's size when done.
+ */
+async function writeRecords(connection: DuckDBConnection, path: string): Promise<void> {
+  const fd = openSync(path, 'w');
+  try {
+    const result = await connection.stream(
+      `SELECT c.record_json FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`,
+    );
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      const texts = chunk.getColumnValues(0) as (string | null)[];
+      const text = `${texts.map((t, i) => {
+        if (t === null) throw new Error(`snapshot record at row ${i} of a chunk has no JSON`);
+        return t;
+      }).join('\n')}\n`;
+      writeSync(fd, text);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  await connection.run(`DROP TABLE serving_keys`);
+  const expected = (await connection.runAndReadAll(`SELECT coalesce(sum(record_bytes + 1), 0) FROM serving.record_index`)).getRows()[0]![0];
+  const written = (await stat(path)).size;
+  if (BigInt(written) !== BigInt(expected as bigint)) throw new Error(`${path}: wrote ${written} bytes, expected ${expected}`);
+}
+
+/** The per-doc arrays and ids of a serving folder (written by writeDocColumns). */
+export function readDocColumns(dir: string): { columns: DocColumns; ids: string[] } {
+  const flat = readFlatColumns(join(dir, SERVING_COLUMNS)) as unknown as DocColumns;
+  const text = readFileSync(join(dir, SERVING_IDS), 'utf8');
+  const ids = text === '' ? [] : text.split('\n');
+  if (ids.length !== flat.record_bytes.length) throw new Error(`${dir}: ${ids.length} ids for ${flat.record_bytes.length} records`);
+  return { columns: flat, ids };
+}
+
+/** columns.bin and ids.txt from `serving_doc_columns` (left by the SQL step). */
+async function writeDocColumns(connection: DuckDBConnection, dir: string): Promise<void> {
+  const size = Number((await connection.runAndReadAll(`SELECT count(*) FROM serving_doc_columns`)).getRows()[0]![0]);
+  const columns: DocColumns = {
+    record_bytes: new Uint32Array(size),
+    published_us: new Float64Array(size),
+    active: new Uint8Array(size),
+    severity: new Uint8Array(size),
+    service_severity: new Uint8Array(size),
+    max_cvss: new Float64Array(size),
+    in_kev: new Uint8Array(size),
+    year: new Uint16Array(size),
+    last_modified_us: new Float64Array(size),
+    order_epss: new Int32Array(size),
+    order_severity: new Int32Array(size),
+    order_cvss_v3: new Int32Array(size),
+  };
+  const ids: string[] = new Array<string>(size);
+  const result = await connection.stream(
+    `SELECT doc, cve_id, record_bytes, published_us, active, severity, service_severity, max_cvss, in_kev, year, last_modified_us,
+            epss_rank, severity_rank, cvss_v3_rank
+     FROM serving_doc_columns ORDER BY doc`,
+  );
+  const code = (label: string) => SEVERITY_CODES[label] ?? 0;
+  const orNaN = (v: number | null) => (v === null ? Number.NaN : v);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) break;
+    const [docs, cveIds, bytes, published, active, severity, serviceSeverity, maxCvss, inKev, year, lastModified, epssRank, severityRank, cvssRank] =
+      chunk.getColumns() as [number[], string[], bigint[], (number | null)[], boolean[], string[], string[], (number | null)[], boolean[], number[], (number | null)[], number[], number[], number[]];
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]!;
+      ids[doc] = cveIds[i]!;
+      columns.record_bytes[doc] = Number(bytes[i]);
+      columns.published_us[doc] = orNaN(published[i]!);
+      columns.active[doc] = active[i] ? 1 : 0;
+      columns.severity[doc] = code(severity[i]!);
+      columns.service_severity[doc] = code(serviceSeverity[i]!);
+      columns.max_cvss[doc] = orNaN(maxCvss[i]!);
+      columns.in_kev[doc] = inKev[i] ? 1 : 0;
+      columns.year[doc] = year[i]!;
+      columns.last_modified_us[doc] = orNaN(lastModified[i]!);
+      columns.order_epss[epssRank[i]!] = doc;
+      columns.order_severity[severityRank[i]!] = doc;
+      columns.order_cvss_v3[cvssRank[i]!] = doc;
+    }
+  }
+  await connection.run(`DROP TABLE serving_doc_columns`);
+  writeFlatColumns(join(dir, SERVING_COLUMNS), columns as unknown as Record<string, FlatColumn>);
+  await writeFile(join(dir, SERVING_IDS), ids.join('\n'));
+}
+
+async function readable(connection: DuckDBConnection, reader: string): Promise<boolean> {
+  try {
+    await connection.run(`SELECT * FROM ${reader} LIMIT 0`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface WriteServingOptions {
+  /** Where to write (default: `<snapshot>/serving`). */
+  target?: string;
+  threads?: number;
+  memoryLimit?: string;
+}
+
+/**
+ * Writes the serving files of the snapshot at `snapshotDir`; returns their folder and manifest.
+ * A folder already complete at the target (another replica was first) is kept as it is.
+ */
+export async function writeServingFiles(snapshotDir: string, opts: WriteServingOptions = {}): Promise<{ dir: string; manifest: ServingManifest }> {
+  const started = performance.now();
+  const target = opts.target ?? servingDir(snapshotDir);
+  const work = `${target}.tmp-${process.pid}-${Date.now()}`;
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: String(opts.threads ?? 2),
+    memory_limit: opts.memoryLimit ?? '1500MB',
+    temp_directory: join(work, 'duckdb-tmp'),
+    preserve_insertion_order: 'true',
+  });
+  const connection = await instance.connect();
+  try {
+    await connection.run(`ATTACH '${join(work, SERVING_DB).replaceAll("'", "''")}' AS serving`);
+    await connection.run(`CREATE SCHEMA snap`);
+    const unreadable: string[] = [];
+    // Without the CVE table there is nothing to serve: its failure fails the whole step.
+    for (const table of Object.keys(SNAPSHOT_TABLES)) {
+      const reader = tableReader(snapshotDir, table);
+      const ok = table === 'cves' || (await readable(connection, reader));
+      if (!ok) unreadable.push(table);
+      if (RESHAPED.has(table)) {
+        await connection.run(`CREATE VIEW snap."${table}" AS ${ok ? `SELECT * FROM ${reader}` : EMPTY_INPUTS[table]}`);
+      } else {
+        // Any other table is copied in its file's order; an unreadable one exists with no rows
+        // (and no columns of its own), so a query naming it runs and finds nothing.
+        await connection.run(
+          `CREATE TABLE serving."${table}" AS SELECT * FROM ${ok ? reader : '(SELECT 1 AS unreadable) WHERE false'}`,
+        );
+      }
+    }
+    const sql = fillPlaceholders(await readFile(join(SQL_DIR, SERVING_STEP), 'utf8'), { dir: work });
+    await connection.run(sql);
+    await writeRecords(connection, join(work, SERVING_RECORDS));
+    await writeDocColumns(connection, work);
+    const totals = (await connection.runAndReadAll(`SELECT count(*), coalesce(sum(record_bytes + 1), 0) FROM serving.record_index`)).getRows()[0]!;
+    await connection.run(`DETACH serving`);
+    const manifest: ServingManifest = {
+      format: SERVING_FORMAT,
+      unreadable_tables: unreadable.filter((t) => t !== 'cves').sort(),
+      cves: Number(totals[0]),
+      record_bytes: Number(totals[1]),
+      seconds: Math.round((performance.now() - started) / 100) / 10,
+    };
+    await rm(join(work, 'duckdb-tmp'), { recursive: true, force: true });
+    await writeFile(join(work, SERVING_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+    // Another replica may have finished first: its files are the same, keep them. Files of an
+    // older format are replaced.
+    const existing = await readServingManifest(target);
+    if (existing) {
+      await rm(work, { recursive: true, force: true });
+      return { dir: target, manifest: existing };
+    }
+    await rm(target, { recursive: true, force: true });
+    await rename(work, target);
+    return { dir: target, manifest };
+  } catch (err) {
+    await rm(work, { recursive: true, force: true }).catch(() => undefined);
+    throw err;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/**
+ * The serving files of a snapshot, derived first when missing: beside the snapshot when its
+ * folder is writable, else under the system temp folder (a read-only data volume).
+ */
+export async function ensureServingFiles(snapshotDir: string, buildId: string, opts: WriteServingOptions = {}): Promise<{ dir: string; manifest: ServingManifest; derived: boolean }> {
+  const inSnapshot = servingDir(snapshotDir);
+  const fallback = join(tmpdir(), `vulnintel-serving-${buildId}`);
+  for (const dir of [inSnapshot, fallback]) {
+    const manifest = await readServingManifest(dir);
+    if (manifest) return { dir, manifest, derived: false };
+  }
+  try {
+    return { ...(await writeServingFiles(snapshotDir, { ...opts, target: inSnapshot })), derived: true };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EROFS' && code !== 'EPERM') throw err;
+    return { ...(await writeServingFiles(snapshotDir, { ...opts, target: fallback })), derived: true };
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * Lean replicas (DESIGN §8.1): the serving files the build writes beside the Parquet, the
+ * replica opening them instead of loading the Parquet, a snapshot without them derived once, and
+ * the per-snapshot response cache.
+ */
+import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheKey, ResponseCache } from '../../api/http/response-cache.ts';
+import { openSnapshot } from '../../api/snapshot/open.ts';
+import { RecordStore } from '../../api/snapshot/records.ts';
+import { readDocColumns, readServingManifest, SERVING_DB, SERVING_RECORDS, servingDir } from '../../cli/build/serving.ts';
+import { currentPointer, snapshotsDir } from '../../lib/snapshot-layout.ts';
+import { buildCorpus } from '../helpers/sample-snapshot.ts';
+import { emptyDataDir, openSampleTruth, publishSampleCopy, startOn, startSampleServer, type SampleServer, type SampleTruth } from './server-harness.ts';
+
+let truth: SampleTruth;
+let snapshotDir: string;
+
+beforeAll(async () => {
+  const { dataDir, result } = await buildCorpus();
+  snapshotDir = join(snapshotsDir(dataDir), result.buildId);
+  truth = await openSampleTruth();
+});
+
+describe('serving files written by the build', () => {
+  it('holds every record, in published order, byte for byte as the Parquet has it', async () => {
+    const manifest = await readServingManifest(servingDir(snapshotDir));
+    expect(manifest).not.toBeNull();
+    const rows = await truth.rows<{ cve_id: string; record_json: string }>(
+      `SELECT cve_id, record_json FROM cves ORDER BY published DESC, cve_id DESC`,
+    );
+    expect(manifest!.cves).toBe(rows.length);
+    expect(manifest!.unreadable_tables).toEqual([]);
+    const file = await readFile(join(servingDir(snapshotDir), SERVING_RECORDS));
+    expect(file.length).toBe(manifest!.record_bytes);
+    // Records holding '#' and '?' (which DuckDB's CSV writer would quote) are among them.
+    expect(rows.some((r) => r.record_json.includes('#'))).toBe(true);
+    const lines = file.toString('utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines).toEqual(rows.map((r) => r.record_json));
+  });
+
+  it('opens read-only with the records served from the file, by doc and by id', async () => {
+    const { dataDir, result } = await buildCorpus();
+    const a = await openSnapshot(dataDir, result.buildId, { threads: 1 });
+    // A second replica opens the same files at the same time (read-only, no lock held).
+    const b = await openSnapshot(dataDir, result.buildId, { threads: 1 });
+    try {
+      expect(a.derivedServingFiles).toBe(false);
+      const records = RecordStore.open(a.servingDir, readDocColumns(a.servingDir));
+      try {
+        const rows = await truth.rows<{ cve_id: string; record_json: string }>(`SELECT cve_id, record_json FROM cves`);
+        expect(records.size).toBe(rows.length);
+        for (const row of rows) {
+          const doc = records.docOf(row.cve_id);
+          expect(doc).toBeTypeOf('number');
+          expect(records.bytes(doc!).toString('utf8')).toBe(row.record_json);
+          expect(records.cveIds[doc!]).toBe(row.cve_id);
+        }
+        expect(records.totalBytes).toBe(rows.reduce((n, r) => n + Buffer.byteLength(r.record_json), 0));
+      } finally {
+        records.close();
+      }
+      expect(() => records.bytes(0)).toThrow(/closed/);
+      await expect(a.connection.run(`CREATE TABLE x AS SELECT 1`)).rejects.toThrow(/read-only/i);
+      const count = (await b.connection.runAndReadAll(`SELECT count(*) FROM cves`)).getRows()[0]![0];
+      expect(Number(count)).toBe((await truth.rows(`SELECT 1 FROM cves`)).length);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+});
+
+describe('a snapshot published without serving files', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    const { dataDir: sampleDir, result } = await buildCorpus();
+    dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-serving-'));
+    await cp(join(snapshotsDir(sampleDir), result.buildId), join(snapshotsDir(dataDir), result.buildId), { recursive: true });
+    await rm(servingDir(join(snapshotsDir(dataDir), result.buildId)), { recursive: true });
+    await cp(currentPointer(sampleDir), currentPointer(dataDir));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('has them derived once at open, then served like a built one', async () => {
+    const { result } = await buildCorpus();
+    const dir = join(snapshotsDir(dataDir), result.buildId);
+    const first = await openSnapshot(dataDir, result.buildId, { threads: 1 });
+    first.close();
+    expect(first.derivedServingFiles).toBe(true);
+    const built = await stat(join(servingDir(dir), SERVING_DB));
+    const again = await openSnapshot(dataDir, result.buildId, { threads: 1 });
+    again.close();
+    expect(again.derivedServingFiles).toBe(false);
+    expect((await stat(join(servingDir(dir), SERVING_DB))).mtimeMs).toBe(built.mtimeMs);
+    const s = await startOn(dataDir, result.buildId);
+    try {
+      const served = await s.get('/api/v1/public/cves/CVE-2024-3400');
+      expect(served.status).toBe(200);
+      const [row] = await truth.rows<{ record_json: string }>(`SELECT record_json FROM cves WHERE cve_id = 'CVE-2024-3400'`);
+      expect(await served.text()).toBe(row!.record_json);
+    } finally {
+      await s.server.close();
+    }
+  });
+});
+
+describe('response cache', () => {
+  it('evicts the least recently used answers past its byte bound, and never keeps an oversized one', () => {
+    const cache = new ResponseCache(90, 40);
+    const answer = (n: number) => ({ body: new Uint8Array(n), headers: [] as [string, string][], etag: `"${n}"` });
+    cache.set('/a', answer(30));
+    cache.set('/b', answer(30));
+    cache.get('/a'); // /b is now the least recently used
+    cache.set('/c', answer(30));
+    expect(cache.get('/b')).toBeUndefined();
+    expect(cache.get('/a')?.etag).toBe('"30"');
+    expect(cache.get('/c')).toBeDefined();
+    expect(cache.totalBytes).toBeLessThanOrEqual(90);
+    cache.set('/big', answer(41));
+    expect(cache.get('/big')).toBeUndefined();
+  });
+
+  it('keys a query by its parameters in name order, repeats in the order sent', () => {
+    expect(cacheKey('http://h/api/v1/public/cves?severity=HIGH&limit=5')).toBe(cacheKey('http://h/api/v1/public/cves?limit=5&severity=HIGH'));
+    expect(cacheKey('http://h/x?a=1&a=2')).not.toBe(cacheKey('http://h/x?a=2&a=1'));
+    expect(cacheKey('http://h/x')).toBe('/x');
+  });
+
+  describe('on a server', () => {
+    let s: SampleServer;
+    beforeAll(async () => {
+      s = await startSampleServer();
+    });
+    afterAll(() => s.server.close());
+
+    it('answers a repeated query from the cache with the same bytes, headers and conditional answers', async () => {
+      const cache = s.server.store.current!.responses;
+      const path = '/api/v1/public/cves?severity=HIGH,CRITICAL&limit=5';
+      const before = cache.size;
+      const first = await s.get(path);
+      const firstBody = await first.text();
+      expect(cache.size).toBe(before + 1);
+      const second = await s.get('/api/v1/public/cves?limit=5&severity=HIGH,CRITICAL');
+      expect(cache.size).toBe(before + 1);
+      expect(await second.text()).toBe(firstBody);
+      for (const name of ['etag', 'content-type', 'cache-control', 'content-length', 'x-snapshot', 'access-control-allow-origin']) {
+        expect(second.headers.get(name), name).toBe(first.headers.get(name));
+      }
+      const revalidated = await s.get(path, { headers: { 'If-None-Match': first.headers.get('etag')! } });
+      expect(revalidated.status).toBe(304);
+      expect(await revalidated.text()).toBe('');
+      expect(revalidated.headers.get('access-control-allow-origin')).toBe('*');
+    });
+
+    it('keeps no errors, no live answers and no streams', async () => {
+      const cache = s.server.store.current!.responses;
+      const before = cache.size;
+      expect((await s.get('/api/v1/public/cves?severity=LOUD')).status).toBe(400);
+      expect((await s.get('/api/v1/public/cves/CVE-2099-9999')).status).toBe(404);
+      expect((await s.get('/api/v1/public/cves/summary')).status).toBe(200);
+      const exported = await s.get('/api/v1/public/cves/export.ndjson?year=2024');
+      await exported.text();
+      expect(cache.size).toBe(before);
+    });
+  });
+
+  it('is per snapshot: after a swap the new snapshot answers, not the old one\'s cache', async () => {
+    const dataDir = await emptyDataDir();
+    await publishSampleCopy(dataDir, '20260101T000000Z-aaaa');
+    const s = await startOn(dataDir, '20260101T000000Z-aaaa');
+    try {
+      const first = await s.get('/api/v1/public/cves?limit=3');
+      expect(first.headers.get('x-snapshot')).toBe('20260101T000000Z-aaaa');
+      await publishSampleCopy(dataDir, '20260102T000000Z-bbbb');
+      const deadline = Date.now() + 20_000;
+      while (s.server.store.current?.buildId !== '20260102T000000Z-bbbb') {
+        if (Date.now() > deadline) throw new Error('no swap');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(s.server.store.current.responses.size).toBe(0);
+      const after = await s.get('/api/v1/public/cves?limit=3');
+      expect(after.headers.get('x-snapshot')).toBe('20260102T000000Z-bbbb');
+      expect(s.server.store.current.responses.size).toBe(1);
+    } finally {
+      await s.server.close();
+    }
+  });
+});
