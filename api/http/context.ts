@@ -15,6 +15,11 @@ export interface ApiVariables {
    * It stays open until the response is done, even if a newer one is published meanwhile.
    */
   snapshot: ServingSnapshot;
+  /**
+   * Set by a route whose answer was shaped by the execution budget (or anything else than the
+   * snapshot and the request): the response cache must not keep it.
+   */
+  uncacheable?: boolean;
 }
 
 export type ApiEnv = { Bindings: HttpBindings; Variables: ApiVariables };

@@ -6,7 +6,8 @@
  * snapshot an older answer.
  *
  * What is kept: 200 answers with a body (not streams), whose Cache-Control says they come from
- * the snapshot alone (CACHE_CONTROL.snapshot; the summary's live poller health is not), of at
+ * the snapshot alone (CACHE_CONTROL.snapshot; the summary's live poller health is not), that no
+ * execution budget shaped (a route sets `uncacheable`, e.g. a relaxed phrase search), of at
  * most MAX_ENTRY_BYTES, up to MAX_CACHE_BYTES in all, least recently used out first. The key is
  * the path and the query with its parameters in name order (repeats keep their order), so
  * `?a=1&b=2` and `?b=2&a=1` are one entry. Headers that describe the caller (rate limits) or the
@@ -107,6 +108,7 @@ export const cacheResponses: MiddlewareHandler<ApiEnv> = async (c, next) => {
   const etag = res.headers.get('etag');
   const length = Number(res.headers.get('content-length') ?? Number.NaN);
   if (
+    c.get('uncacheable') === true ||
     res.status !== 200 ||
     etag === null ||
     res.headers.get('cache-control') !== CACHE_CONTROL.snapshot ||

@@ -53,6 +53,16 @@ export interface ListRequest {
   cursor: KeysetCursor | null;
 }
 
+/**
+ * Whether the execution budget shaped this answer (a relaxed phrase search, a total that is a
+ * lower bound or was not counted although asked for): the same request may then get another
+ * answer later, so it must not be kept as the snapshot's answer (api/http/response-cache.ts).
+ */
+export function shapedByBudget(req: ListRequest, result: ListResult): boolean {
+  const countWanted = !(req.skipCount || req.cursor !== null);
+  return result.searchRelaxed || result.totalIsLowerBound || (countWanted && !result.totalCounted);
+}
+
 export interface ListResult {
   docs: number[];
   total: number;

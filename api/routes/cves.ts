@@ -10,7 +10,7 @@ import { ApiError, invalidParameter, notFound } from '../http/errors.ts';
 import { asRouteResponse, CACHE_CONTROL, etagOf, ifNoneMatchHits, sendBody, sendJson } from '../http/respond.ts';
 import { cveIdPathParam } from '../http/params.ts';
 import { countExport, exportStream } from '../queries/cves-export.ts';
-import { listCves, type ListRequest } from '../queries/cves-list.ts';
+import { listCves, shapedByBudget, type ListRequest } from '../queries/cves-list.ts';
 import { renderListBody } from '../queries/cves-page.ts';
 import { readPollerHealth, summaryBase } from '../queries/cves-summary.ts';
 import { trendsBody } from '../queries/cves-trends.ts';
@@ -159,6 +159,7 @@ function register(app: ApiApp, config: ApiConfig): void {
     const { request, reverseAvailable } = interpretList(query, presence(c));
     const snapshot = c.get('snapshot');
     const result = await listCves(snapshot, request, deadline);
+    if (shapedByBudget(request, result)) c.set('uncacheable', true);
     const page = renderListBody(snapshot.records, snapshot.buildId, result, { reverse: request.reverse, reverseAvailable, limit: request.limit, offset: request.offset });
     return asRouteResponse(sendBody(c, page.body, { etag: page.etag }));
   });
@@ -208,6 +209,7 @@ function register(app: ApiApp, config: ApiConfig): void {
     request.scope = vendorScope(vendor, product);
     const snapshot = c.get('snapshot');
     const result = await listCves(snapshot, request, deadline);
+    if (shapedByBudget(request, result)) c.set('uncacheable', true);
     const keys = `"vendor":${JSON.stringify(vendor)},"product":${JSON.stringify(product)}`;
     const page = renderListBody(snapshot.records, snapshot.buildId, result, { reverse: false, reverseAvailable: false, limit: request.limit, offset: request.offset }, keys);
     return asRouteResponse(sendBody(c, page.body, { etag: page.etag }));

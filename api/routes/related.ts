@@ -56,6 +56,8 @@ function register(app: ApiApp, config: ApiConfig): void {
     const { id } = c.req.valid('param');
     const related = await findRelatedCves(c.get('snapshot'), id, { reasonBudgetMs: config.queryBudgetMs });
     if (!related) throw notFound(`${id} is not in the snapshot.`);
+    // A basis the budget could not establish may be known on the next ask: not the final answer.
+    if (Object.values(related.basis).includes('unknown')) c.set('uncacheable', true);
     return asRouteResponse(sendJson(c, related));
   });
 }

@@ -168,6 +168,24 @@ describe('response cache', () => {
     });
   });
 
+  it('keeps no answer the execution budget shaped (a relaxed phrase search, an uncounted total)', async () => {
+    const s = await startSampleServer({ queryBudgetMs: 0 });
+    try {
+      const cache = s.server.store.current!.responses;
+      const phrase = await s.json<{ search_relaxed: boolean }>('/api/v1/public/cves?search=%22remote%20code%22');
+      expect(phrase.status).toBe(200);
+      expect(phrase.body.search_relaxed).toBe(true);
+      const filtered = await s.json<{ total_counted: boolean; total_is_lower_bound: boolean }>('/api/v1/public/cves?severity=HIGH&limit=1');
+      expect(filtered.body.total_counted && !filtered.body.total_is_lower_bound).toBe(false);
+      expect(cache.size).toBe(0);
+      // Answers the budget did not touch are kept as usual.
+      expect((await s.get('/api/v1/public/cves/CVE-2024-3400')).status).toBe(200);
+      expect(cache.size).toBe(1);
+    } finally {
+      await s.server.close();
+    }
+  });
+
   it('is per snapshot: after a swap the new snapshot answers, not the old one\'s cache', async () => {
     const dataDir = await emptyDataDir();
     await publishSampleCopy(dataDir, '20260101T000000Z-aaaa');
