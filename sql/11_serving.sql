@@ -14,8 +14,6 @@
 --   search_postings  (term, doc, active) replaces search_terms (term, cve_id, published, status),
 --                    stored by term so `term = ?` reads only that term's row groups;
 --   search_text      (doc, text) replaces search_docs: the normalised text, for phrase tests.
--- `record_index (doc, record_bytes)` gives the length in bytes of each line of records.ndjson
--- (without its newline), from which a replica computes the offsets.
 -- Every other table is copied as it is, in the order of its Parquet file.
 
 CREATE TEMP TABLE serving_keys AS
@@ -26,11 +24,6 @@ FROM (SELECT cve_id, published FROM snap.cves);
 
 CREATE TABLE serving.cves AS
 SELECT c.* EXCLUDE (record_json), k.doc, k.id_rank
-FROM snap.cves c JOIN serving_keys k USING (cve_id)
-ORDER BY k.doc;
-
-CREATE TABLE serving.record_index AS
-SELECT k.doc, CAST(strlen(c.record_json) AS BIGINT) AS record_bytes
 FROM snap.cves c JOIN serving_keys k USING (cve_id)
 ORDER BY k.doc;
 
@@ -45,12 +38,11 @@ FROM snap.search_docs d JOIN serving_keys k USING (cve_id)
 ORDER BY k.doc;
 
 -- What a replica holds in memory of each CVE, by doc, for cli/build/serving.ts to write as flat
--- arrays (columns.bin) and ids (ids.txt): the columns the lists filter on, the record lengths,
--- and each sort's rank (descending, no value last, ties by cve_id descending), so a replica
+-- arrays (columns.bin, with the record lengths it measures while writing records.ndjson) and
+-- ids (ids.txt): the columns the lists filter on and each sort's rank (descending, no value last, ties by cve_id descending), so a replica
 -- sorts nothing when it opens.
 CREATE TEMP TABLE serving_doc_columns AS
 SELECT c.doc, c.cve_id,
-       r.record_bytes,
        CAST(epoch_us(c.published) AS DOUBLE) AS published_us,
        c.status = 'active' AS active,
        coalesce(c.severity, 'NONE') AS severity,
@@ -62,7 +54,7 @@ SELECT c.doc, c.cve_id,
        CAST(row_number() OVER (ORDER BY coalesce(CAST(c.epss_score AS DOUBLE), '-inf'::DOUBLE) DESC, c.id_rank) - 1 AS INTEGER) AS epss_rank,
        CAST(row_number() OVER (ORDER BY coalesce(CAST(c.service_score AS DOUBLE), '-inf'::DOUBLE) DESC, c.id_rank) - 1 AS INTEGER) AS severity_rank,
        CAST(row_number() OVER (ORDER BY coalesce(CAST(c.cvss_v3_score AS DOUBLE), '-inf'::DOUBLE) DESC, c.id_rank) - 1 AS INTEGER) AS cvss_v3_rank
-FROM serving.cves c JOIN serving.record_index r USING (doc)
+FROM serving.cves c
 ORDER BY c.doc;
 
 -- serving_keys stays for cli/build/serving.ts, which writes records.ndjson in doc order from it

@@ -88,32 +88,36 @@ export async function readServingManifest(dir: string): Promise<ServingManifest 
 
 /**
  * records.ndjson: each CVE's record JSON and a newline, in doc order (serving_keys, left by the
- * SQL step). The line lengths in `record_index` come from the same values (strlen counts UTF-8
- * bytes as Buffer.byteLength does), checked against the file's size when done.
+ * SQL step); returns each line's length in bytes without its newline, checked against the
+ * file's size when done.
  */
-async function writeRecords(connection: DuckDBConnection, path: string): Promise<void> {
+async function writeRecords(connection: DuckDBConnection, path: string): Promise<Uint32Array> {
+  const size = Number((await connection.runAndReadAll(`SELECT count(*) FROM serving_keys`)).getRows()[0]![0]);
+  const lengths = new Uint32Array(size);
+  let total = 0;
+  let doc = 0;
   const fd = openSync(path, 'w');
   try {
-    const result = await connection.stream(
-      `SELECT c.record_json FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`,
-    );
+    const result = await connection.stream(`SELECT c.record_json FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`);
     for (;;) {
       const chunk = await result.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;
       const texts = chunk.getColumnValues(0) as (string | null)[];
-      const text = `${texts.map((t, i) => {
-        if (t === null) throw new Error(`snapshot record at row ${i} of a chunk has no JSON`);
-        return t;
-      }).join('\n')}\n`;
-      writeSync(fd, text);
+      for (const text of texts) {
+        if (text === null) throw new Error(`snapshot record at doc ${doc} has no JSON`);
+        const bytes = Buffer.byteLength(text);
+        lengths[doc++] = bytes;
+        total += bytes + 1;
+      }
+      writeSync(fd, `${texts.join('\n')}\n`);
     }
   } finally {
     closeSync(fd);
   }
   await connection.run(`DROP TABLE serving_keys`);
-  const expected = (await connection.runAndReadAll(`SELECT coalesce(sum(record_bytes + 1), 0) FROM serving.record_index`)).getRows()[0]![0];
   const written = (await stat(path)).size;
-  if (BigInt(written) !== BigInt(expected as bigint)) throw new Error(`${path}: wrote ${written} bytes, expected ${expected}`);
+  if (doc !== size || written !== total) throw new Error(`${path}: wrote ${doc} records, ${written} bytes; expected ${size}, ${total} bytes`);
+  return lengths;
 }
 
 /** The per-doc arrays and ids of a serving folder (written by writeDocColumns). */
@@ -126,10 +130,10 @@ export function readDocColumns(dir: string): { columns: DocColumns; ids: string[
 }
 
 /** columns.bin and ids.txt from `serving_doc_columns` (left by the SQL step). */
-async function writeDocColumns(connection: DuckDBConnection, dir: string): Promise<void> {
-  const size = Number((await connection.runAndReadAll(`SELECT count(*) FROM serving_doc_columns`)).getRows()[0]![0]);
+async function writeDocColumns(connection: DuckDBConnection, dir: string, recordBytes: Uint32Array): Promise<void> {
+  const size = recordBytes.length;
   const columns: DocColumns = {
-    record_bytes: new Uint32Array(size),
+    record_bytes: recordBytes,
     published_us: new Float64Array(size),
     active: new Uint8Array(size),
     severity: new Uint8Array(size),
@@ -144,21 +148,23 @@ async function writeDocColumns(connection: DuckDBConnection, dir: string): Promi
   };
   const ids: string[] = new Array<string>(size);
   const result = await connection.stream(
-    `SELECT doc, cve_id, record_bytes, published_us, active, severity, service_severity, max_cvss, in_kev, year, last_modified_us,
+    `SELECT doc, cve_id, published_us, active, severity, service_severity, max_cvss, in_kev, year, last_modified_us,
             epss_rank, severity_rank, cvss_v3_rank
      FROM serving_doc_columns ORDER BY doc`,
   );
   const code = (label: string) => SEVERITY_CODES[label] ?? 0;
   const orNaN = (v: number | null) => (v === null ? Number.NaN : v);
+  let seen = 0;
   for (;;) {
     const chunk = await result.fetchChunk();
     if (!chunk || chunk.rowCount === 0) break;
-    const [docs, cveIds, bytes, published, active, severity, serviceSeverity, maxCvss, inKev, year, lastModified, epssRank, severityRank, cvssRank] =
-      chunk.getColumns() as [number[], string[], bigint[], (number | null)[], boolean[], string[], string[], (number | null)[], boolean[], number[], (number | null)[], number[], number[], number[]];
+    const [docs, cveIds, published, active, severity, serviceSeverity, maxCvss, inKev, year, lastModified, epssRank, severityRank, cvssRank] =
+      chunk.getColumns() as [number[], string[], (number | null)[], boolean[], string[], string[], (number | null)[], boolean[], number[], (number | null)[], number[], number[], number[]];
     for (let i = 0; i < docs.length; i++) {
       const doc = docs[i]!;
+      if (doc !== seen) throw new Error(`serving columns: doc ${doc} where ${seen} was expected`);
+      seen++;
       ids[doc] = cveIds[i]!;
-      columns.record_bytes[doc] = Number(bytes[i]);
       columns.published_us[doc] = orNaN(published[i]!);
       columns.active[doc] = active[i] ? 1 : 0;
       columns.severity[doc] = code(severity[i]!);
@@ -172,6 +178,7 @@ async function writeDocColumns(connection: DuckDBConnection, dir: string): Promi
       columns.order_cvss_v3[cvssRank[i]!] = doc;
     }
   }
+  if (seen !== size) throw new Error(`serving columns: ${seen} CVEs for ${size} records`);
   await connection.run(`DROP TABLE serving_doc_columns`);
   writeFlatColumns(join(dir, SERVING_COLUMNS), columns as unknown as Record<string, FlatColumn>);
   await writeFile(join(dir, SERVING_IDS), ids.join('\n'));
@@ -231,15 +238,14 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     }
     const sql = fillPlaceholders(await readFile(join(SQL_DIR, SERVING_STEP), 'utf8'), { dir: work });
     await connection.run(sql);
-    await writeRecords(connection, join(work, SERVING_RECORDS));
-    await writeDocColumns(connection, work);
-    const totals = (await connection.runAndReadAll(`SELECT count(*), coalesce(sum(record_bytes + 1), 0) FROM serving.record_index`)).getRows()[0]!;
+    const recordBytes = await writeRecords(connection, join(work, SERVING_RECORDS));
+    await writeDocColumns(connection, work, recordBytes);
     await connection.run(`DETACH serving`);
     const manifest: ServingManifest = {
       format: SERVING_FORMAT,
       unreadable_tables: unreadable.filter((t) => t !== 'cves').sort(),
-      cves: Number(totals[0]),
-      record_bytes: Number(totals[1]),
+      cves: recordBytes.length,
+      record_bytes: recordBytes.reduce((sum, n) => sum + n + 1, 0),
       seconds: Math.round((performance.now() - started) / 100) / 10,
     };
     await rm(join(work, 'duckdb-tmp'), { recursive: true, force: true });
