@@ -47,4 +47,4 @@ if (!existsSync(join(raw, 'nvd'))) {
 await rm(data, { recursive: true, force: true });
 const build = await runMeasured('build', [raw, data]);
 console.log('');
-console.log(`build ${cves.toLocaleString('en-US')} CVEs: wall ${build.seconds.toFixed(1)} s (target ≤ 120 s), peak RSS ${build.peakMb.toFixed(0)} MB (target ≤ 3,072 MB)`);
+console.log(`build ${cves.toLocaleString('en-US')} CVEs: wall ${build.seconds.toFixed(1)} s (target ≤ 150 s with the change step and the serving files, DESIGN §8.1), peak RSS ${build.peakMb.toFixed(0)} MB (target ≤ 3,072 MB)`);

@@ -76,8 +76,16 @@ export class ResponseCache {
   }
 }
 
+/**
+ * Answers already stored as bytes in the serving files (a record, its related/enrichment/
+ * references answers, a vendor advisory): sending them costs less than caching them would.
+ */
+const STORED_ANSWER = /^\/api\/v1\/public\/(cves\/CVE-|vendor-advisories\/[^/]+\/)/i;
+
 /** The cache key of a request: its path and its query parameters in name order. */
 export function cacheKey(url: string): string {
+  const query = url.indexOf('?');
+  if (query === -1) return new URL(url).pathname;
   const parsed = new URL(url);
   const params = [...parsed.searchParams];
   // Array.prototype.sort is stable: repeated parameters keep the order they were sent in.
@@ -90,7 +98,7 @@ const NOT_REPLAYED = new Set(['content-length', 'x-snapshot', 'access-control-al
 
 /** Serves GETs from the request's snapshot's cache, and fills it (mounted after retainSnapshot). */
 export const cacheResponses: MiddlewareHandler<ApiEnv> = async (c, next) => {
-  if (c.req.method !== 'GET') return next();
+  if (c.req.method !== 'GET' || STORED_ANSWER.test(c.req.path)) return next();
   const cache = c.get('snapshot').responses;
   const key = cacheKey(c.req.url);
   const hit = cache.get(key);

@@ -17,7 +17,8 @@ export interface PageMeta {
 }
 
 const OPEN = Buffer.from('{"cves":[');
-const COMMA = Buffer.from(',');
+/** The byte of ','. */
+const COMMA = 0x2c;
 
 /** The members after `cves`, as JSON text without the opening brace. */
 function tailJson(result: ListResult, meta: PageMeta): string {
@@ -52,11 +53,14 @@ export function renderListBody(records: RecordStore, buildId: string, result: Li
   const tail = tailJson(result, meta);
   // `],` + the tail object without its opening brace, with any extra members before its end.
   const close = Buffer.from(`],${extraTail ? `${tail.slice(0, -1)},${extraTail}}` : tail}`);
-  const parts: Buffer[] = [OPEN];
-  result.docs.forEach((doc, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(records.bytes(doc));
-  });
-  parts.push(close);
-  return { body: Buffer.concat(parts), etag: etagOf(`${buildId}\n${result.docs.join(',')}\n${tail}\n${extraTail}`) };
+  // The records' NDJSON lines (consecutive docs are one read), each newline made the comma
+  // between two records: a record's JSON never holds a raw newline, only its line's end does.
+  const lines = records.lines(result.docs);
+  let at = -1;
+  for (const doc of result.docs) {
+    at += records.lengthOf(doc) + 1;
+    lines[at] = COMMA;
+  }
+  const body = Buffer.concat([OPEN, result.docs.length > 0 ? lines.subarray(0, lines.length - 1) : lines, close]);
+  return { body, etag: etagOf(`${buildId}\n${result.docs.join(',')}\n${tail}\n${extraTail}`) };
 }

@@ -44,24 +44,31 @@ export function scanList(columns: CveColumns, req: ScanRequest, deadline: number
   const until = f.untilMicros === null ? null : Number(f.untilMicros);
   const { active, maxCvss, inKev, lastModifiedMicros } = columns;
   const years = columns.year;
+  const accepts = (d: number): boolean =>
+    !(wantActive !== -1 && active[d] !== wantActive) &&
+    !(severities !== null && (severityMask & (1 << severities[d]!)) === 0) &&
+    !(minCvss !== null && !(maxCvss[d]! >= minCvss)) &&
+    !(f.kevOnly && inKev[d] !== 1) &&
+    !(year !== null && years[d] !== year) &&
+    !(since !== null && !(lastModifiedMicros[d]! >= since)) &&
+    !(until !== null && !(lastModifiedMicros[d]! < until));
   const order = req.sort === 'published' ? null : columns.orders[req.sort];
-  const n = columns.size;
+  let n = columns.size;
+  // One year is a range of docs: only that range is walked, in publication order; the other
+  // sorts order its matches by their rank (a few thousand docs instead of every CVE).
+  const range = year === null ? null : columns.yearRange(year);
+  if (range !== null && order !== null) return scanRangeSorted(columns, req, range, accepts);
+  if (range !== null) n = range[1];
 
   const docs: number[] = [];
   const pageEnd = req.offset + req.limit;
   let matched = 0;
   let complete = true;
-  let i = req.sort === 'published' ? req.startDoc : 0;
+  let i = req.sort === 'published' ? Math.max(req.startDoc, range?.[0] ?? 0) : 0;
   let nextCheck = i + CHECK_EVERY;
   for (; i < n; i++) {
     const d = order === null ? i : order[i]!;
-    if (wantActive !== -1 && active[d] !== wantActive) continue;
-    if (severities !== null && (severityMask & (1 << severities[d]!)) === 0) continue;
-    if (minCvss !== null && !(maxCvss[d]! >= minCvss)) continue;
-    if (f.kevOnly && inKev[d] !== 1) continue;
-    if (year !== null && years[d] !== year) continue;
-    if (since !== null && !(lastModifiedMicros[d]! >= since)) continue;
-    if (until !== null && !(lastModifiedMicros[d]! < until)) continue;
+    if (!accepts(d)) continue;
     if (matched >= req.offset && matched < pageEnd) docs.push(d);
     matched++;
     // Once the page and the proof of a further match are in hand, only counting goes on: it
@@ -79,4 +86,14 @@ export function scanList(columns: CveColumns, req: ScanRequest, deadline: number
     }
   }
   return { docs, hasMore: matched > pageEnd, matched, complete };
+}
+
+/** The matches of a range of docs in a sort's order: filtered, then ordered by rank. */
+function scanRangeSorted(columns: CveColumns, req: ScanRequest, [start, end]: [number, number], accepts: (doc: number) => boolean): ScanResult {
+  const rank = columns.rank(req.sort as Exclude<ScanRequest['sort'], 'published'>);
+  const matches: number[] = [];
+  for (let d = start; d < end; d++) if (accepts(d)) matches.push(d);
+  matches.sort((a, b) => rank[a]! - rank[b]!);
+  const pageEnd = req.offset + req.limit;
+  return { docs: matches.slice(req.offset, pageEnd), hasMore: matches.length > pageEnd, matched: matches.length, complete: true };
 }

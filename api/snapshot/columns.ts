@@ -36,6 +36,46 @@ export class CveColumns {
     return this.active.length;
   }
 
+  private yearRanges: Map<number, [number, number] | null> | undefined;
+  private ranks: Partial<Record<SortKey, Int32Array>> = {};
+
+  /**
+   * The docs of one publication year as a range [start, end): docs are in publication order, so
+   * a year's CVEs are consecutive. An empty range when the year has none; null when they are
+   * not consecutive (never expected: the caller then walks every doc).
+   */
+  yearRange(year: number): [number, number] | null {
+    if (!this.yearRanges) {
+      const first = new Map<number, number>();
+      const last = new Map<number, number>();
+      const count = new Map<number, number>();
+      this.year.forEach((y, doc) => {
+        if (!first.has(y)) first.set(y, doc);
+        last.set(y, doc);
+        count.set(y, (count.get(y) ?? 0) + 1);
+      });
+      this.yearRanges = new Map();
+      for (const [y, start] of first) {
+        const end = last.get(y)! + 1;
+        this.yearRanges.set(y, end - start === count.get(y) ? [start, end] : null);
+      }
+    }
+    const range = this.yearRanges.get(year);
+    return range === undefined ? [0, 0] : range;
+  }
+
+  /** Position of each doc in a sort's order (the inverse of `orders[sort]`), made on first use. */
+  rank(sort: SortKey): Int32Array {
+    let rank = this.ranks[sort];
+    if (!rank) {
+      const order = this.orders[sort];
+      rank = new Int32Array(order.length);
+      for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
+      this.ranks[sort] = rank;
+    }
+    return rank;
+  }
+
   /** The columns of a serving folder's columns.bin (cli/build/serving.ts): views, no copy. */
   static from(columns: DocColumns): CveColumns {
     return new CveColumns(

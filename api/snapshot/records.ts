@@ -30,7 +30,7 @@ export class RecordStore {
   private readonly docById: Map<string, number>;
   /** Byte offset of each doc's line in records.ndjson (Float64: the file may pass 4 GB). */
   private readonly offsetOf: Float64Array;
-  private readonly lengthOf: Uint32Array;
+  private readonly lengths: Uint32Array;
   private fd: number | null;
 
   private constructor(parts: {
@@ -46,7 +46,7 @@ export class RecordStore {
     this.publishedMicros = parts.publishedMicros;
     this.fd = parts.fd;
     this.offsetOf = parts.offsetOf;
-    this.lengthOf = parts.lengthOf;
+    this.lengths = parts.lengthOf;
     this.docById = parts.docById;
     const active: number[] = [];
     const rejected: number[] = [];
@@ -66,10 +66,15 @@ export class RecordStore {
     return this.docById.get(cveId);
   }
 
+  /** The size in bytes of one doc's record JSON. */
+  lengthOf(doc: number): number {
+    return this.lengths[doc]!;
+  }
+
   /** The record JSON bytes of one doc (read from the records file: a buffer of its own). */
   bytes(doc: number): Buffer {
     if (this.fd === null) throw new Error('the snapshot\'s records are closed');
-    const length = this.lengthOf[doc];
+    const length = this.lengths[doc];
     if (length === undefined) throw new RangeError(`no record at doc ${doc}`);
     const buffer = Buffer.allocUnsafe(length);
     let read = 0;
@@ -79,6 +84,37 @@ export class RecordStore {
       read += n;
     }
     return buffer;
+  }
+
+  /**
+   * The NDJSON lines (record and newline) of `docs`, in the order given. The records file holds
+   * exactly these lines in doc order, so each run of consecutive docs is one read.
+   */
+  lines(docs: readonly number[]): Buffer {
+    if (this.fd === null) throw new Error('the snapshot\'s records are closed');
+    let size = 0;
+    for (const doc of docs) {
+      const length = this.lengths[doc];
+      if (length === undefined) throw new RangeError(`no record at doc ${doc}`);
+      size += length + 1;
+    }
+    const out = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (let i = 0; i < docs.length; ) {
+      let j = i + 1;
+      while (j < docs.length && docs[j] === docs[j - 1]! + 1) j++;
+      const start = this.offsetOf[docs[i]!]!;
+      const end = this.offsetOf[docs[j - 1]!]! + this.lengths[docs[j - 1]!]! + 1;
+      let read = 0;
+      while (read < end - start) {
+        const n = readSync(this.fd, out, at + read, end - start - read, start + read);
+        if (n === 0) throw new Error(`records file ends inside doc ${docs[j - 1]}`);
+        read += n;
+      }
+      at += end - start;
+      i = j;
+    }
+    return out;
   }
 
   /** Closes the records file; only called once no request holds the snapshot. */

@@ -242,6 +242,30 @@ describe('sorts: descending, ties by cve_id descending', () => {
   });
 });
 
+describe('one year: its range of docs, in every sort, paged', () => {
+  it.each([
+    ['epss', 'epss_score DESC NULLS LAST'],
+    ['severity', 'service_score DESC NULLS LAST'],
+    ['cvss_v3_score', 'cvss_v3_score DESC NULLS LAST'],
+    ['published', 'published DESC'],
+  ])('sort=%s', async (sort, order) => {
+    const years = await truth.column<number>(`SELECT DISTINCT year FROM cves ORDER BY year`);
+    expect(years.length).toBeGreaterThan(3);
+    for (const year of [...years, 1990]) {
+      for (const [extra, where] of [['', ''], ['&severity=HIGH,CRITICAL', " AND severity IN ('HIGH','CRITICAL')"], ['&status=all', '']] as const) {
+        const status = extra === '&status=all' ? '' : " AND status = 'active'";
+        const expected = await truth.column<string>(`SELECT cve_id FROM cves WHERE year = ${Number(year)}${status}${where} ORDER BY ${order}, cve_id DESC`);
+        const whole = await list(`?sort=${sort}&year=${year}${extra}&limit=200`);
+        expect(ids(whole.body), `${year}${extra}`).toEqual(expected);
+        expect(whole.body.total).toBe(expected.length);
+        const second = await list(`?sort=${sort}&year=${year}${extra}&limit=2&offset=2`);
+        expect(ids(second.body)).toEqual(expected.slice(2, 4));
+        expect(second.body.total).toBe(expected.length);
+      }
+    }
+  });
+});
+
 describe('reverse (rule 3)', () => {
   it('reads the default listing from its far end, page in the usual order', async () => {
     const { body } = await list('?reverse=true&limit=5');

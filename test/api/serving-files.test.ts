@@ -178,8 +178,11 @@ describe('response cache', () => {
       const filtered = await s.json<{ total_counted: boolean; total_is_lower_bound: boolean }>('/api/v1/public/cves?severity=HIGH&limit=1');
       expect(filtered.body.total_counted && !filtered.body.total_is_lower_bound).toBe(false);
       expect(cache.size).toBe(0);
-      // Answers the budget did not touch are kept as usual.
+      // Answers the budget did not touch are kept as usual; stored records are sent as they are.
+      expect((await s.get('/api/v1/public/cves?limit=2')).status).toBe(200);
+      expect(cache.size).toBe(1);
       expect((await s.get('/api/v1/public/cves/CVE-2024-3400')).status).toBe(200);
+      expect((await s.get('/api/v1/public/cves/CVE-2024-3400/references')).status).toBe(200);
       expect(cache.size).toBe(1);
     } finally {
       await s.server.close();
