@@ -187,7 +187,7 @@ function distinctListPaths(): string[] {
 
 /** Copies the published snapshot under a new build id and publishes it, as a build would. */
 async function publishCopy(buildId: string): Promise<string> {
-  const newId = `${buildId.slice(0, 16)}Z-swap${Date.now().toString(36).slice(-4)}`;
+  const newId = `${buildId.slice(0, 16)}-swap${Date.now().toString(36).slice(-4)}`;
   const staging = join(data, `.bench-swap-${process.pid}`, newId);
   await cp(join(snapshotsDir(data), buildId), staging, { recursive: true });
   await publishSnapshot(data, staging, newId);
@@ -267,15 +267,14 @@ try {
   const rows: Row[] = [];
   rows.push(await measure(url, 'GET /cves/{id} (distinct ids)', idPaths, 2, (r) => r.p99 <= 10 && r.rps >= 3000, 'p50 ≤ 2, p99 ≤ 10 ms, ≥ 3,000 req/s'));
   rows.push(await measure(url, 'GET /cves (default page)', ['/api/v1/public/cves'], 5));
+  // Each request distinct (the limit varies), so the response cache answers none of them: these
+  // rows measure the work itself; the repeated mix below measures the cache.
+  const limits = Array.from({ length: 60 }, (_, i) => 10 + i);
+  const filtered = ['/api/v1/public/cves?severity=CRITICAL,HIGH&min_cvss=8', '/api/v1/public/cves?severity=MEDIUM&kev_only=false&year=2021', '/api/v1/public/cves?sort=epss&severity_basis=svc&severity=HIGH'];
+  rows.push(await measure(url, 'GET /cves filtered', limits.flatMap((l) => filtered.map((p) => `${p}&limit=${l}`)), 20));
   rows.push(
-    await measure(
-      url,
-      'GET /cves filtered',
-      ['/api/v1/public/cves?severity=CRITICAL,HIGH&min_cvss=8', '/api/v1/public/cves?severity=MEDIUM&kev_only=false&year=2021', '/api/v1/public/cves?sort=epss&severity_basis=svc&severity=HIGH'],
-      20,
-    ),
+    await measure(url, 'GET /cves?search=<one word>', limits.flatMap((l) => sample.words.map((w) => `/api/v1/public/cves?search=${encodeURIComponent(w)}&limit=${l}`)), 50),
   );
-  rows.push(await measure(url, 'GET /cves?search=<one word>', sample.words.map((w) => `/api/v1/public/cves?search=${encodeURIComponent(w)}`), 50));
   rows.push(await measure(url, 'GET /cves/summary', ['/api/v1/public/cves/summary'], 2));
   const perCve = (r: { p50: number; p99: number; rps: number }) => r.p99 <= 10 && r.rps >= 3000;
   const perCveTarget = 'p50 ≤ 2, p99 ≤ 10 ms, ≥ 3,000 req/s';
