@@ -12,6 +12,7 @@
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { hash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -275,7 +276,8 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
  */
 export async function ensureServingFiles(snapshotDir: string, buildId: string, opts: WriteServingOptions = {}): Promise<{ dir: string; manifest: ServingManifest; derived: boolean }> {
   const inSnapshot = servingDir(snapshotDir);
-  const fallback = join(tmpdir(), `vulnintel-serving-${buildId}`);
+  // Named after the snapshot's folder too: two data folders may hold the same build id.
+  const fallback = join(tmpdir(), `vulnintel-serving-${buildId}-${hash('sha1', snapshotDir, 'hex').slice(0, 12)}`);
   for (const dir of [inSnapshot, fallback]) {
     const manifest = await readServingManifest(dir);
     if (manifest) return { dir, manifest, derived: false };
