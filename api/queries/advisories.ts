@@ -117,12 +117,15 @@ export async function listVendorAdvisories(reader: SnapshotReader, filter: Advis
   };
 }
 
+/** The snapshot tables one advisory is read from; without either the answer is unavailable. */
+export const VENDOR_ADVISORY_TABLES = ['advisories', 'advisory_cves'] as const;
+
 /**
  * One advisory, or null. Vendor and id match case-insensitively (ids are often typed in lower
  * case); an exact spelling wins over another case.
  */
 export async function findVendorAdvisory(reader: SnapshotReader, vendor: string, advisoryId: string): Promise<AdvisoryDetail | null> {
-  requireTables(reader, 'advisories', 'advisory_cves');
+  requireTables(reader, ...VENDOR_ADVISORY_TABLES);
   const [row] = await selectRows<Omit<AdvisoryDetail, 'api_path' | 'cves'>>(
     reader,
     `SELECT ${summaryColumns('a')}, a.description, a.publisher, a.category, a.tlp, a.status, a.version,

@@ -21,7 +21,7 @@ export const ENRICHMENT_SECTIONS = [
 export type EnrichmentSection = (typeof ENRICHMENT_SECTIONS)[number];
 
 /** The snapshot tables each section reads; one unreadable table fails the section. */
-const SECTION_TABLES: Record<EnrichmentSection, readonly string[]> = {
+export const SECTION_TABLES: Record<EnrichmentSection, readonly string[]> = {
   vendor_advisories: ['advisory_cves', 'advisories'],
   patches: ['references'],
   fixed_versions: ['affected_packages'],
@@ -144,10 +144,11 @@ export async function findCveEnrichment(reader: SnapshotReader, cveId: string, o
   const exists = await selectRows<{ cve_id: string }>(reader, `SELECT cve_id FROM cves WHERE cve_id = $1`, [cveId]);
   if (exists.length === 0) return null;
 
+  const unreadable = unreadableSections(reader.unreadableTables);
   const failed: EnrichmentSection[] = [];
   // Sections run one after another: they share the snapshot's connection anyway.
   const section = async <T>(name: EnrichmentSection, read: () => Promise<T[]>): Promise<T[]> => {
-    if (SECTION_TABLES[name].some((t) => reader.unreadableTables.has(t))) {
+    if (unreadable.includes(name)) {
       failed.push(name);
       return [];
     }
@@ -172,6 +173,15 @@ export async function findCveEnrichment(reader: SnapshotReader, cveId: string, o
   const timeline = await section('timeline', () => readTimeline(reader, cveId));
   const failed_sections = ENRICHMENT_SECTIONS.filter((name) => failed.includes(name));
   return { cve_id: cveId, vendor_advisories, patches, fixed_versions, affected_packages, cwes, exploits, timeline, failed_sections };
+}
+
+/**
+ * The sections one of whose tables could not be loaded, in answer order (fixed_versions reads
+ * the rows of affected_packages, so they fail together). Shared with the build's precomputed
+ * answers.
+ */
+export function unreadableSections(unreadableTables: ReadonlySet<string>): EnrichmentSection[] {
+  return ENRICHMENT_SECTIONS.filter((name) => SECTION_TABLES[name].some((t) => unreadableTables.has(t)));
 }
 
 async function readVendorAdvisories(reader: SnapshotReader, cveId: string): Promise<EnrichedVendorAdvisory[]> {

@@ -58,15 +58,23 @@ export async function findCveReferences(reader: SnapshotReader, cveId: string): 
   const exists = await selectRows<{ cve_id: string }>(reader, `SELECT cve_id FROM cves WHERE cve_id = $1`, [cveId]);
   if (exists.length === 0) return null;
   // A table that could not be loaded exists with no columns of its own: never query it.
-  const referencesReadable = !reader.unreadableTables.has('references');
-  const exploitsReadable = !reader.unreadableTables.has('exploits');
-  const failed_sections = [...(referencesReadable ? [] : ['references']), ...(exploitsReadable ? [] : ['exploits'])];
+  const failed_sections = failedReferenceSections(reader.unreadableTables);
+  const referencesReadable = !failed_sections.includes('references');
+  const exploitsReadable = !failed_sections.includes('exploits');
   return {
     cve_id: cveId,
     references: referencesReadable ? await readReferences(reader, cveId) : [],
     exploits: exploitsReadable ? await readUnreferencedExploits(reader, cveId, referencesReadable) : [],
     failed_sections,
   };
+}
+
+/**
+ * The parts of the answer whose snapshot table could not be loaded (each part reads the table
+ * of its name); they are served empty. Shared with the build's precomputed answers.
+ */
+export function failedReferenceSections(unreadableTables: ReadonlySet<string>): string[] {
+  return ['references', 'exploits'].filter((table) => unreadableTables.has(table));
 }
 
 async function readReferences(reader: SnapshotReader, cveId: string): Promise<CveReference[]> {

@@ -243,9 +243,9 @@ async function rankKeyedSiblings(
  * those carrying one of the CWEs (`cwe_ids`, the same CWE rows related_keys is built from), and
  * widen only while fewer than 10 fall inside.
  */
-const CWE_WINDOWS_DAYS = [30, 365, 3650];
+export const CWE_WINDOWS_DAYS = [30, 365, 3650];
 /** Below this many possible siblings, reading them through related_keys is cheaper than windows. */
-const CWE_WINDOWING_FROM = 500;
+export const CWE_WINDOWING_FROM = 500;
 
 async function rankCweSiblings(reader: SnapshotReader, cveId: string, publishedDay: string | null, keys: EvidenceKey[]): Promise<RankedSibling[]> {
   if (keys.length === 0) return [];

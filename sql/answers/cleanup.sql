@@ -1,0 +1,30 @@
+-- Answers — the working tables and macros of the answer steps, dropped once the answer tables
+-- are built (they are TEMP: they would go with the connection anyway, but hold memory).
+DROP TABLE IF EXISTS answer_reference_items;
+DROP TABLE IF EXISTS answer_referenced_urls;
+DROP TABLE IF EXISTS answer_unreferenced_exploits;
+DROP TABLE IF EXISTS answer_enrichment_vendor_advisories;
+DROP TABLE IF EXISTS answer_enrichment_patches;
+DROP TABLE IF EXISTS answer_enrichment_affected_packages;
+DROP TABLE IF EXISTS answer_enrichment_fixed_versions;
+DROP TABLE IF EXISTS answer_enrichment_cwes;
+DROP TABLE IF EXISTS answer_enrichment_exploits;
+DROP TABLE IF EXISTS answer_enrichment_timeline;
+DROP TABLE IF EXISTS answer_related_keys;
+DROP TABLE IF EXISTS answer_related_evidence;
+DROP TABLE IF EXISTS answer_related_facts;
+DROP TABLE IF EXISTS answer_related_key_lists;
+DROP TABLE IF EXISTS answer_related_product;
+DROP TABLE IF EXISTS answer_related_vendor;
+DROP TABLE IF EXISTS answer_related_cwe_members;
+DROP TABLE IF EXISTS answer_related_cwe;
+DROP TABLE IF EXISTS answer_related_briefs;
+DROP TABLE IF EXISTS answer_related_entries;
+DROP TABLE IF EXISTS answer_advisory_cve_links;
+DROP TABLE IF EXISTS answer_escape_fixes;
+DROP MACRO IF EXISTS answer_number;
+DROP MACRO IF EXISTS answer_time;
+DROP MACRO IF EXISTS answer_advisory_path;
+DROP MACRO IF EXISTS answer_uri_component;
+DROP MACRO IF EXISTS answer_array;
+DROP MACRO IF EXISTS answer_join;

@@ -1,0 +1,8 @@
+-- Answers — the related answer when the snapshot's related_keys could not be read: no list can
+-- be built and no reason established, so every list is empty with basis `unknown`.
+CREATE TABLE answer_related AS
+SELECT
+  doc,
+  '{"cve_id":' || to_json(cve_id)
+    || ',"same_product":[],"same_vendor":[],"same_cwe":[],"basis":{"same_product":"unknown","same_vendor":"unknown","same_cwe":"unknown"}}' AS body
+FROM cves;
