@@ -20,7 +20,7 @@ const TYPES = {
 } as const;
 
 export type FlatColumnType = keyof typeof TYPES;
-export type FlatColumn = InstanceType<(typeof TYPES)[FlatColumnType]>;
+export type FlatColumn = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array;
 
 interface HeaderColumn {
   name: string;

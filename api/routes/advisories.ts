@@ -8,7 +8,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiApp, RouteModule } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import { booleanParam, queryParam, timestampParam } from '../http/params.ts';
-import { asRouteResponse, sendJson } from '../http/respond.ts';
+import { asRouteResponse, sendBody, sendJson } from '../http/respond.ts';
 import { findVendorAdvisory, listVendorAdvisories } from '../queries/advisories.ts';
 import { errorResponses } from './cves-schemas.ts';
 import { DEFAULT_LIMIT, PUBLIC_BASE, pagingParams, readingTables } from './resource-common.ts';
@@ -145,6 +145,9 @@ function register(app: ApiApp): void {
 
   app.openapi(oneRoute, async (c) => {
     const { vendor, advisory_id } = c.req.valid('param');
+    // The build stored every advisory's answer; an id it does not know is asked of the snapshot.
+    const stored = c.get('snapshot').answers.forAdvisory(vendor, advisory_id);
+    if (stored) return asRouteResponse(sendBody(c, stored));
     const advisory = await readingTables(() => findVendorAdvisory(c.get('snapshot'), vendor, advisory_id));
     if (!advisory) throw notFound(`No advisory ${advisory_id} of ${vendor} in the snapshot.`);
     return asRouteResponse(sendJson(c, advisory));

@@ -7,7 +7,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiApp, ApiConfig, RouteModule } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import { cveIdPathParam } from '../http/params.ts';
-import { asRouteResponse, sendJson } from '../http/respond.ts';
+import { asRouteResponse, sendBody, sendJson } from '../http/respond.ts';
 import { ENRICHMENT_SECTIONS, findCveEnrichment } from '../queries/enrichment.ts';
 import { errorResponses } from './cves-schemas.ts';
 import { ExploitRecordSchema } from './references.ts';
@@ -89,7 +89,11 @@ const enrichmentRoute = createRoute({
 function register(app: ApiApp, config: ApiConfig): void {
   app.openapi(enrichmentRoute, async (c) => {
     const { id } = c.req.valid('param');
-    const enrichment = await findCveEnrichment(c.get('snapshot'), id, {
+    const snapshot = c.get('snapshot');
+    // The build stored every CVE's answer: the bytes the query below would give.
+    const doc = snapshot.records.docOf(id);
+    if (doc !== undefined) return asRouteResponse(sendBody(c, snapshot.answers.forCve('enrichment', doc)));
+    const enrichment = await findCveEnrichment(snapshot, id, {
       onSectionError: (section, err) => config.logger.warn({ err, section, cve_id: id }, 'enrichment section failed; served empty'),
     });
     if (!enrichment) throw notFound(`${id} is not in the snapshot.`);

@@ -6,7 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiApp, RouteModule } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import { cveIdPathParam } from '../http/params.ts';
-import { asRouteResponse, sendJson } from '../http/respond.ts';
+import { asRouteResponse, sendBody, sendJson } from '../http/respond.ts';
 import { findCveReferences } from '../queries/references.ts';
 import { errorResponses } from './cves-schemas.ts';
 import { PUBLIC_BASE } from './resource-common.ts';
@@ -64,7 +64,11 @@ const referencesRoute = createRoute({
 function register(app: ApiApp): void {
   app.openapi(referencesRoute, async (c) => {
     const { id } = c.req.valid('param');
-    const references = await findCveReferences(c.get('snapshot'), id);
+    const snapshot = c.get('snapshot');
+    // The build stored every CVE's answer: the bytes the query below would give.
+    const doc = snapshot.records.docOf(id);
+    if (doc !== undefined) return asRouteResponse(sendBody(c, snapshot.answers.forCve('references', doc)));
+    const references = await findCveReferences(snapshot, id);
     if (!references) throw notFound(`${id} is not in the snapshot.`);
     return asRouteResponse(sendJson(c, references));
   });

@@ -12,6 +12,7 @@ import { openSnapshot, type OpenOptions, type OpenSnapshot } from './open.ts';
 import { CveColumns } from './columns.ts';
 import { ConnectionPool } from './pool.ts';
 import { RecordStore } from './records.ts';
+import { StoredAnswers } from './answers.ts';
 import { ResponseCache } from '../http/response-cache.ts';
 import { readDocColumns } from '../../cli/build/serving.ts';
 import { listEcosystems, listVendors } from '../queries/catalogs.ts';
@@ -28,6 +29,8 @@ export class ServingSnapshot {
   readonly manifest: SnapshotManifest;
   readonly dir: string;
   readonly records: RecordStore;
+  /** The per-CVE and per-advisory answers the build stored (answers.ts). */
+  readonly answers: StoredAnswers;
   /** Filter and sort columns of the CVEs as typed arrays (columns.ts). */
   readonly columns: CveColumns;
   readonly pool: ConnectionPool;
@@ -50,7 +53,7 @@ export class ServingSnapshot {
   private isClosed = false;
   private resolveClosed!: () => void;
 
-  private constructor(opened: OpenSnapshot, records: RecordStore, columns: CveColumns, pool: ConnectionPool) {
+  private constructor(opened: OpenSnapshot, records: RecordStore, answers: StoredAnswers, columns: CveColumns, pool: ConnectionPool) {
     this.opened = opened;
     this.buildId = opened.buildId;
     this.manifest = opened.manifest;
@@ -58,6 +61,7 @@ export class ServingSnapshot {
     this.connection = opened.connection;
     this.unreadableTables = opened.unreadableTables;
     this.records = records;
+    this.answers = answers;
     this.columns = columns;
     this.pool = pool;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
@@ -70,8 +74,15 @@ export class ServingSnapshot {
       const doc = readDocColumns(opened.servingDir);
       const records = RecordStore.open(opened.servingDir, doc);
       const columns = CveColumns.from(doc.columns);
+      let answers: StoredAnswers;
+      try {
+        answers = StoredAnswers.open(opened.servingDir);
+      } catch (err) {
+        records.close();
+        throw err;
+      }
       const pool = await ConnectionPool.create(opened.instance, opts.poolSize ?? 4);
-      const snapshot = new ServingSnapshot(opened, records, columns, pool);
+      const snapshot = new ServingSnapshot(opened, records, answers, columns, pool);
       // Warmed in the background, holding the snapshot meanwhile: the replica answers at once,
       // and a first request for one of them waits for the same computation.
       const release = snapshot.retain();
@@ -133,6 +144,7 @@ export class ServingSnapshot {
     this.responses.clear();
     this.pool.close();
     this.records.close();
+    this.answers.close();
     this.opened.close();
     this.resolveClosed();
   }

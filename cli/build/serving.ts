@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
 import { SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
+import { ANSWER_TABLES, createAnswerTables } from './answers.ts';
 import { fillPlaceholders, SQL_DIR } from './sql-steps.ts';
 
 /** Bumped whenever the serving layout changes: older serving folders are then derived anew. */
@@ -30,6 +31,13 @@ export const SERVING_RECORDS = 'records.ndjson';
 export const SERVING_MANIFEST = 'serving.json';
 export const SERVING_COLUMNS = 'columns.bin';
 export const SERVING_IDS = 'ids.txt';
+/** The stored answers: `<kind>.ndjson` by doc for each PER_CVE_ANSWERS kind, the advisories by key. */
+export const PER_CVE_ANSWERS = ['related', 'enrichment', 'references'] as const;
+export type PerCveAnswer = (typeof PER_CVE_ANSWERS)[number];
+export const SERVING_ADVISORIES = 'vendor-advisories.ndjson';
+export const SERVING_ADVISORY_KEYS = 'vendor-advisory-keys.ndjson';
+/** Line lengths of the answer files: `<kind>_bytes` by doc, `advisory_bytes` by advisory. */
+export const SERVING_ANSWER_LENGTHS = 'answers.bin';
 
 /** Severity labels as small integers in columns.bin; NONE (and a missing label) is 0. */
 export const SEVERITY_CODES: Record<string, number> = { NONE: 0, LOW: 1, MEDIUM: 2, HIGH: 3, CRITICAL: 4 };
@@ -88,26 +96,24 @@ export async function readServingManifest(dir: string): Promise<ServingManifest 
 }
 
 /**
- * records.ndjson: each CVE's record JSON and a newline, in doc order (serving_keys, left by the
- * SQL step); returns each line's length in bytes without its newline, checked against the
- * file's size when done.
+ * Writes the one VARCHAR column of `sql`, row by row in its order, as the lines of `path`;
+ * returns each line's length in bytes (without its newline), checked against the file's size.
+ * (DuckDB has no writer of raw text: its CSV writer quotes a value holding '#'.)
  */
-async function writeRecords(connection: DuckDBConnection, path: string): Promise<Uint32Array> {
-  const size = Number((await connection.runAndReadAll(`SELECT count(*) FROM serving_keys`)).getRows()[0]![0]);
-  const lengths = new Uint32Array(size);
+async function writeLines(connection: DuckDBConnection, sql: string, path: string, what: string): Promise<Uint32Array> {
+  const lengths: number[] = [];
   let total = 0;
-  let doc = 0;
   const fd = openSync(path, 'w');
   try {
-    const result = await connection.stream(`SELECT c.record_json FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`);
+    const result = await connection.stream(sql);
     for (;;) {
       const chunk = await result.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;
       const texts = chunk.getColumnValues(0) as (string | null)[];
       for (const text of texts) {
-        if (text === null) throw new Error(`snapshot record at doc ${doc} has no JSON`);
+        if (text === null) throw new Error(`${what} at line ${lengths.length + 1} has no JSON`);
         const bytes = Buffer.byteLength(text);
-        lengths[doc++] = bytes;
+        lengths.push(bytes);
         total += bytes + 1;
       }
       writeSync(fd, `${texts.join('\n')}\n`);
@@ -115,10 +121,41 @@ async function writeRecords(connection: DuckDBConnection, path: string): Promise
   } finally {
     closeSync(fd);
   }
-  await connection.run(`DROP TABLE serving_keys`);
   const written = (await stat(path)).size;
-  if (doc !== size || written !== total) throw new Error(`${path}: wrote ${doc} records, ${written} bytes; expected ${size}, ${total} bytes`);
+  if (written !== total) throw new Error(`${path}: wrote ${written} bytes, expected ${total}`);
+  return Uint32Array.from(lengths);
+}
+
+/** records.ndjson: each CVE's record JSON and a newline, in doc order (serving_keys, left by the SQL step). */
+async function writeRecords(connection: DuckDBConnection, path: string): Promise<Uint32Array> {
+  const size = Number((await connection.runAndReadAll(`SELECT count(*) FROM serving_keys`)).getRows()[0]![0]);
+  const lengths = await writeLines(connection, `SELECT c.record_json FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`, path, 'CVE record');
+  await connection.run(`DROP TABLE serving_keys`);
+  if (lengths.length !== size) throw new Error(`${path}: ${lengths.length} records for ${size} CVEs`);
   return lengths;
+}
+
+/**
+ * The stored answers (cli/build/answers.ts): related, enrichment and references of every CVE, in
+ * doc order, and every vendor advisory's detail with its key (vendor, advisory_id as stored).
+ * The answer tables are made in memory, reading the serving tables, and only their bodies reach
+ * the serving folder.
+ */
+async function writeAnswers(connection: DuckDBConnection, dir: string, unreadable: ReadonlySet<string>, size: number): Promise<void> {
+  // Names resolve to the serving tables; what the step creates stays in memory (the default).
+  await connection.run(`SET search_path = 'memory.main,serving.main'`);
+  await createAnswerTables(connection, unreadable);
+  const lengths: Record<string, FlatColumn> = {};
+  for (const kind of PER_CVE_ANSWERS) {
+    const file = join(dir, `${kind}.ndjson`);
+    lengths[`${kind}_bytes`] = await writeLines(connection, `SELECT body FROM answer_${kind} ORDER BY doc`, file, `${kind} answer`);
+    if (lengths[`${kind}_bytes`]!.length !== size) throw new Error(`${file}: ${lengths[`${kind}_bytes`]!.length} answers for ${size} CVEs`);
+  }
+  lengths.advisory_bytes = await writeLines(connection, `SELECT body FROM answer_vendor_advisory ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORIES), 'vendor advisory');
+  await writeLines(connection, `SELECT to_json([vendor, advisory_id]) FROM answer_vendor_advisory ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORY_KEYS), 'vendor advisory key');
+  writeFlatColumns(join(dir, SERVING_ANSWER_LENGTHS), lengths);
+  for (const table of ANSWER_TABLES) await connection.run(`DROP TABLE ${table}`);
+  await connection.run(`RESET search_path`);
 }
 
 /** The per-doc arrays and ids of a serving folder (written by writeDocColumns). */
@@ -241,6 +278,7 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     await connection.run(sql);
     const recordBytes = await writeRecords(connection, join(work, SERVING_RECORDS));
     await writeDocColumns(connection, work, recordBytes);
+    await writeAnswers(connection, work, new Set(unreadable), recordBytes.length);
     await connection.run(`DETACH serving`);
     const manifest: ServingManifest = {
       format: SERVING_FORMAT,

@@ -18,12 +18,12 @@ export async function openSample(): Promise<OpenSnapshot> {
 }
 
 /**
- * An in-memory copy of the sample's serving database: tests may add rows or replace tables
- * without touching the files others read.
+ * An in-memory copy of an opened snapshot's serving database (the original is closed): tests may
+ * add rows or replace tables without touching the files others read, and the build's answer
+ * step (cli/build/answers.ts) may create its tables beside them.
  */
-export async function openSampleCopy(): Promise<OpenSnapshot> {
-  const opened = await openSample();
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '512MB' });
+export async function inMemoryCopy(opened: OpenSnapshot): Promise<OpenSnapshot> {
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '1GB' });
   const connection = await instance.connect();
   try {
     await connection.run(`ATTACH '${join(opened.servingDir, SERVING_DB)}' AS source (READ_ONLY)`);
@@ -41,6 +41,11 @@ export async function openSampleCopy(): Promise<OpenSnapshot> {
       instance.closeSync();
     },
   };
+}
+
+/** An in-memory copy of the sample's serving database (inMemoryCopy). */
+export async function openSampleCopy(): Promise<OpenSnapshot> {
+  return inMemoryCopy(await openSample());
 }
 
 /**

@@ -8,11 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheKey, ResponseCache } from '../../api/http/response-cache.ts';
-import { openSnapshot } from '../../api/snapshot/open.ts';
+import { findVendorAdvisory } from '../../api/queries/advisories.ts';
+import { findCveEnrichment } from '../../api/queries/enrichment.ts';
+import { findCveReferences } from '../../api/queries/references.ts';
+import { findRelatedCves } from '../../api/queries/related.ts';
+import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
 import { RecordStore } from '../../api/snapshot/records.ts';
 import { readDocColumns, readServingManifest, SERVING_DB, SERVING_RECORDS, servingDir } from '../../cli/build/serving.ts';
 import { currentPointer, snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
+import { openSampleCopy } from './sample-reader.ts';
 import { emptyDataDir, openSampleTruth, publishSampleCopy, startOn, startSampleServer, type SampleServer, type SampleTruth } from './server-harness.ts';
 
 let truth: SampleTruth;
@@ -71,6 +76,50 @@ describe('serving files written by the build', () => {
       a.close();
       b.close();
     }
+  });
+});
+
+describe('answers stored by the build, served as they are', () => {
+  let s: SampleServer;
+  let reader: OpenSnapshot;
+  beforeAll(async () => {
+    s = await startSampleServer();
+    reader = await openSampleCopy();
+  });
+  afterAll(async () => {
+    reader?.close();
+    await s?.server.close();
+  });
+
+  it('related, enrichment and references of every CVE are the bytes the per-request queries give', async () => {
+    const ids = await truth.column<string>(`SELECT cve_id FROM cves ORDER BY cve_id`);
+    for (const id of ids) {
+      const expected = {
+        related: JSON.stringify(await findRelatedCves(reader, id, { reasonBudgetMs: 60_000 })),
+        enrichment: JSON.stringify(await findCveEnrichment(reader, id)),
+        references: JSON.stringify(await findCveReferences(reader, id)),
+      };
+      for (const [kind, body] of Object.entries(expected)) {
+        const res = await fetch(`${s.base}/api/v1/public/cves/${id}/${kind}`);
+        expect(res.status, `${id} ${kind}`).toBe(200);
+        expect(await res.text(), `${id} ${kind}`).toBe(body);
+      }
+    }
+  });
+
+  it('every vendor advisory, asked in any case, is the bytes the per-request query gives', async () => {
+    const advisories = await truth.rows<{ vendor: string; advisory_id: string }>(`SELECT vendor, advisory_id FROM advisories`);
+    expect(advisories.length).toBeGreaterThan(10);
+    for (const { vendor, advisory_id } of advisories) {
+      const expected = JSON.stringify(await findVendorAdvisory(reader, vendor, advisory_id));
+      for (const [v, id] of [[vendor, advisory_id], [vendor.toUpperCase(), advisory_id.toLowerCase()]] as const) {
+        const res = await fetch(`${s.base}/api/v1/public/vendor-advisories/${encodeURIComponent(v)}/${encodeURIComponent(id)}`);
+        expect(res.status, `${v}/${id}`).toBe(200);
+        expect(await res.text(), `${v}/${id}`).toBe(expected);
+      }
+    }
+    const missing = await s.get('/api/v1/public/vendor-advisories/redhat/RHSA-1999%3A0001');
+    expect(missing.status).toBe(404);
   });
 });
 

@@ -18,7 +18,7 @@ import { TableUnavailableError, type SnapshotReader } from '../../api/queries/su
 import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
 import { ANSWER_TABLES, createAnswerTables } from '../../cli/build/answers.ts';
 import { synthesize } from '../../cli/commands/synth.ts';
-import { openDamagedSample, openSample } from '../api/sample-reader.ts';
+import { inMemoryCopy, openDamagedSample, openSampleCopy } from '../api/sample-reader.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 
 process.env.VULNINTEL_QUIET = '1';
@@ -100,7 +100,7 @@ describe('sample corpus, with rows added in memory', () => {
   let result: Comparison;
 
   beforeAll(async () => {
-    sample = await openSample();
+    sample = await openSampleCopy();
     const c = sample.connection;
     // A CWE carried by 700 CVEs over two years: same_cwe reads publication windows for its CVEs
     // (entries then carry shared_keys before shared_count), except one published far from the rest.
@@ -168,7 +168,7 @@ describe('synthetic corpus of 3,000 CVEs', () => {
     const raw = join(await mkdtemp(join(tmpdir(), 'answers-synth-')), 'raw');
     await synthesize({ cves: 3000, raw, seed: 'answers' });
     const { dataDir, result: build } = await buildCorpus(raw);
-    snapshot = await openSnapshot(dataDir, build.buildId, { threads: 2, memoryLimit: '1GB' });
+    snapshot = await inMemoryCopy(await openSnapshot(dataDir, build.buildId, { threads: 2, memoryLimit: '1GB' }));
     await createAnswerTables(snapshot.connection, snapshot.unreadableTables);
     // One CVE in eight, spread over the publication order (each request costs tens of ms).
     result = await compareAll(snapshot, (doc) => doc % 8 === 0);
@@ -196,7 +196,7 @@ describe('side tables that could not be read', () => {
   ];
 
   it.each(cases)('%s …: the same degraded bodies as today', async (...tables) => {
-    const damaged = await openDamagedSample(tables);
+    const damaged = await inMemoryCopy(await openDamagedSample(tables));
     try {
       expect([...damaged.unreadableTables].sort()).toEqual([...tables].sort());
       await createAnswerTables(damaged.connection, damaged.unreadableTables);

@@ -1,0 +1,87 @@
+/**
+ * A file of JSON answers, one per line, written once by the build (cli/build/serving.ts) and
+ * read by positioned reads: the bytes stay on disk and in the OS page cache, never in the
+ * replica's heap. Only the line lengths are held (4 bytes a line) and the offsets derived from
+ * them. Line `i` is the answer of item `i` (a CVE's doc, an advisory's position).
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+
+export class LineFile {
+  private fd: number | null;
+  /** Byte offset of each line (Float64: a file may pass 4 GB). */
+  private readonly offsets: Float64Array;
+
+  constructor(
+    readonly path: string,
+    /** Bytes of each line without its newline. */
+    private readonly lengths: Uint32Array,
+  ) {
+    this.offsets = new Float64Array(lengths.length);
+    let offset = 0;
+    for (let i = 0; i < lengths.length; i++) {
+      this.offsets[i] = offset;
+      offset += lengths[i]! + 1;
+    }
+    this.fd = openSync(path, 'r');
+  }
+
+  get size(): number {
+    return this.lengths.length;
+  }
+
+  /** The size in bytes of line `i` (without its newline). */
+  lengthOf(i: number): number {
+    return this.lengths[i]!;
+  }
+
+  /** The bytes of line `i`, without its newline (a buffer of its own). */
+  bytes(i: number): Buffer {
+    const length = this.lengths[i];
+    if (length === undefined) throw new RangeError(`${this.path}: no line ${i}`);
+    const out = Buffer.allocUnsafe(length);
+    this.readInto(out, 0, this.offsets[i]!, length);
+    return out;
+  }
+
+  /**
+   * Lines `items`, each with its newline, in the order given: each run of consecutive items is
+   * one read, since the file holds them in that order.
+   */
+  lines(items: readonly number[]): Buffer {
+    let size = 0;
+    for (const i of items) {
+      const length = this.lengths[i];
+      if (length === undefined) throw new RangeError(`${this.path}: no line ${i}`);
+      size += length + 1;
+    }
+    const out = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (let k = 0; k < items.length; ) {
+      let j = k + 1;
+      while (j < items.length && items[j] === items[j - 1]! + 1) j++;
+      const start = this.offsets[items[k]!]!;
+      const last = items[j - 1]!;
+      const length = this.offsets[last]! + this.lengths[last]! + 1 - start;
+      this.readInto(out, at, start, length);
+      at += length;
+      k = j;
+    }
+    return out;
+  }
+
+  /** Closes the file; only once nobody reads it (the snapshot's last request has ended). */
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private readInto(out: Buffer, at: number, position: number, length: number): void {
+    if (this.fd === null) throw new Error(`${this.path} is closed`);
+    let read = 0;
+    while (read < length) {
+      const n = readSync(this.fd, out, at + read, length - read, position + read);
+      if (n === 0) throw new Error(`${this.path} ends before byte ${position + length}`);
+      read += n;
+    }
+  }
+}
