@@ -7,7 +7,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiApp, ApiConfig, RouteModule } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import { cveIdPathParam } from '../http/params.ts';
-import { asRouteResponse, sendBody, sendJson } from '../http/respond.ts';
+import { asRouteResponse, sendJson } from '../http/respond.ts';
 import { findRelatedCves } from '../queries/related.ts';
 import { errorResponses } from './cves-schemas.ts';
 import { CveBriefSchema, PUBLIC_BASE } from './resource-common.ts';
@@ -54,11 +54,7 @@ const relatedRoute = createRoute({
 function register(app: ApiApp, config: ApiConfig): void {
   app.openapi(relatedRoute, async (c) => {
     const { id } = c.req.valid('param');
-    const snapshot = c.get('snapshot');
-    // The build stored every CVE's answer, computed in full (no basis left unknown for time).
-    const doc = snapshot.records.docOf(id);
-    if (doc !== undefined) return asRouteResponse(sendBody(c, snapshot.answers.forCve('related', doc)));
-    const related = await findRelatedCves(snapshot, id, { reasonBudgetMs: config.queryBudgetMs });
+    const related = await findRelatedCves(c.get('snapshot'), id, { reasonBudgetMs: config.queryBudgetMs });
     if (!related) throw notFound(`${id} is not in the snapshot.`);
     // A basis the budget could not establish may be known on the next ask: not the final answer.
     if (Object.values(related.basis).includes('unknown')) c.set('uncacheable', true);

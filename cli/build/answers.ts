@@ -35,6 +35,17 @@ export const ANSWER_TABLES = ['answer_references', 'answer_enrichment', 'answer_
 export interface AnswerOptions {
   /** Told the seconds each SQL file took (for the build's step log and benchmarks). */
   onStep?: (file: string, seconds: number) => void;
+  /**
+   * Called as soon as each answer table is complete, before the next is made: the caller may
+   * write it out and drop it, so the bodies of all four never sit in memory together.
+   */
+  onTable?: (table: (typeof ANSWER_TABLES)[number]) => Promise<void>;
+  /**
+   * false: answer_related is not made. At 340,000 CVEs its bodies (up to 30 sibling briefs
+   * each) come to gigabytes, more than the build's memory and time allow; the replica then
+   * answers /related per request.
+   */
+  related?: boolean;
 }
 
 /**
@@ -97,19 +108,29 @@ export async function createAnswerTables(
 
   await run('00_macros.sql');
 
+  const done = async (table: (typeof ANSWER_TABLES)[number]) => {
+    await rewriteControlEscapes(connection, table, options);
+    await options.onTable?.(table);
+  };
+
   await run(readable(['references']) ? 'references_urls.sql' : 'references_urls_none.sql');
   await sections(REFERENCE_STEPS);
   await run('references_body.sql', { failed_sections: JSON.stringify(failedReferenceSections(unreadableTables)) });
+  await done('answer_references');
 
   await sections(ENRICHMENT_STEPS);
   await run('enrichment_body.sql', { failed_sections: JSON.stringify(unreadableSections(unreadableTables)) });
+  await done('answer_enrichment');
 
-  if (readable(['related_keys'])) for (const file of RELATED_STEPS) await run(file);
-  else await run('related_unavailable.sql');
+  if (options.related !== false) {
+    if (readable(['related_keys'])) for (const file of RELATED_STEPS) await run(file);
+    else await run('related_unavailable.sql');
+    await done('answer_related');
+  }
 
   await run(readable(VENDOR_ADVISORY_TABLES) ? 'vendor_advisory.sql' : 'vendor_advisory_unavailable.sql');
+  await done('answer_vendor_advisory');
 
-  for (const table of ANSWER_TABLES) await rewriteControlEscapes(connection, table, options);
   await run('cleanup.sql');
 }
 

@@ -32,7 +32,8 @@ export const SERVING_MANIFEST = 'serving.json';
 export const SERVING_COLUMNS = 'columns.bin';
 export const SERVING_IDS = 'ids.txt';
 /** The stored answers: `<kind>.ndjson` by doc for each PER_CVE_ANSWERS kind, the advisories by key. */
-export const PER_CVE_ANSWERS = ['related', 'enrichment', 'references'] as const;
+/** related is not stored: see AnswerOptions.related in answers.ts. */
+export const PER_CVE_ANSWERS = ['enrichment', 'references'] as const;
 export type PerCveAnswer = (typeof PER_CVE_ANSWERS)[number];
 export const SERVING_ADVISORIES = 'vendor-advisories.ndjson';
 export const SERVING_ADVISORY_KEYS = 'vendor-advisory-keys.ndjson';
@@ -136,7 +137,7 @@ async function writeRecords(connection: DuckDBConnection, path: string): Promise
 }
 
 /**
- * The stored answers (cli/build/answers.ts): related, enrichment and references of every CVE, in
+ * The stored answers (cli/build/answers.ts): enrichment and references of every CVE, in
  * doc order, and every vendor advisory's detail with its key (vendor, advisory_id as stored).
  * The answer tables are made in memory, reading the serving tables, and only their bodies reach
  * the serving folder.
@@ -144,17 +145,27 @@ async function writeRecords(connection: DuckDBConnection, path: string): Promise
 async function writeAnswers(connection: DuckDBConnection, dir: string, unreadable: ReadonlySet<string>, size: number): Promise<void> {
   // Names resolve to the serving tables; what the step creates stays in memory (the default).
   await connection.run(`SET search_path = 'memory.main,serving.main'`);
-  await createAnswerTables(connection, unreadable);
   const lengths: Record<string, FlatColumn> = {};
-  for (const kind of PER_CVE_ANSWERS) {
-    const file = join(dir, `${kind}.ndjson`);
-    lengths[`${kind}_bytes`] = await writeLines(connection, `SELECT body FROM answer_${kind} ORDER BY doc`, file, `${kind} answer`);
-    if (lengths[`${kind}_bytes`]!.length !== size) throw new Error(`${file}: ${lengths[`${kind}_bytes`]!.length} answers for ${size} CVEs`);
-  }
-  lengths.advisory_bytes = await writeLines(connection, `SELECT body FROM answer_vendor_advisory ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORIES), 'vendor advisory');
-  await writeLines(connection, `SELECT to_json([vendor, advisory_id]) FROM answer_vendor_advisory ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORY_KEYS), 'vendor advisory key');
+  // Each answer table is written out and dropped as soon as it is made (memory holds one).
+  const onTable = async (table: (typeof ANSWER_TABLES)[number]) => {
+    if (table === 'answer_vendor_advisory') {
+      lengths.advisory_bytes = await writeLines(connection, `SELECT body FROM ${table} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORIES), 'vendor advisory');
+      await writeLines(connection, `SELECT to_json([vendor, advisory_id]) FROM ${table} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORY_KEYS), 'vendor advisory key');
+    } else {
+      const kind = table.slice('answer_'.length) as PerCveAnswer;
+      const file = join(dir, `${kind}.ndjson`);
+      // Line i must be doc i: one row for each doc, none missing, none twice.
+      const [rows, docs, low, high] = (await connection.runAndReadAll(`SELECT count(*), count(DISTINCT doc), min(doc), max(doc) FROM ${table}`)).getRows()[0]!.map(Number);
+      if (rows !== size || docs !== size || (size > 0 && (low !== 0 || high !== size - 1))) throw new Error(`${table}: ${rows} rows for docs ${low}…${high}, expected one for each of ${size} docs`);
+      const written = await writeLines(connection, `SELECT body FROM ${table} ORDER BY doc`, file, `${kind} answer`);
+      if (written.length !== size) throw new Error(`${file}: ${written.length} answers for ${size} CVEs`);
+      lengths[`${kind}_bytes`] = written;
+    }
+    await connection.run(`DROP TABLE ${table}`);
+  };
+  await createAnswerTables(connection, unreadable, { onTable, related: false });
+  for (const name of [...PER_CVE_ANSWERS.map((k) => `${k}_bytes`), 'advisory_bytes']) if (!lengths[name]) throw new Error(`answers: ${name} was not written`);
   writeFlatColumns(join(dir, SERVING_ANSWER_LENGTHS), lengths);
-  for (const table of ANSWER_TABLES) await connection.run(`DROP TABLE ${table}`);
   await connection.run(`RESET search_path`);
 }
 

@@ -11,7 +11,6 @@ import { cacheKey, ResponseCache } from '../../api/http/response-cache.ts';
 import { findVendorAdvisory } from '../../api/queries/advisories.ts';
 import { findCveEnrichment } from '../../api/queries/enrichment.ts';
 import { findCveReferences } from '../../api/queries/references.ts';
-import { findRelatedCves } from '../../api/queries/related.ts';
 import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
 import { RecordStore } from '../../api/snapshot/records.ts';
 import { readDocColumns, readServingManifest, SERVING_DB, SERVING_RECORDS, servingDir } from '../../cli/build/serving.ts';
@@ -91,11 +90,10 @@ describe('answers stored by the build, served as they are', () => {
     await s?.server.close();
   });
 
-  it('related, enrichment and references of every CVE are the bytes the per-request queries give', async () => {
+  it('enrichment and references of every CVE are the bytes the per-request queries give', async () => {
     const ids = await truth.column<string>(`SELECT cve_id FROM cves ORDER BY cve_id`);
     for (const id of ids) {
       const expected = {
-        related: JSON.stringify(await findRelatedCves(reader, id, { reasonBudgetMs: 60_000 })),
         enrichment: JSON.stringify(await findCveEnrichment(reader, id)),
         references: JSON.stringify(await findCveReferences(reader, id)),
       };
