@@ -16,6 +16,7 @@ import { hash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
 import { SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
 import { ANSWER_TABLES, createAnswerTables } from './answers.ts';
@@ -163,7 +164,8 @@ async function writeAnswers(connection: DuckDBConnection, dir: string, unreadabl
     }
     await connection.run(`DROP TABLE ${table}`);
   };
-  await createAnswerTables(connection, unreadable, { onTable, related: false });
+  const onStep = process.env.VULNINTEL_SERVING_TIMINGS ? (file: string, seconds: number) => info(`  answers ${file}: ${seconds.toFixed(1)} s`) : undefined;
+  await createAnswerTables(connection, unreadable, { onTable, related: false, onStep });
   for (const name of [...PER_CVE_ANSWERS.map((k) => `${k}_bytes`), 'advisory_bytes']) if (!lengths[name]) throw new Error(`answers: ${name} was not written`);
   writeFlatColumns(join(dir, SERVING_ANSWER_LENGTHS), lengths);
   await connection.run(`RESET search_path`);
