@@ -14,8 +14,11 @@
  * the route sends), for every CVE of `cves` (rejected ones too) and every advisory. The SQL is
  * set-based, one step per file under sql/answers/; it runs against a connection holding the
  * snapshot tables as openSnapshot (api/snapshot/open.ts) serves them (`cves` with `doc` and
- * `id_rank`). A table named in `unreadableTables` (openSnapshot's) is never read: the sections
- * that need it are served empty and named in `failed_sections`, as the endpoints do today.
+ * `id_rank`). Only the related bodies are finished here: SQL writes each as a template naming
+ * its siblings by doc, and the siblings' briefs are spliced in from one copy each (see
+ * buildRelated). A table named in `unreadableTables` (openSnapshot's) is never read: the
+ * sections that need it are served empty and named in `failed_sections`, as the endpoints do
+ * today.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -39,7 +42,7 @@ export interface AnswerOptions {
 
 /**
  * A step that builds the items of one section: its file, the snapshot tables it reads, and
- * the item tables `(doc, items)` it creates (created empty when a table cannot be read).
+ * the item tables `(cve_id, items)` it creates (created empty when a table cannot be read).
  */
 interface SectionStep {
   file: string;
