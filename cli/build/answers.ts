@@ -14,12 +14,15 @@
  * the route sends), for every CVE of `cves` (rejected ones too) and every advisory. The SQL is
  * set-based, one step per file under sql/answers/; it runs against a connection holding the
  * snapshot tables as openSnapshot (api/snapshot/open.ts) serves them (`cves` with `doc` and
- * `id_rank`). A table named in `unreadableTables` (openSnapshot's) is never read: the sections
- * that need it are served empty and named in `failed_sections`, as the endpoints do today.
+ * `id_rank`). Only the related bodies are finished here: SQL writes each as a template naming
+ * its siblings by doc, and the siblings' briefs are spliced in from one copy each (see
+ * buildRelated). A table named in `unreadableTables` (openSnapshot's) is never read: the
+ * sections that need it are served empty and named in `failed_sections`, as the endpoints do
+ * today.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBBlobValue, DuckDBConnection } from '@duckdb/node-api';
 import { VENDOR_ADVISORY_TABLES } from '../../api/queries/advisories.ts';
 import { SECTION_TABLES, unreadableSections } from '../../api/queries/enrichment.ts';
 import { failedReferenceSections } from '../../api/queries/references.ts';
@@ -50,7 +53,7 @@ export interface AnswerOptions {
 
 /**
  * A step that builds the items of one section: its file, the snapshot tables it reads, and
- * the item tables `(doc, items)` it creates (created empty when a table cannot be read).
+ * the item tables `(cve_id, items)` it creates (created empty when a table cannot be read).
  */
 interface SectionStep {
   file: string;
@@ -76,7 +79,12 @@ const ENRICHMENT_STEPS: SectionStep[] = [
   { file: 'enrichment_timeline.sql', reads: SECTION_TABLES.timeline, creates: ['answer_enrichment_timeline'] },
 ];
 
-const RELATED_STEPS = ['related_keys.sql', 'related_product.sql', 'related_vendor.sql', 'related_cwe.sql', 'related_body.sql'];
+/** What DuckDB's to_json writes for a control character (`\u001F`) and JSON.stringify does not. */
+const CONTROL_ESCAPE = Buffer.from('\\u00');
+const UPPER_CONTROL_ESCAPE = /\\u00[01][A-F]/;
+
+/** CVEs (docs) per batch of related bodies: the working tables of a batch stay small. */
+const RELATED_BATCH = 50_000;
 
 /**
  * Creates answer_references, answer_enrichment, answer_related and answer_vendor_advisory in
@@ -123,9 +131,15 @@ export async function createAnswerTables(
   await done('answer_enrichment');
 
   if (options.related !== false) {
-    if (readable(['related_keys'])) for (const file of RELATED_STEPS) await run(file);
-    else await run('related_unavailable.sql');
-    await done('answer_related');
+    if (readable(['related_keys'])) {
+      await run('related_keys.sql');
+      // buildRelated rewrites the bodies' escapes as it stores them.
+      await buildRelated(connection, params, options);
+      await options.onTable?.('answer_related');
+    } else {
+      await run('related_unavailable.sql');
+      await done('answer_related');
+    }
   }
 
   await run(readable(VENDOR_ADVISORY_TABLES) ? 'vendor_advisory.sql' : 'vendor_advisory_unavailable.sql');
@@ -134,13 +148,76 @@ export async function createAnswerTables(
   await run('cleanup.sql');
 }
 
+/**
+ * The related bodies, batch by batch of docs: related_batch.sql ranks the lists and writes
+ * each body as a template whose entries name their sibling by doc; the sibling's brief, most
+ * of a body's bytes, is spliced in here from one copy per CVE (a CVE is the sibling of many)
+ * rather than joined into every entry. The bytes are assembled as bytes, then stored as text.
+ */
+async function buildRelated(connection: DuckDBConnection, params: Record<string, string | number>, options: AnswerOptions): Promise<void> {
+  const briefs: Uint8Array[] = [];
+  const briefRows = await connection.runAndReadAll(await answerSql('related_briefs_read.sql'));
+  for (const [doc, brief] of briefRows.getRows() as [number, DuckDBBlobValue][]) briefs[doc] = brief.bytes;
+  const [[first, past]] = (await connection.runAndReadAll(await answerSql('related_docs.sql'))).getRows() as [[number, number]];
+  let out = Buffer.allocUnsafe(1 << 20);
+  for (let from = first; from < past; from += RELATED_BATCH) {
+    await runAnswerFile(connection, 'related_batch.sql', { ...params, from, to: from + RELATED_BATCH }, options);
+    const started = performance.now();
+    const templates = (await connection.runAndReadAll(await answerSql('related_batch_read.sql'))).getRows() as [number, DuckDBBlobValue][];
+    const appender = await connection.createAppender('answer_related_done', 'main', 'temp');
+    for (const [doc, template] of templates) {
+      const bytes = template.bytes;
+      let length = 0;
+      const grow = (needed: number) => {
+        if (length + needed <= out.length) return;
+        const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, length + needed));
+        out.copy(bigger, 0, 0, length);
+        out = bigger;
+      };
+      // Each entry's `\x02 doc \x03` becomes the brief of that doc.
+      for (let at = 0; at < bytes.length; ) {
+        const mark = bytes.indexOf(2, at);
+        const end = mark < 0 ? bytes.length : mark;
+        grow(end - at);
+        out.set(bytes.subarray(at, end), length);
+        length += end - at;
+        if (mark < 0) break;
+        let doc = 0;
+        let digit = mark + 1;
+        for (; bytes[digit] !== 3; digit++) doc = doc * 10 + bytes[digit]! - 48;
+        const brief = briefs[doc]!;
+        grow(brief.length);
+        out.set(brief, length);
+        length += brief.length;
+        at = digit + 1;
+      }
+      appender.appendInteger(doc);
+      const body = out.subarray(0, length);
+      // The rare body with a control character escaped the to_json way (see rewriteControlEscapes).
+      if (body.indexOf(CONTROL_ESCAPE) >= 0 && UPPER_CONTROL_ESCAPE.test(body.toString('utf8'))) {
+        appender.appendBlob(Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8')))));
+      } else {
+        appender.appendBlob(body);
+      }
+      appender.endRow();
+    }
+    appender.closeSync();
+    options.onStep?.(`related bodies of docs ${from}-${from + RELATED_BATCH - 1} (answers.ts)`, (performance.now() - started) / 1000);
+    await runAnswerFile(connection, 'related_batch_store.sql', {}, options);
+  }
+}
+
+async function answerSql(file: string, params: Record<string, string | number> = {}): Promise<string> {
+  return fillPlaceholders(await readFile(join(ANSWERS_SQL_DIR, file), 'utf8'), params);
+}
+
 async function runAnswerFile(
   connection: DuckDBConnection,
   file: string,
   params: Record<string, string | number>,
   options: AnswerOptions,
 ): Promise<void> {
-  const sql = fillPlaceholders(await readFile(join(ANSWERS_SQL_DIR, file), 'utf8'), params);
+  const sql = await answerSql(file, params);
   const started = performance.now();
   try {
     await connection.run(sql);
@@ -158,7 +235,7 @@ async function runAnswerFile(
  */
 async function rewriteControlEscapes(connection: DuckDBConnection, table: string, options: AnswerOptions): Promise<void> {
   const started = performance.now();
-  const found = await connection.runAndReadAll(fillPlaceholders(await readFile(join(ANSWERS_SQL_DIR, 'escapes_find.sql'), 'utf8'), { table }));
+  const found = await connection.runAndReadAll(await answerSql('escapes_find.sql', { table }));
   const rows = found.getRows() as [bigint, string][];
   if (rows.length > 0) {
     await runAnswerFile(connection, 'escapes_table.sql', {}, options);

@@ -26,12 +26,17 @@ CREATE OR REPLACE TEMP MACRO answer_uri_component(s) AS
 CREATE OR REPLACE TEMP MACRO answer_advisory_path(vendor, advisory_id) AS
   '/api/v1/public/vendor-advisories/' || answer_uri_component(vendor) || '/' || answer_uri_component(advisory_id);
 
--- The JSON array of a list of {'k': place, 'v': item} (items are JSON texts), in place
--- order. list_grade_up sorts the places only; the items are picked once in that order.
+-- The JSON array of a list of {'k': sort key, 'v': item} (items are JSON texts), in key order.
+-- Keys are structs whose fields spell the endpoint's ORDER BY ascending (a DESC column
+-- negated, NULLS LAST where it matters as an explicit flag: list_grade_up compares structs
+-- field by field, NULLs last). list_grade_up sorts the keys only; the items are then picked
+-- once in that order. Far cheaper than a window or an ordered aggregate over hundreds of
+-- thousands of small groups.
 CREATE OR REPLACE TEMP MACRO answer_join(pairs) AS
   '[' || array_to_string(list_select(list_transform(pairs, x -> x.v), list_grade_up(list_transform(pairs, x -> x.k))), ',') || ']';
 
--- The JSON array of a group's items (JSON texts) in the order of `pl` (a row_number over the
--- endpoint's ORDER BY). Far cheaper than an ordered aggregate over hundreds of thousands of
--- small groups.
-CREATE OR REPLACE TEMP MACRO answer_array(pl, it) AS answer_join(list({'k': pl, 'v': it}));
+-- The aggregate form: the JSON array of a group's items in the order of their keys.
+CREATE OR REPLACE TEMP MACRO answer_array(sort_key, item) AS answer_join(list({'k': sort_key, 'v': item}));
+
+-- A boolean sorted DESC NULLS LAST, as an ascending rank: true, false, NULL.
+CREATE OR REPLACE TEMP MACRO answer_desc_flag(b) AS CASE WHEN b THEN 0 WHEN NOT b THEN 1 ELSE 2 END;

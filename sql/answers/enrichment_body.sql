@@ -16,10 +16,10 @@ SELECT
     ',"failed_sections":{{failed_sections}}}'
   ) AS body
 FROM cves c
-LEFT JOIN answer_enrichment_vendor_advisories va USING (doc)
-LEFT JOIN answer_enrichment_patches pa USING (doc)
-LEFT JOIN answer_enrichment_fixed_versions fv USING (doc)
-LEFT JOIN answer_enrichment_affected_packages ap USING (doc)
-LEFT JOIN answer_enrichment_cwes cw USING (doc)
-LEFT JOIN answer_enrichment_exploits ex USING (doc)
-LEFT JOIN answer_enrichment_timeline tl USING (doc);
+LEFT JOIN answer_enrichment_vendor_advisories va USING (cve_id)
+LEFT JOIN answer_enrichment_patches pa USING (cve_id)
+LEFT JOIN answer_enrichment_fixed_versions fv USING (cve_id)
+LEFT JOIN answer_enrichment_affected_packages ap USING (cve_id)
+LEFT JOIN answer_enrichment_cwes cw USING (cve_id)
+LEFT JOIN answer_enrichment_exploits ex USING (cve_id)
+LEFT JOIN answer_enrichment_timeline tl USING (cve_id);

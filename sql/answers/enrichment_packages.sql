@@ -1,10 +1,11 @@
 -- Answers — enrichment: the affected packages of each CVE (fix ranges exactly as stored: null
--- = never loaded, [] = none on record), and from the same rows the fixed versions: each
--- package with at least one fix, every distinct fix in branch order (fixedVersionsOf).
+-- = never loaded, [] = none on record), by ecosystem (unknown last) then name; and from the
+-- same rows the fixed versions: each package with at least one fix, every distinct fix in
+-- branch order (fixedVersionsOf).
 CREATE TEMP TABLE answer_package_rows AS
 SELECT
-  c.doc,
-  row_number() OVER (PARTITION BY c.doc ORDER BY p.ecosystem NULLS LAST, p.package_name) AS place,
+  p.cve_id,
+  {'ecosystem': p.ecosystem, 'package_name': p.package_name} AS sort_key,
   p.ecosystem,
   p.package_name,
   p.purl,
@@ -15,13 +16,12 @@ SELECT
   coalesce(p.versions, []) AS versions,
   p.last_known_affected_version_range,
   list_filter(list_transform(coalesce(p.fixed_branches, []), b -> b.fixed), f -> f IS NOT NULL) AS fixes
-FROM affected_packages p
-JOIN cves c USING (cve_id);
+FROM affected_packages p;
 
 CREATE TEMP TABLE answer_enrichment_affected_packages AS
 SELECT
-  doc,
-  answer_array(place, to_json({
+  cve_id,
+  answer_array(sort_key, to_json({
     'ecosystem': ecosystem,
     'package_name': package_name,
     'purl': purl,
@@ -33,12 +33,12 @@ SELECT
     'last_known_affected_version_range': last_known_affected_version_range
   })::VARCHAR) AS items
 FROM answer_package_rows
-GROUP BY doc;
+GROUP BY cve_id;
 
 CREATE TEMP TABLE answer_enrichment_fixed_versions AS
 SELECT
-  doc,
-  answer_array(place, to_json({
+  cve_id,
+  answer_array(sort_key, to_json({
     'ecosystem': ecosystem,
     'package_name': package_name,
     'purl': purl,
@@ -48,6 +48,6 @@ SELECT
   })::VARCHAR) AS items
 FROM answer_package_rows
 WHERE len(fixes) > 0
-GROUP BY doc;
+GROUP BY cve_id;
 
 DROP TABLE answer_package_rows;

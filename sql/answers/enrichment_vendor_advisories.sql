@@ -1,12 +1,12 @@
 -- Answers — enrichment (GET /cves/{id}/enrichment, api/queries/enrichment.ts): the vendor
 -- advisories of each CVE, newest first. The per-CVE band, source and evidence travel together;
--- the advisory's own apply only where the CVE has no band of its own. One JSON array per doc.
+-- the advisory's own apply only where the CVE has no band of its own. One JSON array per CVE.
 CREATE TEMP TABLE answer_enrichment_vendor_advisories AS
-SELECT doc, answer_array(place, item) AS items
-FROM (
-  SELECT
-    c.doc,
-    row_number() OVER (PARTITION BY c.doc ORDER BY a.published DESC NULLS LAST, ac.vendor, ac.advisory_id) AS place,
+SELECT
+  ac.cve_id,
+  answer_array(
+    -- ORDER BY a.published DESC NULLS LAST, ac.vendor, ac.advisory_id
+    {'undated': a.published IS NULL, 'published': -epoch_us(a.published), 'vendor': ac.vendor, 'advisory_id': ac.advisory_id},
     to_json({
       'vendor': ac.vendor,
       'advisory_id': ac.advisory_id,
@@ -25,9 +25,8 @@ FROM (
       'url': a.url,
       -- Last, as enrichment.ts adds it to the row.
       'api_path': answer_advisory_path(ac.vendor, ac.advisory_id)
-    })::VARCHAR AS item
-  FROM advisory_cves ac
-  LEFT JOIN advisories a USING (vendor, advisory_id)
-  JOIN cves c ON c.cve_id = ac.cve_id
-)
-GROUP BY doc;
+    })::VARCHAR
+  ) AS items
+FROM advisory_cves ac
+LEFT JOIN advisories a USING (vendor, advisory_id)
+GROUP BY ac.cve_id;

@@ -11,5 +11,5 @@ SELECT
     ',"failed_sections":{{failed_sections}}}'
   ) AS body
 FROM cves c
-LEFT JOIN answer_reference_items r USING (doc)
-LEFT JOIN answer_unreferenced_exploits x USING (doc);
+LEFT JOIN answer_reference_items r USING (cve_id)
+LEFT JOIN answer_unreferenced_exploits x USING (cve_id);

@@ -1,12 +1,12 @@
 -- Answers — references (GET /cves/{id}/references, api/queries/references.ts): every
 -- reference of each CVE as the endpoint lists it, vendor advisories and patches first, then
--- exploits, then by URL. One JSON array per CVE doc; CVEs without a reference have no row.
+-- exploits, then by URL. One JSON array per CVE; CVEs without a reference have no row.
 CREATE TEMP TABLE answer_reference_items AS
-SELECT doc, answer_array(place, item) AS items
-FROM (
-  SELECT
-    c.doc,
-    row_number() OVER (PARTITION BY c.doc ORDER BY r.is_vendor_advisory DESC, r.is_patch DESC, r.is_exploit DESC, r.url) AS place,
+SELECT
+  r.cve_id,
+  answer_array(
+    -- ORDER BY is_vendor_advisory DESC, is_patch DESC, is_exploit DESC, url
+    {'flags': answer_desc_flag(r.is_vendor_advisory) * 9 + answer_desc_flag(r.is_patch) * 3 + answer_desc_flag(r.is_exploit), 'url': r.url},
     to_json({
       'url': r.url,
       'name': r.name,
@@ -23,8 +23,7 @@ FROM (
         'advisory_id': r.advisory.advisory_id,
         'api_path': answer_advisory_path(r.advisory.vendor, r.advisory.advisory_id)
       } END
-    })::VARCHAR AS item
-  FROM "references" r
-  JOIN cves c USING (cve_id)
-)
-GROUP BY doc;
+    })::VARCHAR
+  ) AS items
+FROM "references" r
+GROUP BY r.cve_id;

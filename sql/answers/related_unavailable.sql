@@ -3,6 +3,6 @@
 CREATE TABLE answer_related AS
 SELECT
   doc,
-  '{"cve_id":' || to_json(cve_id)
-    || ',"same_product":[],"same_vendor":[],"same_cwe":[],"basis":{"same_product":"unknown","same_vendor":"unknown","same_cwe":"unknown"}}' AS body
+  concat('{"cve_id":', to_json(cve_id),
+         ',"same_product":[],"same_vendor":[],"same_cwe":[],"basis":{"same_product":"unknown","same_vendor":"unknown","same_cwe":"unknown"}}') AS body
 FROM cves;

@@ -3,29 +3,25 @@
 -- API path and its CVEs (each with the vendor's band, CVSS and exploitation evidence for that
 -- CVE, and the CVE's API path when the snapshot holds the CVE), by CVE id.
 CREATE TEMP TABLE answer_advisory_cve_links AS
-SELECT vendor, advisory_id, answer_array(place, item) AS items
-FROM (
-  SELECT
-    ac.vendor,
-    ac.advisory_id,
-    row_number() OVER (PARTITION BY ac.vendor, ac.advisory_id ORDER BY ac.cve_id) AS place,
-    to_json({
-      'cve_id': ac.cve_id,
-      'vendor_severity': ac.vendor_severity,
-      'vendor_severity_source': ac.vendor_severity_source,
-      'vendor_severity_evidence': ac.vendor_severity_evidence,
-      'cvss_score': answer_number(ac.cvss_score),
-      'cvss_vector': ac.cvss_vector,
-      'cvss_version': ac.cvss_version,
-      'exploited': coalesce(ac.exploited, false),
-      'exploited_evidence': ac.exploited_evidence,
-      'cwe_id': ac.cwe_id,
-      'api_path': CASE WHEN c.cve_id IS NOT NULL THEN '/api/v1/public/cves/' || ac.cve_id END
-    })::VARCHAR AS item
-  FROM advisory_cves ac
-  LEFT JOIN (SELECT DISTINCT cve_id FROM cves) c ON c.cve_id = ac.cve_id
-)
-GROUP BY vendor, advisory_id;
+SELECT
+  ac.vendor,
+  ac.advisory_id,
+  answer_array(ac.cve_id, to_json({
+    'cve_id': ac.cve_id,
+    'vendor_severity': ac.vendor_severity,
+    'vendor_severity_source': ac.vendor_severity_source,
+    'vendor_severity_evidence': ac.vendor_severity_evidence,
+    'cvss_score': answer_number(ac.cvss_score),
+    'cvss_vector': ac.cvss_vector,
+    'cvss_version': ac.cvss_version,
+    'exploited': coalesce(ac.exploited, false),
+    'exploited_evidence': ac.exploited_evidence,
+    'cwe_id': ac.cwe_id,
+    'api_path': CASE WHEN c.cve_id IS NOT NULL THEN '/api/v1/public/cves/' || ac.cve_id END
+  })::VARCHAR) AS items
+FROM advisory_cves ac
+LEFT JOIN (SELECT DISTINCT cve_id FROM cves) c ON c.cve_id = ac.cve_id
+GROUP BY ac.vendor, ac.advisory_id;
 
 CREATE TABLE answer_vendor_advisory AS
 SELECT
