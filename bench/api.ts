@@ -157,6 +157,8 @@ async function measure(url: string, name: string, paths: string[], p50Target: nu
   await sequentialLatencies(url, paths, Math.min(200, latencyRequests)); // warm-up
   const latency = await sequentialLatencies(url, paths, latencyRequests);
   const throughput = await load(url, paths, { connections: 16 });
+  // Requests still running in the server when the load stops must not weigh on the next row.
+  await new Promise((r) => setTimeout(r, 3000));
   const r = { p50: percentile(latency, 50), p99: percentile(latency, 99), rps: throughput.requests.average };
   // Printed as measured too (the table at the end repeats it), so a long run shows progress.
   console.log(`  measured ${name}: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${r.rps.toFixed(0)} req/s`);
