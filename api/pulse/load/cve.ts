@@ -1,8 +1,8 @@
 /** One CVE page's data: the API's record JSON, its enrichment, references and related CVEs. */
 import { cveHistory, newestChangeBuild } from '../../queries/changes.ts';
-import { findCveEnrichment, type CveEnrichment } from '../../queries/enrichment.ts';
+import type { CveEnrichment } from '../../queries/enrichment.ts';
 import { TableUnavailableError } from '../../queries/support.ts';
-import { findCveReferences, type CveReferences } from '../../queries/references.ts';
+import type { CveReferences } from '../../queries/references.ts';
 import { findRelatedCves, type RelatedCves } from '../../queries/related.ts';
 import { parseCveId } from '../../http/params.ts';
 import type { ServingSnapshot } from '../../snapshot/serving.ts';
@@ -92,9 +92,9 @@ export async function loadCve(snapshot: ServingSnapshot, rawId: string): Promise
   const doc = snapshot.records.docOf(cveId);
   if (doc === undefined) throw new PageError(404, 'No such CVE', `${cveId} is not in this snapshot (${snapshot.buildId}).`);
   const record = JSON.parse(snapshot.records.bytes(doc).toString('utf8')) as CveRecord;
-  // One after another: they share the snapshot's connection anyway (as the API's sections do).
-  const enrichment = await findCveEnrichment(snapshot, cveId);
-  const references = await findCveReferences(snapshot, cveId);
+  // The answers the build stored (the API's bytes); related is still asked per request.
+  const enrichment = JSON.parse(snapshot.answers.forCve('enrichment', doc).toString('utf8')) as CveEnrichment;
+  const references = JSON.parse(snapshot.answers.forCve('references', doc).toString('utf8')) as CveReferences;
   const related = await findRelatedCves(snapshot, cveId, { reasonBudgetMs: 0 });
   const history = await loadHistory(snapshot, cveId);
   return { record, enrichment, references, related, history };
