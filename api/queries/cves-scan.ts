@@ -68,14 +68,7 @@ export function scanList(columns: CveColumns, req: ScanRequest, deadline: number
   let nextCheck = i + CHECK_EVERY;
   for (; i < n; i++) {
     const d = order === null ? i : order[i]!;
-    // The tests of `accepts`, written out: this loop runs over every CVE for a count.
-    if (wantActive !== -1 && active[d] !== wantActive) continue;
-    if (severities !== null && (severityMask & (1 << severities[d]!)) === 0) continue;
-    if (minCvss !== null && !(maxCvss[d]! >= minCvss)) continue;
-    if (f.kevOnly && inKev[d] !== 1) continue;
-    if (year !== null && years[d] !== year) continue;
-    if (since !== null && !(lastModifiedMicros[d]! >= since)) continue;
-    if (until !== null && !(lastModifiedMicros[d]! < until)) continue;
+    if (!accepts(d)) continue;
     if (matched >= req.offset && matched < pageEnd) docs.push(d);
     matched++;
     // Once the page and the proof of a further match are in hand, only counting goes on: it

@@ -158,9 +158,7 @@ async function writeAnswers(connection: DuckDBConnection, dir: string, unreadabl
       // Line i must be doc i: one row for each doc, none missing, none twice.
       const [rows, docs, low, high] = (await connection.runAndReadAll(`SELECT count(*), count(DISTINCT doc), min(doc), max(doc) FROM ${table}`)).getRows()[0]!.map(Number);
       if (rows !== size || docs !== size || (size > 0 && (low !== 0 || high !== size - 1))) throw new Error(`${table}: ${rows} rows for docs ${low}…${high}, expected one for each of ${size} docs`);
-      const written = await writeLines(connection, `SELECT body FROM ${table} ORDER BY doc`, file, `${kind} answer`);
-      if (written.length !== size) throw new Error(`${file}: ${written.length} answers for ${size} CVEs`);
-      lengths[`${kind}_bytes`] = written;
+      lengths[`${kind}_bytes`] = await writeLines(connection, `SELECT body FROM ${table} ORDER BY doc`, file, `${kind} answer`);
     }
     await connection.run(`DROP TABLE ${table}`);
   };
