@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { Worker } from 'node:worker_threads';
 import { CliError, RawFormatError } from '../../lib/errors.ts';
 import { formatCount, formatDuration, info, progress, step } from '../../lib/log.ts';
@@ -20,7 +19,7 @@ import { findSkipped, type SkippedReport } from './skipped.ts';
 import type { BuildOptions, BuildResult } from './options.ts';
 import { publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
-import { runSqlSteps } from './sql-steps.ts';
+import { createBuildDatabase, runSqlSteps } from './sql-steps.ts';
 import { SERVING_STEP, writeServingFiles } from './serving.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
@@ -151,14 +150,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
       throw new CliError(`no CVE records in ${opts.rawDir} (expected NVD pages in nvd/ or CVE 5 records in cvelist/; run \`vulnintel fetch\` first): nothing published`);
     }
 
-    // In memory, spilling to the work folder past the memory limit. A database file was tried:
-    // its write-ahead log made every CREATE TABLE write its rows twice, ~40 % slower overall.
-    const instance = await DuckDBInstance.create(':memory:', {
-      threads: String(opts.threads ?? 2),
-      memory_limit: opts.memoryLimit ?? '1500MB',
-      temp_directory: join(workDir, 'duckdb-tmp'),
-      preserve_insertion_order: 'true',
-    });
+    const instance = await createBuildDatabase(workDir, opts);
     const connection = await instance.connect();
     const counts: Record<string, number> = {};
     let stepSeconds: Record<string, number> = {};

@@ -15,12 +15,12 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
 import { SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
 import { ANSWER_TABLES, createAnswerTables } from './answers.ts';
-import { fillPlaceholders, SQL_DIR } from './sql-steps.ts';
+import { createBuildDatabase, fillPlaceholders, SQL_DIR } from './sql-steps.ts';
 
 /** Bumped whenever the serving layout changes: older serving folders are then derived anew. */
 export const SERVING_FORMAT = 1;
@@ -259,12 +259,7 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
   const work = `${target}.tmp-${process.pid}-${Date.now()}`;
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
-  const instance = await DuckDBInstance.create(':memory:', {
-    threads: String(opts.threads ?? 2),
-    memory_limit: opts.memoryLimit ?? '1500MB',
-    temp_directory: join(work, 'duckdb-tmp'),
-    preserve_insertion_order: 'true',
-  });
+  const instance = await createBuildDatabase(work, opts);
   const connection = await instance.connect();
   try {
     await connection.run(`ATTACH '${join(work, SERVING_DB).replaceAll("'", "''")}' AS serving`);

@@ -5,7 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { step } from '../../lib/log.ts';
 
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sql');
@@ -16,6 +16,20 @@ export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..',
  * build's is closed, so the two never hold memory at once.
  */
 const SEPARATE_STEPS = new Set(['11_serving.sql']);
+
+/**
+ * The database the build's SQL runs in (the build's steps and the serving step alike): in
+ * memory, spilling to `<workDir>/duckdb-tmp` past the memory limit. A database file was tried:
+ * its write-ahead log made every CREATE TABLE write its rows twice, ~40 % slower overall.
+ */
+export function createBuildDatabase(workDir: string, opts: { threads?: number; memoryLimit?: string } = {}): Promise<DuckDBInstance> {
+  return DuckDBInstance.create(':memory:', {
+    threads: String(opts.threads ?? 2),
+    memory_limit: opts.memoryLimit ?? '1500MB',
+    temp_directory: join(workDir, 'duckdb-tmp'),
+    preserve_insertion_order: 'true',
+  });
+}
 
 export async function listSqlSteps(): Promise<string[]> {
   return (await readdir(SQL_DIR)).filter((f) => /^\d\d_.+\.sql$/.test(f) && !SEPARATE_STEPS.has(f)).sort();
