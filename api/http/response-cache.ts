@@ -15,16 +15,17 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from './context.ts';
-import { CACHE_CONTROL, ifNoneMatchHits } from './respond.ts';
+import { CACHE_CONTROL, sendBody } from './respond.ts';
 
 export const MAX_ENTRY_BYTES = 256 * 1024;
 export const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 
 interface CachedAnswer {
   body: Uint8Array;
-  /** The route's own headers (Content-Type, ETag, Cache-Control, …). */
-  headers: [string, string][];
   etag: string;
+  contentType: string;
+  /** The route's other headers (Cache-Control, …), replayed as they were. */
+  headers: Record<string, string>;
 }
 
 export class ResponseCache {
@@ -93,8 +94,11 @@ export function cacheKey(url: string): string {
   return params.length === 0 ? parsed.pathname : `${parsed.pathname}?${new URLSearchParams(params).toString()}`;
 }
 
-/** Response headers not replayed from the cache: set per answer by the outer middleware. */
-const NOT_REPLAYED = new Set(['content-length', 'x-snapshot', 'access-control-allow-origin', 'access-control-expose-headers']);
+/**
+ * Response headers not replayed as they are: sendBody sets the first three from the entry, the
+ * outer middleware the others on every answer.
+ */
+const NOT_REPLAYED = new Set(['etag', 'content-type', 'content-length', 'x-snapshot', 'access-control-allow-origin', 'access-control-expose-headers']);
 
 /** Serves GETs from the request's snapshot's cache, and fills it (mounted after retainSnapshot). */
 export const cacheResponses: MiddlewareHandler<ApiEnv> = async (c, next) => {
@@ -102,15 +106,8 @@ export const cacheResponses: MiddlewareHandler<ApiEnv> = async (c, next) => {
   const cache = c.get('snapshot').responses;
   const key = cacheKey(c.req.url);
   const hit = cache.get(key);
-  if (hit) {
-    const headers = new Headers(hit.headers);
-    if (ifNoneMatchHits(c.req.header('if-none-match'), hit.etag)) {
-      headers.delete('content-type');
-      return c.body(null, 304, Object.fromEntries(headers));
-    }
-    headers.set('Content-Length', String(hit.body.byteLength));
-    return c.body(hit.body as Uint8Array<ArrayBuffer>, 200, Object.fromEntries(headers));
-  }
+  // Sent as the route sent it, conditional answer included.
+  if (hit) return sendBody(c, hit.body, { etag: hit.etag, contentType: hit.contentType, headers: hit.headers });
   await next();
   const res = c.res;
   const etag = res.headers.get('etag');
@@ -126,6 +123,6 @@ export const cacheResponses: MiddlewareHandler<ApiEnv> = async (c, next) => {
     return;
   }
   const body = new Uint8Array(await res.clone().arrayBuffer());
-  const headers = [...res.headers].filter(([name]) => !NOT_REPLAYED.has(name.toLowerCase()));
-  cache.set(key, { body, headers, etag });
+  const headers = Object.fromEntries([...res.headers].filter(([name]) => !NOT_REPLAYED.has(name.toLowerCase())));
+  cache.set(key, { body, etag, contentType: res.headers.get('content-type')!, headers });
 };

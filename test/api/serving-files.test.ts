@@ -158,7 +158,7 @@ describe('a snapshot published without serving files', () => {
 describe('response cache', () => {
   it('evicts the least recently used answers past its byte bound, and never keeps an oversized one', () => {
     const cache = new ResponseCache(90, 40);
-    const answer = (n: number) => ({ body: new Uint8Array(n), headers: [] as [string, string][], etag: `"${n}"` });
+    const answer = (n: number) => ({ body: new Uint8Array(n), etag: `"${n}"`, contentType: 'application/json', headers: {} });
     cache.set('/a', answer(30));
     cache.set('/b', answer(30));
     cache.get('/a'); // /b is now the least recently used
