@@ -73,8 +73,11 @@ function comparePart(a: string, b: string): number {
 
 /** PHP's `version_compare`. */
 export function phpVersionCompare(a: string, b: string): number {
-  const pa = canonical(a);
-  const pb = canonical(b);
+  return compareCanonical(canonical(a), canonical(b));
+}
+
+/** `version_compare` over canonical forms (the order keeps them parsed: bounds are compared again and again). */
+function compareCanonical(pa: string[], pb: string[]): number {
   for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
     const r = comparePart(pa[i]!, pb[i]!);
     if (r !== 0) return r;
@@ -84,4 +87,11 @@ export function phpVersionCompare(a: string, b: string): number {
   return 0;
 }
 
-export const COMPOSER: VersionOrder = orderOf('composer', normalizeComposer, phpVersionCompare);
+export const COMPOSER: VersionOrder = orderOf(
+  'composer',
+  (v) => {
+    const normalized = normalizeComposer(v);
+    return normalized === null ? null : canonical(normalized);
+  },
+  compareCanonical,
+);

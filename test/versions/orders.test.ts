@@ -6,11 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { APK } from '../../lib/versions/apk.ts';
-import { COMPOSER, normalizeComposer } from '../../lib/versions/composer.ts';
+import { COMPOSER, normalizeComposer, phpVersionCompare } from '../../lib/versions/composer.ts';
 import { DPKG } from '../../lib/versions/dpkg.ts';
 import { canonicalEcosystem, orderFor } from '../../lib/versions/ecosystems.ts';
 import { MAVEN } from '../../lib/versions/maven.ts';
 import { NUGET_ORDER } from '../../lib/versions/nuget.ts';
+import { compare as pep440Compare } from '@renovatebot/pep440';
+import { Version } from '@renovatebot/ruby-semver/dist/ruby/version.js';
 import { PEP440 } from '../../lib/versions/pep440.ts';
 import { RPM, rpmvercmp } from '../../lib/versions/rpm.ts';
 import { GEM } from '../../lib/versions/rubygems.ts';
@@ -126,6 +128,10 @@ describe('PyPI (PEP 440)', () => {
   it('refuses non-PEP 440 strings', () => {
     expect(() => PEP440.check('1.0-foo-bar')).toThrow(VersionSyntaxError);
   });
+  it('compares its kept sort keys exactly as the library compares the strings', () => {
+    const versions = ['1.dev0', '1.0.dev456', '1.0a1', '1.0a2.dev456', '1.0a12.dev456', '1.0a12', '1.0b1.dev456', '1.0b2', '1.0b2.post345.dev456', '1.0b2.post345', '1.0rc1.dev456', '1.0rc1', '1.0', '1.0+abc.5', '1.0+abc.7', '1.0+5', '1.0+5.abc', '1.0+ABC', '1.0.post456.dev34', '1.0.post456', '1.0.15', '1.1.dev1', '2024.1', '1!1.0', '1!0.9', '1.0.0', '1.0-alpha1', '1.0c1', '1.0-1', '1.0.post0', '1.0rev2', '0', '0.0.0.1', '1.0.dev0+local', 'v2.0'];
+    for (const a of versions) for (const b of versions) expect(PEP440.compare(a, b), `${a} vs ${b}`).toBe(Math.sign(pep440Compare(a, b)));
+  });
 });
 
 describe('Go (module versions)', () => {
@@ -153,6 +159,10 @@ describe('RubyGems (Gem::Version)', () => {
     expectAscending(GEM, ['1.0.a', '1.0.a10', '1.0.b1', '1.0.rc1', '1.0', '1.0.1', '1.1', '10.0']);
     expectEqual(GEM, '1.0', '1.0.0');
   });
+  it('gives the same order as the library on fresh, unkept versions', () => {
+    const versions = ['1.0.a', '1.0.a10', '1.0.b1', '1.0.rc1', '1.0', '1.0.0', '1.0.1', '1.1', '10.0', '1.0.0.pre', '2.a.1', '0.9.9.9', '1.0.0.0.1'];
+    for (const a of versions) for (const b of versions) expect(GEM.compare(a, b), `${a} vs ${b}`).toBe(Math.sign(Version.create(a)!.compare(Version.create(b))));
+  });
 });
 
 describe('NuGet', () => {
@@ -175,6 +185,10 @@ describe('Packagist (Composer)', () => {
   it('orders stabilities dev < alpha < beta < RC < stable < patch', () => {
     expectAscending(COMPOSER, ['1.0.0-dev', '1.0.0-alpha1', '1.0.0-beta', '1.0.0-beta2', '1.0.0-RC1', '1.0.0', '1.0.0-p1', '1.0.1', '8.7.23', '9.5.4', '10.0']);
     expectEqual(COMPOSER, 'v9.5.4', '9.5.4.0');
+  });
+  it('compares its kept canonical forms as version_compare compares the normalised strings', () => {
+    const versions = ['1.0.0-dev', '1.0.0-alpha1', '1.0.0-beta', '1.0.0-beta2', '1.0.0-RC1', '1.0.0', '1.0.0-p1', '1.0.1', '8.7.23', '9.5.4', '10.0', 'v9.5.4', '2024.01.15', '1.0.0-pl2', '1.0-a', '1.2.3.4'];
+    for (const a of versions) for (const b of versions) expect(COMPOSER.compare(a, b), `${a} vs ${b}`).toBe(Math.sign(phpVersionCompare(normalizeComposer(a)!, normalizeComposer(b)!)));
   });
 });
 
