@@ -5,10 +5,13 @@
  * `/cves/{id}`; `/packages/batch` is a static path, registered before `/packages/{…}`.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { ApiApp, RouteModule } from '../http/context.ts';
+import type { Context } from 'hono';
+import type { ApiApp, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, invalidParameter } from '../http/errors.ts';
 import { parseCveId, queryParam } from '../http/params.ts';
-import { asRouteResponse, sendBody, sendJson } from '../http/respond.ts';
+import { cacheKey } from '../http/response-cache.ts';
+import { asRouteResponse, etagOf, sendBody } from '../http/respond.ts';
+import { stringifyReusing } from '../../lib/json-reuse.ts';
 import {
   answerBatch,
   answerPackage,
@@ -146,21 +149,30 @@ function register(app: ApiApp): void {
     if (purls.length === 0) throw invalidParameter('purls', 'purls: no Package URL given');
     if (purls.length > MAX_BATCH) throw invalidParameter('purls', `purls: at most ${MAX_BATCH} distinct Package URLs per call, got ${purls.length}`);
     const results = await asking(async () => answerBatch(await packageIndexOf(c.get('snapshot')), purls));
-    return asRouteResponse(sendJson(c, { requested: purls.length, results }));
+    return asRouteResponse(sendPackageAnswer(c, { requested: purls.length, results }));
   });
 
   app.openapi(purlRoute, async (c) => {
     const purl = required(c.req.valid('query').purl, 'purl');
     const answer = await asking(async () => answerPurl(await packageIndexOf(c.get('snapshot')), purl));
-    return asRouteResponse(sendJson(c, answer));
+    return asRouteResponse(sendPackageAnswer(c, answer));
   });
 
   app.openapi(byNameRoute, async (c) => {
     const { ecosystem, name } = c.req.valid('param');
     const { version } = c.req.valid('query');
     const answer = await asking(async () => answerPackage(await packageIndexOf(c.get('snapshot')), askedEcosystem(ecosystem), name, version ?? null));
-    return asRouteResponse(sendJson(c, answer));
+    return asRouteResponse(sendPackageAnswer(c, answer));
   });
+}
+
+/**
+ * A package answer (up to megabytes for a batch): serialised reusing the findings the index
+ * keeps as JSON (lib/json-reuse.ts), with an ETag naming the snapshot and the normalised
+ * question, since the answer is a function of both, instead of a hash of the whole body.
+ */
+function sendPackageAnswer(c: Context<ApiEnv>, answer: unknown): Response {
+  return sendBody(c, stringifyReusing(answer), { etag: etagOf(`${c.get('snapshot').buildId}\n${cacheKey(c.req.url)}`) });
 }
 
 export const packagesRoutes: RouteModule = { name: 'packages', register };

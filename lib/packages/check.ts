@@ -11,6 +11,7 @@
  */
 import { orderFor } from '../versions/ecosystems.ts';
 import type { VersionOrder } from '../versions/scheme.ts';
+import { keepJson } from '../json-reuse.ts';
 import { ecosystemMatches } from './names.ts';
 import type { CveRisk, PackageIndex, PackageRow } from './index.ts';
 import { branchHolds, judgeBranch, type RangeBranch } from './ranges.ts';
@@ -91,6 +92,68 @@ function rowsAsked(index: PackageIndex, q: PackageQuery): PackageRow[] {
   return index.rowsOf(q.ecosystem, q.name).filter((r) => ecosystemMatches(q.ecosystem, r.ecosystem));
 }
 
+const UNRANGED_REASON = 'no version ranges on record: the package is named by the CVE record only';
+
+/**
+ * What of a package does not depend on the version asked, worked out once per package and
+ * ecosystem spelling: a package can carry over a thousand rows named by CVE records only
+ * (no ranges), undetermined at every version, and sorting and serialising those again for
+ * every question was most of an answer's cost.
+ */
+interface AskedPackage {
+  rows: PackageRow[];
+  /** Rows judged per version (ranges on record), with their position in `rows`. */
+  ranged: { row: PackageRow; position: number }[];
+  /** The findings of the rows without ranges, by risk (ties: row order), frozen and kept as JSON (lib/json-reuse.ts). */
+  unranged: { finding: UnjudgedFinding; position: number }[];
+  /** Per ecosystem, rows that can hold a version (ranges or an explicit list): the only ones the upgrade search asks. */
+  canHold: Map<string, PackageRow[]>;
+}
+
+/** Per index: bounded, since the ecosystem spelling (a release) is the caller's. */
+const ASKED_CACHE_SIZE = 20_000;
+const askedCaches = new WeakMap<PackageIndex, Map<string, AskedPackage>>();
+
+function askedPackage(index: PackageIndex, q: PackageQuery): AskedPackage {
+  let cache = askedCaches.get(index);
+  if (!cache) askedCaches.set(index, (cache = new Map()));
+  const key = `${q.ecosystem.toLowerCase()}\u0000${q.name}`;
+  let asked = cache.get(key);
+  if (asked) return asked;
+  const rows = rowsAsked(index, q);
+  const ranged: AskedPackage['ranged'] = [];
+  const unranged: AskedPackage['unranged'] = [];
+  rows.forEach((row, position) => {
+    if (row.fixed_branches !== null) ranged.push({ row, position });
+    else unranged.push({ finding: keepJson(Object.freeze({ ...finding(row), reason: UNRANGED_REASON })), position });
+  });
+  unranged.sort((a, b) => byRisk(a.finding, b.finding) || a.position - b.position);
+  const canHold = new Map<string, PackageRow[]>();
+  for (const row of rows) {
+    if (row.fixed_branches === null && row.versions.length === 0) continue;
+    const list = canHold.get(row.ecosystem);
+    if (list) list.push(row);
+    else canHold.set(row.ecosystem, [row]);
+  }
+  asked = { rows, ranged, unranged, canHold };
+  if (cache.size >= ASKED_CACHE_SIZE) cache.clear();
+  cache.set(key, asked);
+  return asked;
+}
+
+/** Two lists sorted by risk then row position, merged in that order. */
+function mergeByRisk(a: AskedPackage['unranged'], b: AskedPackage['unranged']): UnjudgedFinding[] {
+  if (b.length === 0) return a.map((e) => e.finding);
+  const out: UnjudgedFinding[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const takeA = j >= b.length || (i < a.length && (byRisk(a[i]!.finding, b[j]!.finding) || a[i]!.position - b[j]!.position) < 0);
+    out.push(takeA ? a[i++]!.finding : b[j++]!.finding);
+  }
+  return out;
+}
+
 type RowVerdict =
   | { kind: 'affected'; matched: MatchedRange[] }
   | { kind: 'not_affected' }
@@ -98,7 +161,7 @@ type RowVerdict =
 
 /** Every branch and the `versions` list of one row against `version`. */
 export function judgeRow(row: PackageRow, version: string, order: VersionOrder): RowVerdict {
-  if (row.fixed_branches === null) return { kind: 'undetermined', reason: 'no version ranges on record: the package is named by the CVE record only' };
+  if (row.fixed_branches === null) return { kind: 'undetermined', reason: UNRANGED_REASON };
   const matched: MatchedRange[] = [];
   let gitOnly = row.fixed_branches.length > 0;
   const unreadable: string[] = [];
@@ -108,7 +171,7 @@ export function judgeRow(row: PackageRow, version: string, order: VersionOrder):
     if (verdict.kind === 'inside') matched.push({ ...branch, why: verdict.why });
     else if (verdict.kind === 'undetermined') unreadable.push(verdict.why);
   }
-  const listed = row.versions.find((v) => v === version || safeEqual(order, v, version));
+  const listed = listedVersion(row, version, order);
   if (listed !== undefined) {
     matched.push({
       introduced: null, fixed: null, last_affected: null, limit: null, range_type: 'VERSIONS',
@@ -124,34 +187,94 @@ export function judgeRow(row: PackageRow, version: string, order: VersionOrder):
   return { kind: 'not_affected' };
 }
 
-function safeEqual(order: VersionOrder, a: string, b: string): boolean {
-  try {
-    return order.compare(a, b) === 0;
-  } catch {
-    return false;
-  }
+/**
+ * The versions of a row's explicit list the order can read, ascending (equal ones spelled
+ * apart in list order). OSV lists run to hundreds of versions: one binary search per question
+ * instead of a comparison with each.
+ */
+const sortedListsKept = new WeakMap<PackageRow, Map<VersionOrder, string[]>>();
+
+function sortedVersions(row: PackageRow, order: VersionOrder): string[] {
+  let byOrder = sortedListsKept.get(row);
+  if (!byOrder) sortedListsKept.set(row, (byOrder = new Map()));
+  let sorted = byOrder.get(order);
+  if (sorted) return sorted;
+  sorted = row.versions.filter((v) => {
+    try {
+      order.check(v);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  sorted.sort((a, b) => order.compare(a, b));
+  byOrder.set(order, sorted);
+  return sorted;
 }
 
-/** Sorted distinct fixed versions of `rows` above `version` (the upgrade candidates). */
-function fixesAbove(rows: readonly PackageRow[], version: string, order: VersionOrder): string[] {
+/**
+ * The entry of the row's `versions` list that is `version`: the same string, else the first
+ * in list order that the order finds equal (`1.0` for `1.0.0` in PyPI); undefined if none.
+ */
+function listedVersion(row: PackageRow, version: string, order: VersionOrder): string | undefined {
+  if (row.versions.length === 0) return undefined;
+  if (row.versions.includes(version)) return version;
+  const sorted = sortedVersions(row, order);
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (order.compare(sorted[mid]!, version) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low < sorted.length && order.compare(sorted[low]!, version) === 0 ? sorted[low] : undefined;
+}
+
+/**
+ * The distinct fixed versions of `rows` the order can read, ascending (equal versions spelled
+ * apart keep their first-seen order). Kept per row list: the upgrade search and every
+ * affected row's `fixed_in` ask for the fixes above a version, a suffix of this list.
+ */
+const sortedFixesKept = new WeakMap<readonly PackageRow[] | PackageRow, Map<VersionOrder, string[]>>();
+
+function sortedFixes(rows: readonly PackageRow[] | PackageRow, order: VersionOrder): string[] {
+  let byOrder = sortedFixesKept.get(rows);
+  if (!byOrder) sortedFixesKept.set(rows, (byOrder = new Map()));
+  let fixes = byOrder.get(order);
+  if (fixes) return fixes;
   const seen = new Set<string>();
-  for (const row of rows) {
+  for (const row of Array.isArray(rows) ? (rows as readonly PackageRow[]) : [rows as PackageRow]) {
     for (const b of row.fixed_branches ?? []) {
       if (b.fixed === null || seen.has(b.fixed) || orderFor(row.ecosystem, b.range_type) === null) continue;
       try {
-        if (order.compare(b.fixed, version) > 0) seen.add(b.fixed);
+        order.check(b.fixed);
+        seen.add(b.fixed);
       } catch {
         // a fix the order cannot read is no candidate
       }
     }
   }
-  return [...seen].sort((a, b) => order.compare(a, b));
+  fixes = [...seen].sort((a, b) => order.compare(a, b));
+  byOrder.set(order, fixes);
+  return fixes;
+}
+
+/** The fixes of `sorted` (ascending, see sortedFixes) above `version`: the upgrade candidates. */
+function fixesAbove(sorted: readonly string[], version: string, order: VersionOrder): readonly string[] {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (order.compare(sorted[mid]!, version) > 0) high = mid;
+    else low = mid + 1;
+  }
+  return sorted.slice(low);
 }
 
 /** Whether any branch or the `versions` list of the row holds `version` (no explanations). */
 function rowHolds(row: PackageRow, version: string, order: VersionOrder): boolean {
   for (const b of row.fixed_branches ?? []) if (branchHolds(row.ecosystem, b, version)) return true;
-  return row.versions.some((v) => v === version || safeEqual(order, v, version));
+  return listedVersion(row, version, order) !== undefined;
 }
 
 /**
@@ -162,7 +285,7 @@ function rowHolds(row: PackageRow, version: string, order: VersionOrder): boolea
 function upgradeFor(ecosystem: string, rows: readonly PackageRow[], affected: readonly PackageRow[], version: string, order: VersionOrder): Upgrade {
   const pending = [...affected];
   const matched = new Set(affected);
-  for (const candidate of fixesAbove(rows, version, order)) {
+  for (const candidate of fixesAbove(sortedFixes(rows, order), version, order)) {
     const blocker = pending.findIndex((r) => rowHolds(r, candidate, order));
     if (blocker >= 0) {
       if (blocker > 0) pending.unshift(...pending.splice(blocker, 1));
@@ -186,24 +309,26 @@ function upgradeFor(ecosystem: string, rows: readonly PackageRow[], affected: re
 export function checkVersion(index: PackageIndex, q: PackageQuery & { version: string }): VersionAnswer {
   const order = orderFor(q.ecosystem, 'ECOSYSTEM')!;
   order.check(q.version);
-  const rows = rowsAsked(index, q);
+  const asked = askedPackage(index, q);
   const vulnerabilities: AffectedFinding[] = [];
   const notComparable: UnjudgedFinding[] = [];
-  const undetermined: UnjudgedFinding[] = [];
+  const undetermined: AskedPackage['unranged'] = [];
   const affectedRows: PackageRow[] = [];
   let notAffected = 0;
-  for (const row of rows) {
+  for (const { row, position } of asked.ranged) {
     const verdict = judgeRow(row, q.version, order);
     if (verdict.kind === 'affected') {
       affectedRows.push(row);
-      const fixedIn = fixesAbove([row], q.version, order).find((f) => !rowHolds(row, f, order)) ?? null;
+      const fixedIn = fixesAbove(sortedFixes(row, order), q.version, order).find((f) => !rowHolds(row, f, order)) ?? null;
       vulnerabilities.push({ ...finding(row), matched: verdict.matched, fixed_in: fixedIn });
     } else if (verdict.kind === 'not_affected') notAffected++;
-    else (verdict.kind === 'not_comparable' ? notComparable : undetermined).push({ ...finding(row), reason: verdict.reason });
+    else if (verdict.kind === 'not_comparable') notComparable.push({ ...finding(row), reason: verdict.reason });
+    else undetermined.push({ finding: { ...finding(row), reason: verdict.reason }, position });
   }
+  undetermined.sort((a, b) => byRisk(a.finding, b.finding) || a.position - b.position);
   const ecosystems = [...new Set(affectedRows.map((r) => r.ecosystem))].sort();
   const upgrade = ecosystems.map((eco) =>
-    upgradeFor(eco, rows.filter((r) => r.ecosystem === eco), affectedRows.filter((r) => r.ecosystem === eco), q.version, order),
+    upgradeFor(eco, asked.canHold.get(eco) ?? [], affectedRows.filter((r) => r.ecosystem === eco), q.version, order),
   );
   return {
     ecosystem: q.ecosystem,
@@ -214,7 +339,7 @@ export function checkVersion(index: PackageIndex, q: PackageQuery & { version: s
     vulnerabilities: vulnerabilities.sort(byRisk),
     upgrade,
     not_comparable: notComparable.sort(byRisk),
-    undetermined: undetermined.sort(byRisk),
+    undetermined: mergeByRisk(asked.unranged, undetermined),
     not_affected_count: notAffected,
   };
 }

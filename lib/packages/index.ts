@@ -36,13 +36,18 @@ export interface PackageRow {
 
 export type RowSource = (sql: string) => Promise<Record<string, unknown>[]>;
 
-/** The index query. `filter`, when given, is an SQL condition on `ap` (the scan narrows to its packages). */
+/**
+ * The index query. `filter`, when given, is an SQL condition on `ap` (the scan narrows to its
+ * packages). Ordered: the rows of a package are judged, listed and broken ties in this order,
+ * so every replica (and every run of the scan) gives the same bytes for the same snapshot.
+ */
 export function packageIndexSql(filter?: string): string {
   return `SELECT ap.cve_id, ap.ecosystem, ap.package_name, ap.purl, ap.source,
                  coalesce(ap.advisory_ids, []) AS advisory_ids, ap.fixed_branches, coalesce(ap.versions, []) AS versions,
                  c.service_risk, c.service_score, c.service_severity, c.score_assessed, c.in_kev AS kev, c.epss_score
           FROM affected_packages ap JOIN cves c ON c.cve_id = ap.cve_id AND c.status = 'active'
-          WHERE ap.ecosystem IS NOT NULL ${filter ? `AND (${filter})` : ''}`;
+          WHERE ap.ecosystem IS NOT NULL ${filter ? `AND (${filter})` : ''}
+          ORDER BY ap.cve_id, ap.ecosystem, ap.package_name, ap.source, ap.purl NULLS FIRST, advisory_ids, ap.fixed_branches NULLS FIRST, versions`;
 }
 
 /** SQL literal of a string. */

@@ -62,6 +62,20 @@ export function canonicalEcosystem(ecosystem: string): string | null {
 
 /** The order of an OSV range of `rangeType` for a package of `ecosystem`; null for GIT or an unknown type/ecosystem. */
 export function orderFor(ecosystem: string, rangeType: string | null): VersionOrder | null {
+  // Asked once per branch judged: the few (ecosystem, type) spellings of a snapshot are kept.
+  let byType = ordersKept.get(ecosystem);
+  if (byType === undefined) {
+    if (ordersKept.size >= 10_000) ordersKept.clear();
+    ordersKept.set(ecosystem, (byType = new Map()));
+  }
+  let order = byType.get(rangeType);
+  if (order === undefined) byType.set(rangeType, (order = findOrder(ecosystem, rangeType)));
+  return order;
+}
+
+const ordersKept = new Map<string, Map<string | null, VersionOrder | null>>();
+
+function findOrder(ecosystem: string, rangeType: string | null): VersionOrder | null {
   const type = (rangeType ?? 'ECOSYSTEM').toUpperCase();
   if (type === 'SEMVER') return baseEcosystem(ecosystem) === 'Go' ? GO : SEMVER;
   if (type !== 'ECOSYSTEM') return null;

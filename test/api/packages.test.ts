@@ -93,6 +93,21 @@ describe('batches', () => {
       ['pkg:nuget/System.Text.Json@6.0.9', true],
     ]);
   });
+  it('/packages/batch: the ETag names the snapshot and the question, so a repeat (any parameter order) is a 304', async () => {
+    const purls = encodeURIComponent('pkg:pypi/torch@2.8.0,pkg:npm/koa@2.16.3');
+    const first = await api.get(`${P}/packages/batch?purls=${purls}`);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const body = await first.text();
+    const again = await api.get(`${P}/packages/batch?purls=${purls}&unused=1`);
+    expect(await again.text()).toBe(body);
+    expect(again.headers.get('etag')).not.toBe(etag);
+    const reordered = await api.get(`${P}/packages/batch?unused=1&purls=${purls}`);
+    expect(reordered.headers.get('etag')).toBe(again.headers.get('etag'));
+    expect((await api.get(`${P}/packages/batch?purls=${purls}`, { headers: { 'If-None-Match': etag } })).status).toBe(304);
+    const other = await api.get(`${P}/packages/batch?purls=${encodeURIComponent('pkg:pypi/torch@2.8.0')}`);
+    expect(other.headers.get('etag')).not.toBe(etag);
+  });
   it('/packages/batch refuses more than 100 purls', async () => {
     const purls = Array.from({ length: 101 }, (_, i) => `pkg:npm/p${i}@1.0.0`).join(',');
     expect((await api.json<Body>(`${P}/packages/batch?purls=${encodeURIComponent(purls)}`)).body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'purls' });

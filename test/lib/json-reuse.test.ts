@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { keepJson, stringifyReusing } from '../../lib/json-reuse.ts';
+
+describe('stringifyReusing', () => {
+  const kept = keepJson(Object.freeze({ id: 'CVE-1', score: 9.8, note: 'a "quoted" <b>text</b>\u2028', list: [1, null] }));
+  const values: unknown[] = [
+    null, 0, -0.5, 'x', true, [], {},
+    { a: undefined, b: () => 1, c: [undefined, () => 2, kept], d: { e: { f: { g: { h: [kept] } } } } },
+    { requested: 2, results: [{ purl: 'pkg:pypi/x', undetermined: [kept, kept, { ...kept }] }, { purl: 'p', error: { code: 'X', message: 'é\n' } }] },
+    [kept, [kept, [kept, [kept, [kept]]]]],
+  ];
+  it.each(values.map((v) => [JSON.stringify(v)?.slice(0, 40), v]))('writes exactly what JSON.stringify writes: %s', (_label, value) => {
+    expect(stringifyReusing(value)).toBe(JSON.stringify(value));
+    expect(stringifyReusing(value, 1)).toBe(JSON.stringify(value));
+  });
+  it('reuses the text it kept (a kept object is written as first seen)', () => {
+    const text = stringifyReusing([kept]);
+    expect(text).toBe(`[${JSON.stringify(kept)}]`);
+    expect(stringifyReusing({ x: kept })).toBe(`{"x":${JSON.stringify(kept)}}`);
+  });
+  it('keeps only frozen objects', () => {
+    expect(() => keepJson({ a: 1 })).toThrow(/frozen/);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * What lib/packages keeps per package between questions (the rows named by CVE records only,
+ * the sorted fixes, the sorted explicit version lists): answers must be exactly those of a
+ * fresh judgement — order by risk with ties in row order, upgrades over fixes spelled apart,
+ * explicit lists matched by the order's equality — however many times and in whatever order
+ * the questions come.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkVersion } from '../../lib/packages/check.ts';
+import { PackageIndex } from '../../lib/packages/index.ts';
+import { stringifyReusing } from '../../lib/json-reuse.ts';
+
+function row(cve: string, risk: number, branches: unknown[] | null, versions: string[] = [], ecosystem = 'PyPI'): Record<string, unknown> {
+  return {
+    cve_id: cve, ecosystem, package_name: 'demo', purl: null, source: branches === null ? 'cve_list' : 'osv',
+    advisory_ids: branches === null ? [] : [`GHSA-${cve}`], fixed_branches: branches, versions,
+    service_risk: risk, service_score: risk / 10, service_severity: 'HIGH', score_assessed: true, kev: false, epss_score: null,
+  };
+}
+
+const branch = (introduced: string | null, fixed: string | null, extra: Record<string, string> = {}) => ({
+  introduced, fixed, last_affected: null, limit: null, range_type: 'ECOSYSTEM', advisory_id: 'A', source: 'osv', ...extra,
+});
+
+const rows = [
+  row('CVE-2000-0001', 50, null),
+  row('CVE-2000-0002', 70, [branch('0', '2.0')]),
+  row('CVE-2000-0003', 50, [branch('0', 'not a version')]),
+  row('CVE-2000-0004', 90, null),
+  row('CVE-2000-0005', 50, null),
+  row('CVE-2000-0006', 60, [branch('1.0', '2.0.0')]),
+  row('CVE-2000-0007', 40, [], ['1.5', '1.7.0', 'junk!']),
+  row('CVE-2000-0003', 50, null),
+];
+
+describe('answers from kept per-package parts', async () => {
+  const index = await PackageIndex.load(async () => rows.map((r) => ({ ...r })));
+
+  it('merges the kept undetermined rows with those of the version, by risk then row order', () => {
+    const answer = checkVersion(index, { ecosystem: 'PyPI', name: 'demo', version: '1.5' });
+    expect(answer.undetermined.map((f) => [f.cve_id, f.reason.slice(0, 24)])).toEqual([
+      ['CVE-2000-0004', 'no version ranges on rec'],
+      ['CVE-2000-0001', 'no version ranges on rec'],
+      ['CVE-2000-0003', 'the advisory\'s bound "no'],
+      ['CVE-2000-0003', 'no version ranges on rec'],
+      ['CVE-2000-0005', 'no version ranges on rec'],
+    ]);
+  });
+
+  it('matches an explicit list by the order\'s equality and skips the entries it cannot read', () => {
+    const listed = checkVersion(index, { ecosystem: 'PyPI', name: 'demo', version: '1.7' });
+    expect(listed.vulnerabilities.map((v) => v.cve_id)).toContain('CVE-2000-0007');
+    expect(checkVersion(index, { ecosystem: 'PyPI', name: 'demo', version: '1.6' }).vulnerabilities.map((v) => v.cve_id)).not.toContain('CVE-2000-0007');
+  });
+
+  it('gives the first of equal fixes spelled apart as the upgrade, and each row its own fix', () => {
+    const answer = checkVersion(index, { ecosystem: 'PyPI', name: 'demo', version: '1.5' });
+    expect(answer.upgrade).toEqual([expect.objectContaining({ ecosystem: 'PyPI', to: '2.0' })]);
+    expect(Object.fromEntries(answer.vulnerabilities.map((v) => [v.cve_id, v.fixed_in]))).toEqual({
+      'CVE-2000-0002': '2.0', 'CVE-2000-0006': '2.0.0', 'CVE-2000-0007': null,
+    });
+    expect(checkVersion(index, { ecosystem: 'PyPI', name: 'demo', version: '2.0' }).affected).toBe(false);
+  });
+
+  it('answers the same bytes however often and in whatever order it is asked', async () => {
+    const versions = ['0.1', '1.0', '1.5', '1.7.0', '2.0', '2.0.0', '3'];
+    const first = versions.map((v) => stringifyReusing(checkVersion(index, { ecosystem: 'PyPI', name: 'demo', version: v })));
+    const again = [...versions].reverse().map((v) => stringifyReusing(checkVersion(index, { ecosystem: 'pypi', name: 'DEMO', version: v }))).reverse();
+    expect(again.map((s) => JSON.parse(s).vulnerabilities)).toEqual(first.map((s) => JSON.parse(s).vulnerabilities));
+    const fresh = await PackageIndex.load(async () => rows.map((r) => ({ ...r })));
+    expect(versions.map((v) => JSON.stringify(checkVersion(fresh, { ecosystem: 'PyPI', name: 'demo', version: v })))).toEqual(first);
+  });
+});
