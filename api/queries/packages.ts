@@ -21,7 +21,7 @@ export interface MemoSnapshot extends SnapshotReader {
 /** Async: a table that could not be loaded is a rejection (503 for a request), never a throw out of the swap listener (api/app.ts). */
 export async function packageIndexOf(snapshot: MemoSnapshot): Promise<PackageIndex> {
   requireTables(snapshot, 'affected_packages', 'cves');
-  return snapshot.memo('package-index', () => PackageIndex.load((sql) => selectRows<Record<string, unknown>>(snapshot, sql)));
+  return snapshot.memo('package-index', () => PackageIndex.load(async (sql) => (await selectRows<{ row_json: string }>(snapshot, sql)).map((r) => r.row_json)));
 }
 
 export type PackageAnswer = VersionAnswer | ListAnswer;

@@ -38,7 +38,7 @@ export async function runScan(file: string, opts: ScanOptions): Promise<void> {
   }
   const { instance, connection, buildId } = views;
   try {
-    const index = await PackageIndex.load(async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[], nameFilterSql(names));
+    const index = await PackageIndex.load(async (sql) => (await connection.runAndReadAll(sql)).getColumns()[0] as string[], nameFilterSql(names));
     const result = scanComponents(index, sbom.components);
     const ctx = { file, buildId, format: `${sbom.format} ${sbom.specVersion}` };
     const render = opts.format === 'json' ? renderJson : opts.format === 'sarif' ? renderSarif : renderTable;

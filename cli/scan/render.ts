@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScanFinding, ScanResult } from './scan.ts';
+import type { ScanFinding, ScanResult, UnjudgedAdvisories } from './scan.ts';
 
 export interface ScanContext {
   file: string;
@@ -25,6 +25,17 @@ function componentLabel(f: { component: { name: string; purl: string | null } })
 function upgradeText(f: ScanFinding): string {
   if (f.upgrade?.to) return f.upgrade.to;
   return f.fixed_in ? `${f.fixed_in} (this CVE)` : 'no fix on record';
+}
+
+/** CVE ids a table or SARIF line names per group of unjudged advisories; the JSON has them all. */
+const TABLE_IDS_SHOWN = 5;
+
+/** One line for a group: package, components, how many CVEs (the first few named) and why. */
+function unjudgedText(g: UnjudgedAdvisories, shown: number): string {
+  const ids = g.cves.slice(0, shown).map((c) => c.cve_id).join(', ');
+  const more = g.cves.length > shown ? ` and ${g.cves.length - shown} more` : '';
+  const components = g.components.length === 1 ? `component ${g.components[0]}` : `${g.components.length} components`;
+  return `${g.package_name} (${g.ecosystem}, ${components}): ${g.cves.length} CVE${g.cves.length === 1 ? '' : 's'} (${ids}${more}) — ${g.reason}`;
 }
 
 export function renderTable(r: ScanResult, ctx: ScanContext): string {
@@ -46,8 +57,9 @@ export function renderTable(r: ScanResult, ctx: ScanContext): string {
     for (const u of r.unjudged) lines.push(`  ${u.component.purl ?? u.component.name}${u.component.version ? ` ${u.component.version}` : ''}: ${u.reason}`);
   }
   if (r.unjudged_advisories.length > 0) {
-    lines.push('', `Advisories that could not be compared (${r.unjudged_advisories.length}):`);
-    for (const u of r.unjudged_advisories) lines.push(`  ${u.cve_id} on ${componentLabel(u)}: ${u.reason}`);
+    const count = r.unjudged_advisories.reduce((n, g) => n + g.cves.length, 0);
+    lines.push('', `Advisories that could not be compared (${count}, in ${r.unjudged_advisories.length} groups; --format json lists every one):`);
+    for (const g of r.unjudged_advisories) lines.push(`  ${unjudgedText(g, TABLE_IDS_SHOWN)}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -98,7 +110,7 @@ export function renderSarif(r: ScanResult, ctx: ScanContext): string {
   }));
   const notifications = [
     ...r.unjudged.map((u) => ({ level: 'warning', message: { text: `Not judged: ${u.component.purl ?? u.component.name}: ${u.reason}` } })),
-    ...r.unjudged_advisories.map((u) => ({ level: 'note', message: { text: `${u.cve_id} on ${componentLabel(u)} not compared: ${u.reason}` } })),
+    ...r.unjudged_advisories.map((g) => ({ level: 'note', message: { text: `Not compared: ${unjudgedText(g, TABLE_IDS_SHOWN)}` } })),
   ];
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',

@@ -27,8 +27,27 @@ export interface ScanResult {
   findings: ScanFinding[];
   /** Components the scan could not judge at all (no purl, unknown type, unreadable version). */
   unjudged: UnjudgedComponent[];
-  /** Advisories of judged components that could not be compared (GIT ranges, unreadable bounds). */
-  unjudged_advisories: (UnjudgedFinding & { component: SbomComponent; kind: 'not_comparable' | 'undetermined' })[];
+  /**
+   * Advisories of judged components that could not be compared (GIT ranges, unreadable bounds,
+   * packages the CVE record names without ranges), one group per package, reason and list of
+   * CVEs, naming the components it concerns: a package can carry a thousand such advisories,
+   * and an SBOM the same package many times over.
+   */
+  unjudged_advisories: UnjudgedAdvisories[];
+}
+
+/** The risk figures of a CVE in a group of unjudged advisories. */
+export type UnjudgedCve = Pick<UnjudgedFinding, 'cve_id' | 'service_risk' | 'service_severity' | 'kev' | 'epss_score' | 'advisory_ids'>;
+
+export interface UnjudgedAdvisories {
+  kind: 'not_comparable' | 'undetermined';
+  reason: string;
+  ecosystem: string;
+  package_name: string;
+  /** `bom-ref`s of the components concerned, in SBOM order. */
+  components: string[];
+  /** By service risk, as every list here. */
+  cves: UnjudgedCve[];
 }
 
 /** The purl of each component that has one (parsing errors are the caller's to report). */
@@ -46,6 +65,7 @@ export function componentPurl(c: SbomComponent): PurlPackage | string {
 
 export function scanComponents(index: PackageIndex, components: SbomComponent[]): ScanResult {
   const result: ScanResult = { components: components.length, judged: 0, findings: [], unjudged: [], unjudged_advisories: [] };
+  const groups = new UnjudgedGroups();
   for (const component of components) {
     const p = componentPurl(component);
     if (typeof p === 'string') {
@@ -68,11 +88,71 @@ export function scanComponents(index: PackageIndex, components: SbomComponent[])
     for (const v of answer.vulnerabilities) {
       result.findings.push({ ...v, component, version: p.version, upgrade: answer.upgrade.find((u) => u.ecosystem === v.ecosystem) ?? null });
     }
-    for (const u of answer.not_comparable) result.unjudged_advisories.push({ ...u, component, kind: 'not_comparable' });
-    for (const u of answer.undetermined) result.unjudged_advisories.push({ ...u, component, kind: 'undetermined' });
+    groups.add(component, 'not_comparable', answer.not_comparable);
+    groups.add(component, 'undetermined', answer.undetermined);
   }
   result.findings.sort((a, b) => byRisk(a, b) || a.component.ref.localeCompare(b.component.ref));
+  result.unjudged_advisories = groups.list();
   return result;
+}
+
+/** Groups the unjudged advisories of each component by package, reason and CVE list. */
+class UnjudgedGroups {
+  /** By kind, reason, ecosystem and package: the groups (one per distinct CVE list) with the findings they were made of. */
+  private readonly byKey = new Map<string, { group: UnjudgedAdvisories; findings: readonly UnjudgedFinding[] }[]>();
+
+  add(component: SbomComponent, kind: UnjudgedAdvisories['kind'], findings: readonly UnjudgedFinding[]): void {
+    const byGroup = new Map<string, UnjudgedFinding[]>();
+    let list: UnjudgedFinding[] | undefined;
+    let last: UnjudgedFinding | undefined;
+    for (const f of findings) {
+      // Neighbours usually share package and reason: a key is made only when they change.
+      if (!last || f.reason !== last.reason || f.ecosystem !== last.ecosystem || f.package_name !== last.package_name) {
+        const key = `${kind}\u0000${f.reason}\u0000${f.ecosystem}\u0000${f.package_name}`;
+        list = byGroup.get(key);
+        if (!list) byGroup.set(key, (list = []));
+      }
+      list!.push(f);
+      last = f;
+    }
+    for (const [key, list] of byGroup) {
+      let same = this.byKey.get(key);
+      if (!same) this.byKey.set(key, (same = []));
+      // The same reason for other CVEs (another version's verdicts) is another group.
+      const existing = same.find((g) => sameCves(g.findings, list));
+      if (existing) {
+        if (!existing.group.components.includes(component.ref)) existing.group.components.push(component.ref);
+        continue;
+      }
+      const { reason, ecosystem, package_name } = list[0]!;
+      same.push({
+        findings: list,
+        group: {
+          kind, reason, ecosystem, package_name, components: [component.ref],
+          cves: list.map(({ cve_id, service_risk, service_severity, kev, epss_score, advisory_ids }) => ({ cve_id, service_risk, service_severity, kev, epss_score, advisory_ids })),
+        },
+      });
+    }
+  }
+
+  /** Riskiest group first (its first CVE is its riskiest), then by package. */
+  list(): UnjudgedAdvisories[] {
+    return [...this.byKey.values()].flatMap((same) => same.map((g) => g.group)).sort(
+      (a, b) => byRisk(a.cves[0]!, b.cves[0]!) || a.package_name.localeCompare(b.package_name) || a.reason.localeCompare(b.reason),
+    );
+  }
+}
+
+/** Whether two finding lists name the same CVEs through the same advisories, in the same order. */
+function sameCves(a: readonly UnjudgedFinding[], b: readonly UnjudgedFinding[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === y) continue;
+    if (x.cve_id !== y.cve_id || x.advisory_ids.length !== y.advisory_ids.length || x.advisory_ids.some((id, j) => id !== y.advisory_ids[j])) return false;
+  }
+  return true;
 }
 
 export type FailOn = 'critical' | 'high' | 'kev';

@@ -79,8 +79,11 @@ export interface ListAnswer {
   advisories: PackageAdvisory[];
 }
 
+/** What the risk order reads. */
+export type RiskOrderFields = Pick<CveRisk, 'cve_id' | 'service_risk' | 'kev' | 'epss_score'>;
+
 /** Service risk first, then KEV, then EPSS, then the id (the order of every list here). */
-export function byRisk(a: CveRisk, b: CveRisk): number {
+export function byRisk(a: RiskOrderFields, b: RiskOrderFields): number {
   return b.service_risk - a.service_risk || Number(b.kev) - Number(a.kev) || (b.epss_score ?? -1) - (a.epss_score ?? -1) || (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : 0);
 }
 

@@ -23,7 +23,7 @@ let index: PackageIndex;
 beforeAll(async () => {
   dataDir = (await buildCorpus()).dataDir;
   const { instance, connection } = await openSnapshotViews(dataDir);
-  index = await PackageIndex.load(async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[]);
+  index = await PackageIndex.load(async (sql) => (await connection.runAndReadAll(sql)).getColumns()[0] as string[]);
   connection.closeSync();
   instance.closeSync();
 });

@@ -39,7 +39,7 @@ export async function indexOf(records: { record: unknown; cve: string; risk?: Ri
       }
     }
   }
-  return PackageIndex.load(async () => rows);
+  return PackageIndex.fromRows(rows);
 }
 
 export function osv(id: string, affected: unknown[]): Record<string, unknown> {
