@@ -160,7 +160,7 @@ describe('RubyGems (Gem::Version)', () => {
     expectEqual(GEM, '1.0', '1.0.0');
   });
   it('gives the same order as the library on fresh, unkept versions', () => {
-    const versions = ['1.0.a', '1.0.a10', '1.0.b1', '1.0.rc1', '1.0', '1.0.0', '1.0.1', '1.1', '10.0', '1.0.0.pre', '2.a.1', '0.9.9.9', '1.0.0.0.1'];
+    const versions = ['1.0.a', '1.0.a10', '1.0.b1', '1.0.rc1', '1.0', '1.0.0', '1.0.1', '1.1', '10.0', '1.0.0.pre', '2.a.1', '0.9.9.9', '1.0.0.0.1', '1.0.B1', '1.0.beta2', '1.0.beta10', '3.0.0.rc.2', '1.a2b', '9999999999999999999999.1', '1.0.0-pre.1', '0', '00.1', '1.0.0.a.0'];
     for (const a of versions) for (const b of versions) expect(GEM.compare(a, b), `${a} vs ${b}`).toBe(Math.sign(Version.create(a)!.compare(Version.create(b))));
   });
 });
