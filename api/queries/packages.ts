@@ -7,6 +7,9 @@
  * when the snapshot is swapped in, see api/app.ts), never before the snapshot is served: the
  * replica is ready as soon as the snapshot is open.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SERVING_PACKAGES } from '../../lib/serving-layout.ts';
 import { checkVersion, listAdvisories, type ListAnswer, type VersionAnswer } from '../../lib/packages/check.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
 import { parsePurl, PurlError, type PurlPackage } from '../../lib/packages/purl.ts';
@@ -16,12 +19,27 @@ import { requireTables, selectRows, type SnapshotReader } from './support.ts';
 
 export interface MemoSnapshot extends SnapshotReader {
   memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /** The serving files' folder: the index is read from its packages.ndjson when there. */
+  servingDir?: string;
 }
 
 /** Async: a table that could not be loaded is a rejection (503 for a request), never a throw out of the swap listener (api/app.ts). */
 export async function packageIndexOf(snapshot: MemoSnapshot): Promise<PackageIndex> {
   requireTables(snapshot, 'affected_packages', 'cves');
-  return snapshot.memo('package-index', () => PackageIndex.load(async (sql) => (await selectRows<{ row_json: string }>(snapshot, sql)).map((r) => r.row_json)));
+  return snapshot.memo('package-index', async () => {
+    const stored = snapshot.servingDir === undefined ? null : await readIfPresent(join(snapshot.servingDir, SERVING_PACKAGES));
+    if (stored !== null) return PackageIndex.fromLines(stored);
+    return PackageIndex.load(async (sql) => (await selectRows<{ row_json: string }>(snapshot, sql)).map((r) => r.row_json));
+  });
+}
+
+async function readIfPresent(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
 }
 
 export type PackageAnswer = VersionAnswer | ListAnswer;

@@ -6,13 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  PER_CVE_ANSWERS,
-  SERVING_ADVISORIES,
-  SERVING_ADVISORY_KEYS,
-  SERVING_ANSWER_LENGTHS,
-  type PerCveAnswer,
-} from '../../cli/build/serving.ts';
+import { PER_CVE_ANSWERS, SERVING_ADVISORIES, SERVING_ADVISORY_KEYS, SERVING_ANSWER_LENGTHS, type PerCveAnswer } from '../../lib/serving-layout.ts';
 import { readFlatColumns } from '../../lib/flat-columns.ts';
 import { LineFile } from './line-file.ts';
 

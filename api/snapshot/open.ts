@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { SnapshotManifest } from '../../cli/build/manifest.ts';
-import { ensureServingFiles, SERVING_DB, type ServingManifest } from '../../cli/build/serving.ts';
+import { ensureServingFiles } from '../../cli/build/serving.ts';
+import { SERVING_DB, type ServingManifest } from '../../lib/serving-layout.ts';
 import { snapshotsDir } from '../../lib/snapshot-layout.ts';
 
 export interface OpenSnapshot {

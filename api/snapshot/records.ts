@@ -11,7 +11,8 @@
  * status), so the default page, its reverse and its keyset cursor are array slices.
  */
 import { join } from 'node:path';
-import { SERVING_RECORDS, type DocColumns } from '../../cli/build/serving.ts';
+import { type DocColumns } from '../../cli/build/serving.ts';
+import { SERVING_RECORDS } from '../../lib/serving-layout.ts';
 import { LineFile } from './line-file.ts';
 
 export class RecordStore {

@@ -28,6 +28,8 @@ export class ServingSnapshot {
   readonly buildId: string;
   readonly manifest: SnapshotManifest;
   readonly dir: string;
+  /** The folder of the snapshot's serving files (cli/build/serving.ts). */
+  readonly servingDir: string;
   readonly records: RecordStore;
   /** The per-CVE and per-advisory answers the build stored (answers.ts). */
   readonly answers: StoredAnswers;
@@ -58,6 +60,7 @@ export class ServingSnapshot {
     this.buildId = opened.buildId;
     this.manifest = opened.manifest;
     this.dir = opened.dir;
+    this.servingDir = opened.servingDir;
     this.connection = opened.connection;
     this.unreadableTables = opened.unreadableTables;
     this.records = records;

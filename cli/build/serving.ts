@@ -18,28 +18,29 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
+import { packageIndexSql } from '../../lib/packages/index.ts';
 import { SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
 import { ANSWER_TABLES, createAnswerTables } from './answers.ts';
 import { createBuildDatabase, fillPlaceholders, SQL_DIR } from './sql-steps.ts';
+import {
+  SERVING_FORMAT,
+  SERVING_DB,
+  SERVING_RECORDS,
+  SERVING_MANIFEST,
+  SERVING_COLUMNS,
+  SERVING_IDS,
+  PER_CVE_ANSWERS,
+  type PerCveAnswer,
+  SERVING_ADVISORIES,
+  SERVING_ADVISORY_KEYS,
+  SERVING_PACKAGES,
+  SERVING_ANSWER_LENGTHS,
+  type ServingManifest,
+  servingDir,
+  readServingManifest,
+} from '../../lib/serving-layout.ts';
 
-/** Bumped whenever the serving layout changes: older serving folders are then derived anew. */
-export const SERVING_FORMAT = 1;
 export const SERVING_STEP = '11_serving.sql';
-
-export const SERVING_DIR = 'serving';
-export const SERVING_DB = 'serving.duckdb';
-export const SERVING_RECORDS = 'records.ndjson';
-export const SERVING_MANIFEST = 'serving.json';
-export const SERVING_COLUMNS = 'columns.bin';
-export const SERVING_IDS = 'ids.txt';
-/** The stored answers: `<kind>.ndjson` by doc for each PER_CVE_ANSWERS kind, the advisories by key. */
-/** related is not stored: see AnswerOptions.related in answers.ts. */
-export const PER_CVE_ANSWERS = ['enrichment', 'references'] as const;
-export type PerCveAnswer = (typeof PER_CVE_ANSWERS)[number];
-export const SERVING_ADVISORIES = 'vendor-advisories.ndjson';
-export const SERVING_ADVISORY_KEYS = 'vendor-advisory-keys.ndjson';
-/** Line lengths of the answer files: `<kind>_bytes` by doc, `advisory_bytes` by advisory. */
-export const SERVING_ANSWER_LENGTHS = 'answers.bin';
 
 /** Severity labels as small integers in columns.bin; NONE (and a missing label) is 0. */
 export const SEVERITY_CODES: Record<string, number> = { NONE: 0, LOW: 1, MEDIUM: 2, HIGH: 3, CRITICAL: 4 };
@@ -65,14 +66,6 @@ export interface DocColumns {
   order_cvss_v3: Int32Array;
 }
 
-export interface ServingManifest {
-  format: number;
-  /** Snapshot tables whose Parquet could not be read: present in serving.duckdb, empty. */
-  unreadable_tables: string[];
-  cves: number;
-  record_bytes: number;
-  seconds: number;
-}
 
 /** Tables the step reshapes (sql/11_serving.sql); never copied as they are. */
 const RESHAPED = new Set(['cves', 'search_terms', 'search_docs']);
@@ -82,20 +75,6 @@ const EMPTY_INPUTS: Record<string, string> = {
   search_terms: `SELECT NULL::VARCHAR AS term, NULL::VARCHAR AS cve_id, NULL::TIMESTAMP AS published, NULL::VARCHAR AS status WHERE false`,
   search_docs: `SELECT NULL::VARCHAR AS cve_id, NULL::VARCHAR AS text WHERE false`,
 };
-
-export function servingDir(snapshotDir: string): string {
-  return join(snapshotDir, SERVING_DIR);
-}
-
-/** The serving manifest of a snapshot, or null when its serving files are absent or outdated. */
-export async function readServingManifest(dir: string): Promise<ServingManifest | null> {
-  try {
-    const manifest = JSON.parse(await readFile(join(dir, SERVING_MANIFEST), 'utf8')) as ServingManifest;
-    return manifest.format === SERVING_FORMAT ? manifest : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Writes the one VARCHAR column of `sql`, row by row in its order, as the lines of `path`;
@@ -285,6 +264,9 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     const recordBytes = await writeRecords(connection, join(work, SERVING_RECORDS));
     await writeDocColumns(connection, work, recordBytes);
     await writeAnswers(connection, work, new Set(unreadable), recordBytes.length);
+    if (!unreadable.includes('affected_packages')) {
+      await writeLines(connection, packageIndexSql({ schema: 'serving' }), join(work, SERVING_PACKAGES), 'package index row');
+    }
     await connection.run(`DETACH serving`);
     const manifest: ServingManifest = {
       format: SERVING_FORMAT,

@@ -1,18 +1,21 @@
 /**
  * `vulnintel scan FILE`: a CycloneDX or SPDX JSON SBOM checked offline against the current
- * snapshot. The package index is built from the snapshot's Parquet files, narrowed to the
- * SBOM's package names, and every component judged by lib/packages (the API's code).
+ * snapshot. The package index is read from the snapshot's serving files (or its Parquet files),
+ * narrowed to the SBOM's package names, and every component judged by lib/packages (the API's
+ * code).
  *
  * Exit codes: 0 done (findings or not), 1 a finding reaches `--fail-on`, 2 the SBOM or the
  * snapshot could not be read (message naming the file and what is wrong).
  */
-import { resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { CliError } from '../../lib/errors.ts';
+import { readServingManifest, SERVING_PACKAGES, servingDir } from '../../lib/serving-layout.ts';
+import { readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { PackageIndex, nameFilterSql } from '../../lib/packages/index.ts';
 import { readSbom, SbomFormatError } from '../../lib/sbom/read.ts';
 import { componentPurl, failsOn, scanComponents, type FailOn } from '../scan/scan.ts';
 import { renderJson, renderSarif, renderTable } from '../scan/render.ts';
-import { openSnapshotViews } from './sql.ts';
 
 export interface ScanOptions {
   data: string;
@@ -29,24 +32,46 @@ export async function runScan(file: string, opts: ScanOptions): Promise<void> {
     throw err;
   }
   const names = sbom.components.map(componentPurl).flatMap((p) => (typeof p === 'string' ? [] : [p.name]));
+  const { index, buildId } = await loadIndex(resolve(opts.data), names);
+  const result = scanComponents(index, sbom.components);
+  const ctx = { file, buildId, format: `${sbom.format} ${sbom.specVersion}` };
+  const render = opts.format === 'json' ? renderJson : opts.format === 'sarif' ? renderSarif : renderTable;
+  process.stdout.write(render(result, ctx));
+  if (failsOn(result.findings, opts.failOn)) {
+    process.stderr.write(`vulnintel scan: findings at or above --fail-on ${opts.failOn}\n`);
+    process.exitCode = 1;
+  }
+}
+
+/**
+ * The package index of the current snapshot, narrowed to `names`: from the serving files'
+ * packages.ndjson when the snapshot has them (no database to start: loading DuckDB alone took
+ * longer than reading the file), else by querying its Parquet files.
+ */
+async function loadIndex(dataDir: string, names: string[]): Promise<{ index: PackageIndex; buildId: string }> {
+  const buildId = await readCurrentBuildId(dataDir);
+  if (buildId) {
+    const serving = servingDir(join(snapshotsDir(dataDir), buildId));
+    if (await readServingManifest(serving)) {
+      const text = await readFile(join(serving, SERVING_PACKAGES), 'utf8').catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return null;
+        throw err;
+      });
+      if (text !== null) return { index: PackageIndex.fromLines(text, names), buildId };
+    }
+  }
+  const { openSnapshotViews } = await import('./sql.ts');
   let views;
   try {
-    views = await openSnapshotViews(resolve(opts.data));
+    views = await openSnapshotViews(dataDir);
   } catch (err) {
     if (err instanceof CliError) throw new CliError(err.message, 2);
     throw err;
   }
-  const { instance, connection, buildId } = views;
+  const { instance, connection } = views;
   try {
     const index = await PackageIndex.load(async (sql) => (await connection.runAndReadAll(sql)).getColumns()[0] as string[], nameFilterSql(names));
-    const result = scanComponents(index, sbom.components);
-    const ctx = { file, buildId, format: `${sbom.format} ${sbom.specVersion}` };
-    const render = opts.format === 'json' ? renderJson : opts.format === 'sarif' ? renderSarif : renderTable;
-    process.stdout.write(render(result, ctx));
-    if (failsOn(result.findings, opts.failOn)) {
-      process.stderr.write(`vulnintel scan: findings at or above --fail-on ${opts.failOn}\n`);
-      process.exitCode = 1;
-    }
+    return { index, buildId: views.buildId };
   } finally {
     connection.closeSync();
     instance.closeSync();

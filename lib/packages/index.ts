@@ -38,17 +38,21 @@ export interface PackageRow {
  * The index query: one column `row_json`, each index row as JSON text, in a fixed order (the
  * rows of a package are judged, listed and broken ties in this order, so every replica and
  * every run of the scan gives the same bytes for the same snapshot). `filter`, when given, is
- * an SQL condition on `ap` (the scan narrows to its packages).
+ * an SQL condition on `ap` (the scan narrows to its packages); `schema`, the tables' schema.
+ * The serving step stores its rows as `packages.ndjson` (cli/build/serving.ts): a replica and
+ * the scan read that file instead of running the query (see fromLines).
  * JSON text because converting DuckDB's values to JS objects value by value took longer than
  * the query itself (0.9 s for 41,000 rows with their nested range lists); one JSON.parse of
  * all the rows takes a fifth of that.
  */
-export function packageIndexSql(filter?: string): string {
+export function packageIndexSql(opts: { filter?: string; schema?: string } = {}): string {
+  const { filter, schema } = opts;
+  const table = (name: string) => (schema ? `${schema}.${name}` : name);
   return `SELECT CAST(to_json(r) AS VARCHAR) AS row_json
           FROM (SELECT ap.cve_id, ap.ecosystem, ap.package_name, ap.purl, ap.source,
                        coalesce(ap.advisory_ids, []) AS advisory_ids, ap.fixed_branches, coalesce(ap.versions, []) AS versions,
                        c.service_risk, c.service_score, c.service_severity, c.score_assessed, c.in_kev AS kev, c.epss_score
-                FROM affected_packages ap JOIN cves c ON c.cve_id = ap.cve_id AND c.status = 'active'
+                FROM ${table('affected_packages')} ap JOIN ${table('cves')} c ON c.cve_id = ap.cve_id AND c.status = 'active'
                 WHERE ap.ecosystem IS NOT NULL ${filter ? `AND (${filter})` : ''}) r
           ORDER BY r.cve_id, r.ecosystem, r.package_name, r.source, r.purl NULLS FIRST, r.advisory_ids, r.fixed_branches NULLS FIRST, r.versions`;
 }
@@ -89,7 +93,22 @@ export class PackageIndex {
   /** The index of a snapshot, through `read` (a connection to its tables). */
   static async load(read: JsonRowsSource, filter?: string): Promise<PackageIndex> {
     const started = performance.now();
-    const rows = JSON.parse(`[${(await read(packageIndexSql(filter))).join(',')}]`) as Record<string, unknown>[];
+    const rows = JSON.parse(`[${(await read(packageIndexSql({ filter }))).join(',')}]`) as Record<string, unknown>[];
+    return PackageIndex.fromRows(rows, started);
+  }
+
+  /**
+   * The index from the serving step's `packages.ndjson` (the query's rows, one per line, in its
+   * order); `names`, when given, keeps only the rows that could be theirs (as nameFilterSql).
+   */
+  static fromLines(text: string, names?: Iterable<string>): PackageIndex {
+    const started = performance.now();
+    const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+    let rows = body === '' ? [] : (JSON.parse(`[${body.replaceAll('\n', ',')}]`) as Record<string, unknown>[]);
+    if (names) {
+      const keys = new Set([...names].map(filterKey));
+      rows = rows.filter((r) => keys.has(filterKey(r.package_name as string)));
+    }
     return PackageIndex.fromRows(rows, started);
   }
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
-import { SERVING_DB, servingDir } from '../../cli/build/serving.ts';
+import { SERVING_DB, servingDir } from '../../lib/serving-layout.ts';
 import { currentPointer, SNAPSHOT_TABLES, snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 

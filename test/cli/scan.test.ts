@@ -3,14 +3,17 @@
  * risk with KEV and EPSS, components that cannot be judged listed, SARIF 2.1.0 structure,
  * `--fail-on` exit codes, malformed files named with what is wrong.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotViews } from '../../cli/commands/sql.ts';
 import { renderSarif } from '../../cli/scan/render.ts';
 import { failsOn, scanComponents, type ScanResult } from '../../cli/scan/scan.ts';
+import { listAdvisories } from '../../lib/packages/check.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
+import { SERVING_PACKAGES, servingDir } from '../../lib/serving-layout.ts';
+import { readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { parseSbom, readSbom, SbomFormatError } from '../../lib/sbom/read.ts';
 import { cli } from '../helpers/cli.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
@@ -93,7 +96,37 @@ describe('scanning', () => {
   });
 });
 
+describe('the package index stored with the serving files', () => {
+  it('holds the rows the index query gives, in its order, for the same answers', async () => {
+    const buildId = (await readCurrentBuildId(dataDir))!;
+    const text = await readFile(join(servingDir(join(snapshotsDir(dataDir), buildId)), SERVING_PACKAGES), 'utf8');
+    const stored = PackageIndex.fromLines(text);
+    expect(stored.rowCount).toBe(index.rowCount);
+    expect(stored.rowCount).toBeGreaterThan(20);
+    const packages = new Set(text.trim().split('\n').map((line) => { const r = JSON.parse(line) as { ecosystem: string; package_name: string }; return `${r.ecosystem}\u0000${r.package_name}`; }));
+    for (const key of packages) {
+      const [ecosystem, name] = key.split('\u0000') as [string, string];
+      expect(JSON.stringify(listAdvisories(stored, { ecosystem, name, version: null }))).toBe(JSON.stringify(listAdvisories(index, { ecosystem, name, version: null })));
+    }
+    const narrowed = PackageIndex.fromLines(text, ['MLflow', 'zope.interface']);
+    expect(narrowed.rowsOf('PyPI', 'mlflow').length).toBe(index.rowsOf('PyPI', 'mlflow').length);
+    expect(narrowed.rowsOf('npm', 'body-parser')).toEqual([]);
+  });
+});
+
 describe('vulnintel scan (the command)', () => {
+  it('answers the same from the serving files and, for a snapshot without them, from its Parquet files', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'vulnintel-scan-data-'));
+    await cp(dataDir, copy, { recursive: true });
+    const buildId = (await readCurrentBuildId(copy))!;
+    await rm(servingDir(join(snapshotsDir(copy), buildId)), { recursive: true });
+    const fromParquet = await cli(['scan', CDX, '--data', copy, '--format', 'json']);
+    const fromServing = await cli(['scan', CDX, '--data', dataDir, '--format', 'json']);
+    expect(fromServing.code).toBe(0);
+    expect(JSON.parse(fromServing.stdout).findings.length).toBeGreaterThan(5);
+    expect(fromParquet.stdout).toBe(fromServing.stdout);
+    await rm(copy, { recursive: true, force: true });
+  }, 120_000);
   it('prints the table and exits 1 with --fail-on kev, 0 without', async () => {
     const failing = await cli(['scan', CDX, '--data', dataDir, '--fail-on', 'kev']);
     expect(failing.code).toBe(1);

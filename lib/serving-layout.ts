@@ -1,0 +1,52 @@
+/**
+ * Where the serving files of a snapshot live and what they are named (DESIGN §8.1): the layout
+ * the build writes (cli/build/serving.ts) and a replica and `vulnintel scan` read, kept apart
+ * from the code that writes them so a reader need not load DuckDB to find them (as
+ * lib/snapshot-layout.ts does for the Parquet).
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Bumped whenever the serving layout changes: older serving folders are then derived anew. */
+export const SERVING_FORMAT = 2;
+
+export const SERVING_DIR = 'serving';
+export const SERVING_DB = 'serving.duckdb';
+export const SERVING_RECORDS = 'records.ndjson';
+export const SERVING_MANIFEST = 'serving.json';
+export const SERVING_COLUMNS = 'columns.bin';
+export const SERVING_IDS = 'ids.txt';
+/** The stored answers: `<kind>.ndjson` by doc for each PER_CVE_ANSWERS kind, the advisories by key. */
+/** related is not stored: see AnswerOptions.related in answers.ts. */
+export const PER_CVE_ANSWERS = ['enrichment', 'references'] as const;
+export type PerCveAnswer = (typeof PER_CVE_ANSWERS)[number];
+export const SERVING_ADVISORIES = 'vendor-advisories.ndjson';
+export const SERVING_ADVISORY_KEYS = 'vendor-advisory-keys.ndjson';
+/** The package index rows (lib/packages/index.ts, packageIndexSql), one JSON per line; absent when affected_packages is unreadable. */
+export const SERVING_PACKAGES = 'packages.ndjson';
+/** Line lengths of the answer files: `<kind>_bytes` by doc, `advisory_bytes` by advisory. */
+export const SERVING_ANSWER_LENGTHS = 'answers.bin';
+
+export interface ServingManifest {
+  format: number;
+  /** Snapshot tables whose Parquet could not be read: present in serving.duckdb, empty. */
+  unreadable_tables: string[];
+  cves: number;
+  record_bytes: number;
+  seconds: number;
+}
+
+export function servingDir(snapshotDir: string): string {
+  return join(snapshotDir, SERVING_DIR);
+}
+
+/** The serving manifest of a snapshot, or null when its serving files are absent or outdated. */
+export async function readServingManifest(dir: string): Promise<ServingManifest | null> {
+  try {
+    const manifest = JSON.parse(await readFile(join(dir, SERVING_MANIFEST), 'utf8')) as ServingManifest;
+    return manifest.format === SERVING_FORMAT ? manifest : null;
+  } catch {
+    return null;
+  }
+}
+
