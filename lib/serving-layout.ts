@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Bumped whenever the serving layout changes: older serving folders are then derived anew. */
-export const SERVING_FORMAT = 2;
+export const SERVING_FORMAT = 3;
 
 export const SERVING_DIR = 'serving';
 export const SERVING_DB = 'serving.duckdb';
@@ -24,6 +24,15 @@ export const SERVING_ADVISORIES = 'vendor-advisories.ndjson';
 export const SERVING_ADVISORY_KEYS = 'vendor-advisory-keys.ndjson';
 /** The package index rows (lib/packages/index.ts, packageIndexSql), one JSON per line; absent when affected_packages is unreadable. */
 export const SERVING_PACKAGES = 'packages.ndjson';
+/**
+ * The search postings as flat files (DESIGN §8.1): `terms.txt` every term once, newline after
+ * each, in byte order; `terms.bin` flat arrays by term position (`start`: where its docs begin
+ * in postings.bin, one more entry than terms; `all_count`, `active_count`); `postings.bin` the
+ * docs (int32, little-endian) of each term in term order, ascending within a term.
+ */
+export const SERVING_TERMS = 'terms.txt';
+export const SERVING_TERM_COLUMNS = 'terms.bin';
+export const SERVING_POSTINGS = 'postings.bin';
 /** Line lengths of the answer files: `<kind>_bytes` by doc, `advisory_bytes` by advisory. */
 export const SERVING_ANSWER_LENGTHS = 'answers.bin';
 

@@ -5,7 +5,9 @@
  * Pages come from the cheapest place that can answer:
  *   - the unfiltered published listing (only `status`) is a slice of the record store's doc
  *     arrays: the default page, its reverse and its keyset cursor cost no query;
- *   - a search alone, in published order, reads the index (`search_postings`) only;
+ *   - a search of words alone (no phrase), in published order, intersects the flat postings
+ *     (api/snapshot/postings.ts) in JS; with phrases it reads the index (`search_postings`)
+ *     and the normalised text only;
  *   - anything else is one DuckDB query over `cves` (ordered by integer keys, see open.ts).
  * Totals likewise: the doc arrays and the build's term statistics give exact totals without
  * counting; a page that ends before `limit` proves its own total; otherwise a count runs in what
@@ -19,7 +21,7 @@ import type { RecordStore } from '../snapshot/records.ts';
 import { OVER_BUDGET } from '../snapshot/pool.ts';
 import { formatMicros } from '../http/timestamps.ts';
 import type { SearchQuery } from '../search/parse.ts';
-import { searchDocsSql, termStatsSql } from '../search/sql.ts';
+import { searchDocsSql } from '../search/sql.ts';
 import { filterConditions, filtersBeyondStatus, SqlParams, type CveFilter } from './cves-filter.ts';
 import { scanList } from './cves-scan.ts';
 
@@ -125,7 +127,7 @@ export async function listCves(snapshot: ServingSnapshot, request: ListRequest, 
 
   let stats: Map<string, number> | null = null;
   if (req.search) {
-    stats = await termStats(snapshot, req.search.terms, req.filter);
+    stats = termStats(snapshot, req.search.terms, req.filter);
     // A word no CVE holds: nothing can match, whatever else the request says.
     if (req.search.terms.some((t) => (stats!.get(t) ?? 0) === 0)) {
       return { docs: [], total: 0, totalIsLowerBound: false, totalCounted: !uncounted, searchRelaxed: false, next: nextCursor(snapshot, req, uncounted, { docs: [], hasMore: false }) };
@@ -133,6 +135,10 @@ export async function listCves(snapshot: ServingSnapshot, request: ListRequest, 
     // Most frequent first, rarest last: each INTERSECT builds its hash table on the right side.
     const terms = [...req.search.terms].sort((a, b) => stats!.get(b)! - stats!.get(a)!);
     req = { ...req, search: { ...req.search, terms } };
+  }
+
+  if (req.search && req.search.phrases.length === 0 && !req.scope && !filtersBeyondStatus(req.filter) && req.sort === 'published') {
+    return listFromPostings(snapshot, req, req.search.terms, stats!, cursorDoc, uncounted, deadline);
   }
 
   const hasPhrases = req.search !== null && req.search.phrases.length > 0;
@@ -223,10 +229,83 @@ function nextCursor(snapshot: Pick<ServingSnapshot, 'records'>, req: ListRequest
   return { published: formatMicros(snapshot.records.publishedMicros[last]!), cve_id: snapshot.records.cveIds[last]! };
 }
 
-async function termStats(snapshot: ServingSnapshot, terms: string[], filter: CveFilter): Promise<Map<string, number>> {
-  const params = new SqlParams();
-  const reader = await snapshot.pool.read(termStatsSql(terms, filter.status, params), params.values);
-  return new Map(reader.getRows().map(([term, n]) => [String(term), Number(n)]));
+/** CVEs of the filter's status holding each term, as the build counted them (the flat postings). */
+function termStats(snapshot: ServingSnapshot, terms: string[], filter: CveFilter): Map<string, number> {
+  return new Map(terms.map((t) => [t, snapshot.postings.count(t, filter.status)]));
+}
+
+/**
+ * Words only (no phrase), in published order, no filter beyond status: the intersection of the
+ * terms' sorted doc lists (api/snapshot/postings.ts), walked from the rarest, with the status
+ * from the column store: the page, whether a row follows, and the total (the term's count for
+ * one word, else the intersection counted within the execution budget) — what the SQL path
+ * answers.
+ */
+function listFromPostings(
+  snapshot: ServingSnapshot,
+  req: ListRequest,
+  terms: readonly string[],
+  stats: ReadonlyMap<string, number>,
+  cursorDoc: number | null,
+  uncounted: boolean,
+  deadline: number,
+): ListResult {
+  const lists = terms.map((t) => snapshot.postings.docs(t)).sort((a, b) => a.length - b.length);
+  const active = snapshot.columns.active;
+  const status = req.filter.status;
+  const matches = (from: number): Generator<number> => intersect(lists, from, (doc) => status === 'all' || (active[doc] === 1) === (status === 'active'));
+  const docs: number[] = [];
+  let skipped = 0;
+  let hasMore = false;
+  for (const doc of matches(cursorDoc ?? 0)) {
+    if (skipped < req.offset) {
+      skipped++;
+      continue;
+    }
+    if (docs.length === req.limit) {
+      hasMore = true;
+      break;
+    }
+    docs.push(doc);
+  }
+  const page: Page = { docs, hasMore };
+  const result: ListResult = { docs, total: 0, totalIsLowerBound: false, totalCounted: false, searchRelaxed: false, next: nextCursor(snapshot, req, uncounted, page) };
+  if (uncounted) return result;
+  if (!hasMore && (docs.length > 0 || req.offset === 0)) return { ...result, total: req.offset + docs.length, totalCounted: true };
+  if (terms.length === 1) return { ...result, total: stats.get(terms[0]!) ?? 0, totalCounted: true };
+  // The count is work like the SQL path's: under the same execution budget, with the same floor.
+  let total = 0;
+  let outOfBudget = performance.now() >= deadline;
+  if (!outOfBudget) {
+    for (const _ of matches(0)) {
+      if (++total % 4096 === 0 && performance.now() >= deadline) {
+        outOfBudget = true;
+        break;
+      }
+    }
+  }
+  if (!outOfBudget) return { ...result, total, totalCounted: true };
+  if (docs.length > 0) return { ...result, total: req.offset + docs.length + (hasMore ? 1 : 0), totalIsLowerBound: true, totalCounted: true };
+  return result;
+}
+
+/** Docs ≥ `from` in every list (each ascending) that pass `keep`, ascending; the first list drives. */
+function* intersect(lists: readonly Int32Array[], from: number, keep: (doc: number) => boolean): Generator<number> {
+  const [driver, ...others] = lists;
+  if (!driver) return;
+  const at = others.map((list) => lowerBound(list, from));
+  next: for (let i = lowerBound(driver, from); i < driver.length; i++) {
+    const doc = driver[i]!;
+    for (let k = 0; k < others.length; k++) {
+      const list = others[k]!;
+      let p = at[k]!;
+      while (p < list.length && list[p]! < doc) p++;
+      at[k] = p;
+      if (p === list.length) return;
+      if (list[p] !== doc) continue next;
+    }
+    if (keep(doc)) yield doc;
+  }
 }
 
 /**

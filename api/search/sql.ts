@@ -30,10 +30,3 @@ export function searchDocsSql(search: SearchQuery, status: Status, params: SqlPa
   const tests = search.phrases.map((p) => `contains(t.text, ${params.add(p)})`).join(' AND ');
   return `SELECT t.doc FROM search_text t WHERE t.doc IN (${candidates}) AND ${tests}`;
 }
-
-/** Document frequency of each term, for CVEs of `status` (precomputed at build time). */
-export function termStatsSql(terms: string[], status: Status, params: SqlParams): string {
-  const column = status === 'active' ? 'active_count' : status === 'rejected' ? 'all_count - active_count' : 'all_count';
-  // Equality per term, like the postings: each reads only the rows of its own term.
-  return terms.map((t) => `SELECT term, CAST(${column} AS BIGINT) AS n FROM search_term_stats WHERE term = ${params.add(t)}`).join(' UNION ALL ');
-}

@@ -15,6 +15,7 @@ import { RecordStore } from './records.ts';
 import { StoredAnswers } from './answers.ts';
 import { ResponseCache } from '../http/response-cache.ts';
 import { readDocColumns } from '../../cli/build/serving.ts';
+import { FlatPostings } from './postings.ts';
 import { listEcosystems, listVendors } from '../queries/catalogs.ts';
 import { radarIndex } from '../queries/shadow-ai.ts';
 import { SHADOW_AI_CATALOG } from '../shadow-ai/catalog.ts';
@@ -36,6 +37,8 @@ export class ServingSnapshot {
   /** Filter and sort columns of the CVEs as typed arrays (columns.ts). */
   readonly columns: CveColumns;
   readonly pool: ConnectionPool;
+  /** The search postings as flat files: word searches in published order (api/queries/cves-list.ts). */
+  readonly postings: FlatPostings;
   /**
    * A connection shared by every request for simple materialised reads (`SnapshotReader` of
    * api/queries/support.ts): DuckDB runs concurrent queries on it one after the other. Never
@@ -55,7 +58,7 @@ export class ServingSnapshot {
   private isClosed = false;
   private resolveClosed!: () => void;
 
-  private constructor(opened: OpenSnapshot, records: RecordStore, answers: StoredAnswers, columns: CveColumns, pool: ConnectionPool) {
+  private constructor(opened: OpenSnapshot, records: RecordStore, answers: StoredAnswers, columns: CveColumns, pool: ConnectionPool, postings: FlatPostings) {
     this.opened = opened;
     this.buildId = opened.buildId;
     this.manifest = opened.manifest;
@@ -67,6 +70,7 @@ export class ServingSnapshot {
     this.answers = answers;
     this.columns = columns;
     this.pool = pool;
+    this.postings = postings;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
   }
 
@@ -78,14 +82,22 @@ export class ServingSnapshot {
       const records = RecordStore.open(opened.servingDir, doc);
       const columns = CveColumns.from(doc.columns);
       let answers: StoredAnswers;
+      let postings: FlatPostings;
       try {
         answers = StoredAnswers.open(opened.servingDir);
       } catch (err) {
         records.close();
         throw err;
       }
+      try {
+        postings = FlatPostings.open(opened.servingDir);
+      } catch (err) {
+        records.close();
+        answers.close();
+        throw err;
+      }
       const pool = await ConnectionPool.create(opened.instance, opts.poolSize ?? 4);
-      const snapshot = new ServingSnapshot(opened, records, answers, columns, pool);
+      const snapshot = new ServingSnapshot(opened, records, answers, columns, pool, postings);
       // Warmed in the background, holding the snapshot meanwhile: the replica answers at once,
       // and a first request for one of them waits for the same computation.
       const release = snapshot.retain();
@@ -148,6 +160,7 @@ export class ServingSnapshot {
     this.pool.close();
     this.records.close();
     this.answers.close();
+    this.postings.close();
     this.opened.close();
     this.resolveClosed();
   }

@@ -34,6 +34,9 @@ import {
   SERVING_ADVISORIES,
   SERVING_ADVISORY_KEYS,
   SERVING_PACKAGES,
+  SERVING_POSTINGS,
+  SERVING_TERM_COLUMNS,
+  SERVING_TERMS,
   SERVING_ANSWER_LENGTHS,
   type ServingManifest,
   servingDir,
@@ -212,6 +215,51 @@ async function writeDocColumns(connection: DuckDBConnection, dir: string, record
   await writeFile(join(dir, SERVING_IDS), ids.join('\n'));
 }
 
+/**
+ * The flat search postings (terms.txt, terms.bin, postings.bin; see lib/serving-layout.ts) from
+ * serving.search_postings: a one-word search is then a slice of an array, not a query.
+ */
+export async function writePostings(connection: DuckDBConnection, dir: string): Promise<void> {
+  const terms: string[] = [];
+  const allCounts: number[] = [];
+  const activeCounts: number[] = [];
+  const stats = await connection.stream(
+    `SELECT term, count(*) AS all_count, count(*) FILTER (WHERE active) AS active_count
+     FROM serving.search_postings GROUP BY term ORDER BY term`,
+  );
+  for (;;) {
+    const chunk = await stats.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) break;
+    const [term, all, active] = [0, 1, 2].map((i) => chunk.getColumnValues(i));
+    for (let i = 0; i < chunk.rowCount; i++) {
+      const text = term![i] as string;
+      if (text.includes('\n')) throw new Error(`search term ${JSON.stringify(text)} holds a newline`);
+      terms.push(text);
+      allCounts.push(Number(all![i]));
+      activeCounts.push(Number(active![i]));
+    }
+  }
+  const start = new Uint32Array(terms.length + 1);
+  for (let i = 0; i < terms.length; i++) start[i + 1] = start[i]! + allCounts[i]!;
+  const fd = openSync(join(dir, SERVING_POSTINGS), 'w');
+  let written = 0;
+  try {
+    const docs = await connection.stream(`SELECT doc FROM serving.search_postings ORDER BY term, doc`);
+    for (;;) {
+      const chunk = await docs.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      const values = Int32Array.from(chunk.getColumnValues(0) as number[]);
+      writeSync(fd, new Uint8Array(values.buffer));
+      written += values.length;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (written !== start[terms.length]) throw new Error(`postings: wrote ${written} docs, the terms count ${start[terms.length]}`);
+  await writeFile(join(dir, SERVING_TERMS), terms.map((t) => `${t}\n`).join(''));
+  writeFlatColumns(join(dir, SERVING_TERM_COLUMNS), { start, all_count: Uint32Array.from(allCounts), active_count: Uint32Array.from(activeCounts) });
+}
+
 async function readable(connection: DuckDBConnection, reader: string): Promise<boolean> {
   try {
     await connection.run(`SELECT * FROM ${reader} LIMIT 0`);
@@ -264,6 +312,7 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     const recordBytes = await writeRecords(connection, join(work, SERVING_RECORDS));
     await writeDocColumns(connection, work, recordBytes);
     await writeAnswers(connection, work, new Set(unreadable), recordBytes.length);
+    await writePostings(connection, work);
     if (!unreadable.includes('affected_packages')) {
       await writeLines(connection, packageIndexSql({ schema: 'serving' }), join(work, SERVING_PACKAGES), 'package index row');
     }

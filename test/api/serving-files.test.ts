@@ -6,6 +6,7 @@
 import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheKey, ResponseCache } from '../../api/http/response-cache.ts';
 import { findVendorAdvisory } from '../../api/queries/advisories.ts';
@@ -13,9 +14,10 @@ import { findCveEnrichment } from '../../api/queries/enrichment.ts';
 import { findCveReferences } from '../../api/queries/references.ts';
 import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
 import { RecordStore } from '../../api/snapshot/records.ts';
-import { readDocColumns } from '../../cli/build/serving.ts';
+import { readDocColumns, writePostings } from '../../cli/build/serving.ts';
 import { readServingManifest, SERVING_DB, SERVING_RECORDS, servingDir } from '../../lib/serving-layout.ts';
 import { currentPointer, snapshotsDir } from '../../lib/snapshot-layout.ts';
+import { FlatPostings } from '../../api/snapshot/postings.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 import { openSampleCopy } from './sample-reader.ts';
 import { emptyDataDir, openSampleTruth, publishSampleCopy, startOn, startSampleServer, type SampleServer, type SampleTruth } from './server-harness.ts';
@@ -45,6 +47,59 @@ describe('serving files written by the build', () => {
     const lines = file.toString('utf8').split('\n');
     expect(lines.pop()).toBe('');
     expect(lines).toEqual(rows.map((r) => r.record_json));
+  });
+
+  it('holds the search postings as flat files: every term found, its counts and docs as the tables have them', async () => {
+    const postings = FlatPostings.open(servingDir(snapshotDir));
+    try {
+      const stats = await truth.rows<{ term: string; active_count: number; all_count: number }>(`SELECT term, active_count, all_count FROM search_term_stats ORDER BY term`);
+      expect(stats.length).toBeGreaterThan(500);
+      for (const { term, active_count, all_count } of stats) {
+        expect(postings.count(term, 'active'), term).toBe(Number(active_count));
+        expect(postings.count(term, 'all'), term).toBe(Number(all_count));
+        expect(postings.count(term, 'rejected'), term).toBe(Number(all_count) - Number(active_count));
+      }
+      const served = await openSampleCopy();
+      try {
+        for (const { term } of stats.filter((_, i) => i % 7 === 0)) {
+          const docs = (await served.connection.runAndReadAll(`SELECT doc FROM search_postings WHERE term = $1 ORDER BY doc`, [term])).getColumns()[0]!.map(Number);
+          expect(Array.from(postings.docs(term)), term).toEqual(docs);
+        }
+      } finally {
+        served.close();
+      }
+      for (const absent of ['', 'zzzzzzzzzz', 'a\u0000', stats[0]!.term.slice(0, -1) + '\u0000']) {
+        expect(postings.count(absent, 'all')).toBe(0);
+        expect(postings.docs(absent)).toHaveLength(0);
+      }
+    } finally {
+      postings.close();
+    }
+  });
+
+  it('finds terms beyond ASCII: the dictionary is in DuckDB\'s byte order, searched by bytes', async () => {
+    const terms = ['e', 'z', 'é', 'ä', 'straße', 'strasse', 'ω', 'Ω', '日本', '0', '9z', 'ǅ', '\u{1f600}'];
+    const dir = await mkdtemp(join(tmpdir(), 'vulnintel-postings-'));
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      await connection.run(`ATTACH ':memory:' AS serving`);
+      const literals = terms.map((t) => `('${t}')`).join(', ');
+      await connection.run(`CREATE TABLE serving.search_postings AS SELECT term, CAST(doc AS INTEGER) AS doc, doc % 2 = 0 AS active FROM (VALUES ${literals}) t(term), range(3) d(doc)`);
+      await writePostings(connection, dir);
+      const postings = FlatPostings.open(dir);
+      for (const term of terms) {
+        expect(postings.count(term, 'all'), term).toBe(3);
+        expect(postings.count(term, 'active'), term).toBe(2);
+        expect(Array.from(postings.docs(term)), term).toEqual([0, 1, 2]);
+      }
+      expect(postings.count('straß', 'all')).toBe(0);
+      postings.close();
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('opens read-only with the records served from the file, by doc and by id', async () => {
