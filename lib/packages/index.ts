@@ -83,6 +83,9 @@ export function nameFilterSql(names: Iterable<string>): string {
   return `(CASE WHEN contains(${dashed}, '--') THEN regexp_replace(${dashed}, '-+', '-', 'g') ELSE ${dashed} END) IN (SELECT unnest([${keys.map(literal).join(', ')}]))`;
 }
 
+/** The package_name member of an index row's JSON (a JSON string literal). */
+const PACKAGE_NAME = /"package_name":("(?:[^"\\]|\\.)*")/;
+
 export class PackageIndex {
   private constructor(
     private readonly byKey: Map<string, PackageRow[]>,
@@ -104,12 +107,17 @@ export class PackageIndex {
   static fromLines(text: string, names?: Iterable<string>): PackageIndex {
     const started = performance.now();
     const body = text.endsWith('\n') ? text.slice(0, -1) : text;
-    let rows = body === '' ? [] : (JSON.parse(`[${body.replaceAll('\n', ',')}]`) as Record<string, unknown>[]);
-    if (names) {
-      const keys = new Set([...names].map(filterKey));
-      rows = rows.filter((r) => keys.has(filterKey(r.package_name as string)));
+    if (body === '') return PackageIndex.fromRows([], started);
+    if (!names) return PackageIndex.fromRows(JSON.parse(`[${body.replaceAll('\n', ',')}]`) as Record<string, unknown>[], started);
+    // Narrowed before parsing: only the lines whose package_name could be asked are parsed.
+    const keys = new Set([...names].map(filterKey));
+    const kept: string[] = [];
+    for (const line of body.split('\n')) {
+      const literal = PACKAGE_NAME.exec(line)?.[1];
+      if (literal === undefined) throw new Error(`packages.ndjson: a row without package_name: ${line.slice(0, 120)}`);
+      if (keys.has(filterKey(JSON.parse(literal) as string))) kept.push(line);
     }
-    return PackageIndex.fromRows(rows, started);
+    return PackageIndex.fromRows(JSON.parse(`[${kept.join(',')}]`) as Record<string, unknown>[], started);
   }
 
   /** The index of rows shaped as the index query's (tests hand rows over directly). */
