@@ -64,8 +64,12 @@ export function renderTable(r: ScanResult, ctx: ScanContext): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * JSON and SARIF are written compact, one line: they are for tools (a thousand-component SBOM
+ * gives tens of megabytes, a third more and slower indented); `jq .` indents them for a reader.
+ */
 export function renderJson(r: ScanResult, ctx: ScanContext): string {
-  return `${JSON.stringify({ sbom: ctx.file, format: ctx.format, snapshot: ctx.buildId, ...r }, null, 2)}\n`;
+  return `${JSON.stringify({ sbom: ctx.file, format: ctx.format, snapshot: ctx.buildId, ...r })}\n`;
 }
 
 function toolVersion(): string {
@@ -125,5 +129,5 @@ export function renderSarif(r: ScanResult, ctx: ScanContext): string {
       },
     ],
   };
-  return `${JSON.stringify(sarif, null, 2)}\n`;
+  return `${JSON.stringify(sarif)}\n`;
 }
