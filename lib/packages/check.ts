@@ -61,7 +61,7 @@ export interface VersionAnswer {
   vulnerabilities: AffectedFinding[];
   upgrade: Upgrade[];
   not_comparable: UnjudgedFinding[];
-  undetermined: UnjudgedFinding[];
+  undetermined: readonly UnjudgedFinding[];
   /** Advisories of the package whose ranges were read and do not hold the version. */
   not_affected_count: number;
 }
@@ -109,6 +109,8 @@ interface AskedPackage {
   ranged: { row: PackageRow; position: number }[];
   /** The findings of the rows without ranges, by risk (ties: row order), frozen and kept as JSON (lib/json-reuse.ts). */
   unranged: { finding: UnjudgedFinding; position: number }[];
+  /** The same findings as one frozen list with kept JSON: the whole `undetermined` of most answers. */
+  unrangedList: readonly UnjudgedFinding[];
   /** Per ecosystem, rows that can hold a version (ranges or an explicit list): the only ones the upgrade search asks. */
   canHold: Map<string, PackageRow[]>;
 }
@@ -138,15 +140,17 @@ function askedPackage(index: PackageIndex, q: PackageQuery): AskedPackage {
     if (list) list.push(row);
     else canHold.set(row.ecosystem, [row]);
   }
-  asked = { rows, ranged, unranged, canHold };
+  const unrangedList = keepJson(Object.freeze(unranged.map((e) => e.finding)));
+  asked = { rows, ranged, unranged, unrangedList, canHold };
   if (cache.size >= ASKED_CACHE_SIZE) cache.clear();
   cache.set(key, asked);
   return asked;
 }
 
-/** Two lists sorted by risk then row position, merged in that order. */
-function mergeByRisk(a: AskedPackage['unranged'], b: AskedPackage['unranged']): UnjudgedFinding[] {
-  if (b.length === 0) return a.map((e) => e.finding);
+/** The kept findings and those of the version (both by risk then row position), merged in that order. */
+function mergeByRisk(asked: AskedPackage, b: AskedPackage['unranged']): readonly UnjudgedFinding[] {
+  const a = asked.unranged;
+  if (b.length === 0) return asked.unrangedList;
   const out: UnjudgedFinding[] = [];
   let i = 0;
   let j = 0;
@@ -342,7 +346,7 @@ export function checkVersion(index: PackageIndex, q: PackageQuery & { version: s
     vulnerabilities: vulnerabilities.sort(byRisk),
     upgrade,
     not_comparable: notComparable.sort(byRisk),
-    undetermined: mergeByRisk(asked.unranged, undetermined),
+    undetermined: mergeByRisk(asked, undetermined),
     not_affected_count: notAffected,
   };
 }
