@@ -220,12 +220,11 @@ function sortedVersions(row: PackageRow, order: VersionOrder): string[] {
 }
 
 /**
- * The entry of the row's `versions` list that is `version`: the same string, else the first
- * in list order that the order finds equal (`1.0` for `1.0.0` in PyPI); undefined if none.
+ * The first entry (in list order) of the row's `versions` list that the order finds equal to
+ * `version` (`1.0` for `1.0.0` in PyPI, or the same string); undefined if none.
  */
 function listedVersion(row: PackageRow, version: string, order: VersionOrder): string | undefined {
   if (row.versions.length === 0) return undefined;
-  if (row.versions.includes(version)) return version;
   const sorted = sortedVersions(row, order);
   let low = 0;
   let high = sorted.length;
