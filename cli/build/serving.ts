@@ -172,7 +172,9 @@ async function writeAnswers(connection: DuckDBConnection, dir: string, unreadabl
   await connection.run(`SET search_path = 'memory.main,serving.main'`);
   const lengths: Record<string, FlatColumn> = {};
   // Each answer table is written out and dropped as soon as it is made (memory holds one).
+  const onStep = process.env.VULNINTEL_SERVING_TIMINGS ? (file: string, seconds: number) => info(`  answers ${file}: ${seconds.toFixed(1)} s`) : undefined;
   const onTable = async (table: AnswerTable) => {
+    const started = performance.now();
     if (table === 'answer_vendor_advisory') {
       lengths.advisory_bytes = await writeLines(connection, `SELECT body FROM ${table} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORIES), 'vendor advisory');
       await writeLines(connection, `SELECT to_json([vendor, advisory_id]) FROM ${table} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORY_KEYS), 'vendor advisory key');
@@ -185,8 +187,8 @@ async function writeAnswers(connection: DuckDBConnection, dir: string, unreadabl
       lengths[out.lengths] = await writeLines(connection, `SELECT ${out.column} FROM ${table} ORDER BY doc`, join(dir, out.file), `${table} text`);
     }
     await connection.run(`DROP TABLE ${table}`);
+    onStep?.(`write ${table}`, (performance.now() - started) / 1000);
   };
-  const onStep = process.env.VULNINTEL_SERVING_TIMINGS ? (file: string, seconds: number) => info(`  answers ${file}: ${seconds.toFixed(1)} s`) : undefined;
   await createAnswerTables(connection, unreadable, { onTable, onStep });
   for (const name of [...Object.values(BY_DOC).map((o) => o.lengths), 'advisory_bytes']) if (!lengths[name]) throw new Error(`answers: ${name} was not written`);
   writeFlatColumns(join(dir, SERVING_ANSWER_LENGTHS), lengths);
