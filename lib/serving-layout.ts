@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Bumped whenever the serving layout changes: older serving folders are then derived anew. */
-export const SERVING_FORMAT = 3;
+export const SERVING_FORMAT = 4;
 
 export const SERVING_DIR = 'serving';
 export const SERVING_DB = 'serving.duckdb';
@@ -17,9 +17,14 @@ export const SERVING_MANIFEST = 'serving.json';
 export const SERVING_COLUMNS = 'columns.bin';
 export const SERVING_IDS = 'ids.txt';
 /** The stored answers: `<kind>.ndjson` by doc for each PER_CVE_ANSWERS kind, the advisories by key. */
-/** related is not stored: see AnswerOptions.related in answers.ts. */
 export const PER_CVE_ANSWERS = ['enrichment', 'references'] as const;
 export type PerCveAnswer = (typeof PER_CVE_ANSWERS)[number];
+/**
+ * The related answers in two parts, by doc (cli/build/answers.ts): each CVE's template and
+ * brief ('' for a CVE no list names); the replica splices them (api/snapshot/related-splice.ts).
+ */
+export const SERVING_RELATED_TEMPLATES = 'related-templates.ndjson';
+export const SERVING_RELATED_BRIEFS = 'related-briefs.ndjson';
 export const SERVING_ADVISORIES = 'vendor-advisories.ndjson';
 export const SERVING_ADVISORY_KEYS = 'vendor-advisory-keys.ndjson';
 /** The package index rows (lib/packages/index.ts, packageIndexSql), one JSON per line; absent when affected_packages is unreadable. */
@@ -33,7 +38,10 @@ export const SERVING_PACKAGES = 'packages.ndjson';
 export const SERVING_TERMS = 'terms.txt';
 export const SERVING_TERM_COLUMNS = 'terms.bin';
 export const SERVING_POSTINGS = 'postings.bin';
-/** Line lengths of the answer files: `<kind>_bytes` by doc, `advisory_bytes` by advisory. */
+/**
+ * Line lengths of the answer files: `<kind>_bytes` by doc, `related_template_bytes` and
+ * `related_brief_bytes` by doc, `advisory_bytes` by advisory.
+ */
 export const SERVING_ANSWER_LENGTHS = 'answers.bin';
 
 export interface ServingManifest {

@@ -1,20 +1,22 @@
 /**
  * `GET /api/v1/public/cves/{id}/related` (contract 2.5, 4.4): three lists of at most 10 related
- * CVEs and the `basis` of each. The reason for an empty list is looked up under the API's
- * per-query execution budget; past it the basis is `unknown` (api/queries/related.ts).
+ * CVEs and the `basis` of each. The build stores every CVE's answer (cli/build/answers.ts) as a
+ * template and its siblings' briefs, spliced here (api/snapshot/related-splice.ts): the bytes
+ * api/queries/related.ts gives, with every reason for an empty list established (the build
+ * has no execution budget), so a basis is `unknown` only when related_keys could not be read.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiApp, ApiConfig, RouteModule } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import { cveIdPathParam } from '../http/params.ts';
-import { asRouteResponse, sendJson } from '../http/respond.ts';
+import { asRouteResponse, sendBody, sendJson } from '../http/respond.ts';
 import { findRelatedCves } from '../queries/related.ts';
 import { errorResponses } from './cves-schemas.ts';
 import { CveBriefSchema, PUBLIC_BASE } from './resource-common.ts';
 
 const BasisSchema = z.enum(['ok', 'no_data', 'no_siblings', 'no_specific_key', 'capped', 'unknown']).openapi({
   description:
-    '`ok` populated; `no_data` the CVE has no keys of this kind; `no_siblings` no other CVE shares them; `no_specific_key` (same_product) shared only through packages carried by too many CVEs to be evidence; `capped` (same_vendor, same_cwe) shared only through keys beyond the first 50 read; `unknown` the reason was not established within the execution budget (the list is still correct).',
+    '`ok` populated; `no_data` the CVE has no keys of this kind; `no_siblings` no other CVE shares them; `no_specific_key` (same_product) shared only through packages carried by too many CVEs to be evidence; `capped` (same_vendor, same_cwe) shared only through keys beyond the first 50 read; `unknown` the reason could not be established (the snapshot\'s key table could not be read; the lists are then empty).',
 });
 
 const shared = {
@@ -54,7 +56,11 @@ const relatedRoute = createRoute({
 function register(app: ApiApp, config: ApiConfig): void {
   app.openapi(relatedRoute, async (c) => {
     const { id } = c.req.valid('param');
-    const related = await findRelatedCves(c.get('snapshot'), id, { reasonBudgetMs: config.queryBudgetMs });
+    const snapshot = c.get('snapshot');
+    // The build stored every CVE's answer: the bytes the query below would give.
+    const doc = snapshot.records.docOf(id);
+    if (doc !== undefined) return asRouteResponse(sendBody(c, snapshot.answers.related(doc)));
+    const related = await findRelatedCves(snapshot, id, { reasonBudgetMs: config.queryBudgetMs });
     if (!related) throw notFound(`${id} is not in the snapshot.`);
     // A basis the budget could not establish may be known on the next ask: not the final answer.
     if (Object.values(related.basis).includes('unknown')) c.set('uncacheable', true);

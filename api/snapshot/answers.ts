@@ -1,14 +1,24 @@
 /**
  * The answers the build stored per CVE and per vendor advisory (cli/build/answers.ts, written by
- * cli/build/serving.ts): `/cves/{id}/related`, `/enrichment`, `/references` by doc, and
+ * cli/build/serving.ts): `/cves/{id}/enrichment`, `/references` by doc, `/related` by doc
+ * as a template and briefs spliced here (related-splice.ts), and
  * `/vendor-advisories/{vendor}/{id}` by key. A route sends these bytes as they are: they are
  * exactly what the per-request queries would answer, computed once for the snapshot.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PER_CVE_ANSWERS, SERVING_ADVISORIES, SERVING_ADVISORY_KEYS, SERVING_ANSWER_LENGTHS, type PerCveAnswer } from '../../lib/serving-layout.ts';
+import {
+  PER_CVE_ANSWERS,
+  SERVING_ADVISORIES,
+  SERVING_ADVISORY_KEYS,
+  SERVING_ANSWER_LENGTHS,
+  SERVING_RELATED_BRIEFS,
+  SERVING_RELATED_TEMPLATES,
+  type PerCveAnswer,
+} from '../../lib/serving-layout.ts';
 import { readFlatColumns } from '../../lib/flat-columns.ts';
 import { LineFile } from './line-file.ts';
+import { spliceRelated } from './related-splice.ts';
 
 const ASCII = /^[\x00-\x7f]*$/;
 
@@ -20,6 +30,8 @@ function keyOf(vendor: string, advisoryId: string): string {
 export class StoredAnswers {
   private constructor(
     private readonly perCve: Record<PerCveAnswer, LineFile>,
+    private readonly relatedTemplates: LineFile,
+    private readonly relatedBriefs: LineFile,
     private readonly advisories: LineFile,
     /** Case-folded key → the stored advisories it names (ids as stored, ascending), by line. */
     private readonly advisoryIndex: Map<string, { advisoryId: string; line: number }[]>,
@@ -34,6 +46,13 @@ export class StoredAnswers {
         const file = new LineFile(join(servingDir, `${kind}.ndjson`), lengths[`${kind}_bytes`]!);
         opened.push(file);
         perCve[kind] = file;
+      }
+      const relatedTemplates = new LineFile(join(servingDir, SERVING_RELATED_TEMPLATES), lengths.related_template_bytes!);
+      opened.push(relatedTemplates);
+      const relatedBriefs = new LineFile(join(servingDir, SERVING_RELATED_BRIEFS), lengths.related_brief_bytes!);
+      opened.push(relatedBriefs);
+      for (const file of [relatedTemplates, relatedBriefs]) {
+        if (file.size !== perCve.enrichment.size) throw new Error(`${file.path}: ${file.size} lines for ${perCve.enrichment.size} CVEs`);
       }
       const advisories = new LineFile(join(servingDir, SERVING_ADVISORIES), lengths.advisory_bytes!);
       opened.push(advisories);
@@ -50,7 +69,7 @@ export class StoredAnswers {
         if (!entries) index.set(key, (entries = []));
         entries.push({ advisoryId, line: i });
       });
-      return new StoredAnswers(perCve, advisories, index);
+      return new StoredAnswers(perCve, relatedTemplates, relatedBriefs, advisories, index);
     } catch (err) {
       for (const file of opened) file.close();
       throw err;
@@ -60,6 +79,11 @@ export class StoredAnswers {
   /** The stored answer of one CVE (by doc). */
   forCve(kind: PerCveAnswer, doc: number): Buffer {
     return this.perCve[kind].bytes(doc);
+  }
+
+  /** The stored `/related` answer of one CVE (by doc): its template with the siblings' briefs. */
+  related(doc: number): Buffer {
+    return spliceRelated(this.relatedTemplates.bytes(doc), this.relatedBriefs);
   }
 
   /**
@@ -85,6 +109,8 @@ export class StoredAnswers {
 
   close(): void {
     for (const file of Object.values(this.perCve)) file.close();
+    this.relatedTemplates.close();
+    this.relatedBriefs.close();
     this.advisories.close();
   }
 }

@@ -39,8 +39,15 @@ export class LineFile {
     const length = this.lengths[i];
     if (length === undefined) throw new RangeError(`${this.path}: no line ${i}`);
     const out = Buffer.allocUnsafe(length);
-    this.readInto(out, 0, this.offsets[i]!, length);
+    this.copyLine(i, out, 0);
     return out;
+  }
+
+  /** Copies line `i` (without its newline) into `out` at `at`: lengthOf(i) bytes. */
+  copyLine(i: number, out: Buffer, at: number): void {
+    const length = this.lengths[i];
+    if (length === undefined) throw new RangeError(`${this.path}: no line ${i}`);
+    this.readInto(out, at, this.offsets[i]!, length);
   }
 
   /**

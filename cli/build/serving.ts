@@ -20,7 +20,7 @@ import { info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
 import { packageIndexSql } from '../../lib/packages/index.ts';
 import { SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
-import { ANSWER_TABLES, createAnswerTables } from './answers.ts';
+import { ANSWER_TEXT_COLUMN, createAnswerTables, type AnswerTable } from './answers.ts';
 import { createBuildDatabase, fillPlaceholders, SQL_DIR } from './sql-steps.ts';
 import {
   SERVING_FORMAT,
@@ -33,6 +33,8 @@ import {
   type PerCveAnswer,
   SERVING_ADVISORIES,
   SERVING_ADVISORY_KEYS,
+  SERVING_RELATED_BRIEFS,
+  SERVING_RELATED_TEMPLATES,
   SERVING_PACKAGES,
   SERVING_POSTINGS,
   SERVING_TERM_COLUMNS,
@@ -44,6 +46,22 @@ import {
 } from '../../lib/serving-layout.ts';
 
 export const SERVING_STEP = '11_serving.sql';
+
+/** An answer table written by doc (one line per CVE): its file, length column and text column. */
+interface ByDoc {
+  file: string;
+  lengths: string;
+  column: string;
+}
+
+const perCve = (kind: PerCveAnswer): ByDoc => ({ file: `${kind}.ndjson`, lengths: `${kind}_bytes`, column: ANSWER_TEXT_COLUMN[`answer_${kind}`] });
+
+const BY_DOC: Partial<Record<AnswerTable, ByDoc>> = {
+  answer_enrichment: perCve('enrichment'),
+  answer_references: perCve('references'),
+  answer_related_templates: { file: SERVING_RELATED_TEMPLATES, lengths: 'related_template_bytes', column: ANSWER_TEXT_COLUMN.answer_related_templates },
+  answer_related_briefs: { file: SERVING_RELATED_BRIEFS, lengths: 'related_brief_bytes', column: ANSWER_TEXT_COLUMN.answer_related_briefs },
+};
 
 /** Severity labels as small integers in columns.bin; NONE (and a missing label) is 0. */
 export const SEVERITY_CODES: Record<string, number> = { NONE: 0, LOW: 1, MEDIUM: 2, HIGH: 3, CRITICAL: 4 };
@@ -120,33 +138,35 @@ async function writeRecords(connection: DuckDBConnection, path: string): Promise
 }
 
 /**
- * The stored answers (cli/build/answers.ts): enrichment and references of every CVE, in
- * doc order, and every vendor advisory's detail with its key (vendor, advisory_id as stored).
- * The answer tables are made in memory, reading the serving tables, and only their bodies reach
- * the serving folder.
+ * The stored answers (cli/build/answers.ts): enrichment, references and the two parts of related
+ * of every CVE, in doc order, and every vendor advisory's detail with its key (vendor,
+ * advisory_id as stored). The answer tables are made in memory, reading the serving tables, and
+ * only their texts reach the serving folder.
  */
 async function writeAnswers(connection: DuckDBConnection, dir: string, unreadable: ReadonlySet<string>, size: number): Promise<void> {
   // Names resolve to the serving tables; what the step creates stays in memory (the default).
   await connection.run(`SET search_path = 'memory.main,serving.main'`);
   const lengths: Record<string, FlatColumn> = {};
   // Each answer table is written out and dropped as soon as it is made (memory holds one).
-  const onTable = async (table: (typeof ANSWER_TABLES)[number]) => {
+  const onStep = process.env.VULNINTEL_SERVING_TIMINGS ? (file: string, seconds: number) => info(`  answers ${file}: ${seconds.toFixed(1)} s`) : undefined;
+  const onTable = async (table: AnswerTable) => {
+    const started = performance.now();
     if (table === 'answer_vendor_advisory') {
       lengths.advisory_bytes = await writeLines(connection, `SELECT body FROM ${table} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORIES), 'vendor advisory');
       await writeLines(connection, `SELECT to_json([vendor, advisory_id]) FROM ${table} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORY_KEYS), 'vendor advisory key');
     } else {
-      const kind = table.slice('answer_'.length) as PerCveAnswer;
-      const file = join(dir, `${kind}.ndjson`);
+      const out = BY_DOC[table];
+      if (!out) throw new Error(`answers: no file for ${table}`);
       // Line i must be doc i: one row for each doc, none missing, none twice.
       const [rows, docs, low, high] = (await connection.runAndReadAll(`SELECT count(*), count(DISTINCT doc), min(doc), max(doc) FROM ${table}`)).getRows()[0]!.map(Number);
       if (rows !== size || docs !== size || (size > 0 && (low !== 0 || high !== size - 1))) throw new Error(`${table}: ${rows} rows for docs ${low}…${high}, expected one for each of ${size} docs`);
-      lengths[`${kind}_bytes`] = await writeLines(connection, `SELECT body FROM ${table} ORDER BY doc`, file, `${kind} answer`);
+      lengths[out.lengths] = await writeLines(connection, `SELECT ${out.column} FROM ${table} ORDER BY doc`, join(dir, out.file), `${table} text`);
     }
     await connection.run(`DROP TABLE ${table}`);
+    onStep?.(`write ${table}`, (performance.now() - started) / 1000);
   };
-  const onStep = process.env.VULNINTEL_SERVING_TIMINGS ? (file: string, seconds: number) => info(`  answers ${file}: ${seconds.toFixed(1)} s`) : undefined;
-  await createAnswerTables(connection, unreadable, { onTable, related: false, onStep });
-  for (const name of [...PER_CVE_ANSWERS.map((k) => `${k}_bytes`), 'advisory_bytes']) if (!lengths[name]) throw new Error(`answers: ${name} was not written`);
+  await createAnswerTables(connection, unreadable, { onTable, onStep });
+  for (const name of [...Object.values(BY_DOC).map((o) => o.lengths), 'advisory_bytes']) if (!lengths[name]) throw new Error(`answers: ${name} was not written`);
   writeFlatColumns(join(dir, SERVING_ANSWER_LENGTHS), lengths);
   await connection.run(`RESET search_path`);
 }

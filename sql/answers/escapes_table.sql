@@ -1,2 +1,2 @@
--- Answers — the bodies written again by answers.ts, by rowid of their answer table.
-CREATE OR REPLACE TEMP TABLE answer_escape_fixes (row_id BIGINT, body VARCHAR);
+-- Answers — the texts written again by answers.ts, by rowid of their answer table.
+CREATE OR REPLACE TEMP TABLE answer_escape_fixes (row_id BIGINT, text VARCHAR);

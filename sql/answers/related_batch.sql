@@ -1,7 +1,7 @@
 -- Answers — related (GET /cves/{id}/related, api/queries/related.ts), for the CVEs of docs
--- {{from}} to {{to}} (excluded): the three lists of each, and its body as a template that
--- answers.ts completes with the siblings' briefs. Run batch by batch so the working tables stay
--- small at full scale. Reads the tables of related_keys.sql.
+-- {{from}} to {{to}} (excluded): the three lists of each, and its body as a template that the
+-- replica completes with the siblings' briefs (api/snapshot/related-splice.ts). Run batch by
+-- batch so the working tables stay small at full scale. Reads the tables of related_keys.sql.
 
 -- Each list is ranked by a sort key (rank_key: its fields spell the ORDER BY ascending); the
 -- candidates of each CVE, with what they share, are kept here, and the entries are the first
@@ -148,9 +148,10 @@ FROM ranked;
 
 -- The entries of the three lists: per CVE and list, the first {{list_max}} candidates by
 -- rank_key (min_by keeps them in that order), each rendered as chr(2), the sibling's doc,
--- chr(3), then the entry's evidence as related.ts adds it after the brief. answers.ts puts
--- the sibling's brief (answer_related_briefs) in place of chr(2) doc chr(3): JSON text never
--- holds a raw control character, so the markers cannot occur otherwise.
+-- chr(3), then the entry's evidence as related.ts adds it after the brief. The replica puts
+-- the sibling's brief (answer_related_briefs) in place of chr(2) doc chr(3)
+-- (api/snapshot/related-splice.ts): JSON text never holds a raw control character, so the
+-- markers cannot occur otherwise.
 CREATE OR REPLACE TEMP TABLE answer_related_entries AS
 WITH product AS (
   SELECT target, min_by(sibling, rank_key, {{list_max}}) AS siblings FROM answer_related_product GROUP BY target
@@ -197,9 +198,9 @@ FROM cwe_entries e
 JOIN answer_related_cwe d USING (target, sibling)
 LEFT JOIN cwe_windowed x USING (target);
 
--- The body of each CVE of the batch, as a template of its entries (see above), as a BLOB:
--- answers.ts works on the bytes.
-CREATE OR REPLACE TEMP TABLE answer_related_templates AS
+-- The body of each CVE of the batch as a template of its entries (see above), appended to
+-- answer_related_templates (related_keys.sql).
+INSERT INTO answer_related_templates
 WITH lists AS (
   SELECT
     target,
@@ -211,7 +212,7 @@ WITH lists AS (
 )
 SELECT
   c.doc,
-  encode(concat(
+  concat(
     '{"cve_id":', to_json(c.cve_id),
     ',"same_product":', coalesce(answer_join(l.same_product), '[]'),
     ',"same_vendor":', coalesce(answer_join(l.same_vendor), '[]'),
@@ -232,13 +233,10 @@ SELECT
                            WHEN fw.shared_beyond_cap > 0 THEN 'capped'
                            ELSE 'no_siblings' END,
     '"}}'
-  )) AS template
+  ) AS template
 FROM cves c
 LEFT JOIN lists l ON l.target = c.doc
 LEFT JOIN answer_related_facts fp ON fp.doc = c.doc AND fp.kind = 'product'
 LEFT JOIN answer_related_facts fv ON fv.doc = c.doc AND fv.kind = 'advisory'
 LEFT JOIN answer_related_facts fw ON fw.doc = c.doc AND fw.kind = 'cwe'
 WHERE c.doc >= {{from}} AND c.doc < {{to}};
-
--- The bodies answers.ts completes, appended here as bytes.
-CREATE OR REPLACE TEMP TABLE answer_related_done (doc INTEGER, body BLOB);

@@ -90,14 +90,16 @@ FROM answer_related_evidence
 WHERE kind = 'cwe'
 GROUP BY doc;
 
--- The brief of every CVE a list can name (CveBrief of api/queries/cve-summary.ts), as a JSON
--- object left open, its closing brace cut (the last field, a string or null, ends in `"` or
--- `l`), so an entry's evidence follows in the same object. A CVE is the sibling of many:
--- answers.ts splices this one copy into each of its entries.
-CREATE TEMP TABLE answer_related_briefs AS
+-- The brief of every CVE (by doc) a list can name (CveBrief of api/queries/cve-summary.ts),
+-- as a JSON object left open, its closing brace cut (the last field, a string or null, ends
+-- in `"` or `l`), so an entry's evidence follows in the same object; '' for a CVE no list can
+-- name (not active, or without keys). A CVE is the sibling of many: this one copy is stored
+-- (related-briefs.ndjson) and the replica splices it into each of its entries
+-- (api/snapshot/related-splice.ts).
+CREATE TABLE answer_related_briefs AS
 SELECT
   c.doc,
-  rtrim(to_json({
+  CASE WHEN k.doc IS NULL THEN '' ELSE rtrim(to_json({
     'cve_id': c.cve_id,
     'published': answer_time(c.published),
     'service_score': answer_number(c.service_score),
@@ -107,10 +109,11 @@ SELECT
     'description': CASE WHEN length(c.description) > {{short_text_max}}
                         THEN rtrim(left(c.description, {{short_text_max}} - 1)) || '…'
                         ELSE c.description END
-  })::VARCHAR, '}') AS brief
+  })::VARCHAR, '}') END AS brief
 FROM cves c
-SEMI JOIN (SELECT doc FROM answer_related_keys WHERE active) k USING (doc)
-WHERE c.status = 'active';
+-- (answer_related_keys.active is the CVE's status: only an equality in the join condition, which
+-- DuckDB hashes; a condition on `c` alone there makes it a nested loop, minutes at full scale.)
+LEFT JOIN (SELECT DISTINCT doc FROM answer_related_keys WHERE active) k ON k.doc = c.doc;
 
--- The related bodies, filled batch by batch (related_batch.sql, answers.ts).
-CREATE TABLE answer_related (doc INTEGER, body VARCHAR);
+-- The related template of every CVE, filled batch by batch (related_batch.sql).
+CREATE TABLE answer_related_templates (doc INTEGER, template VARCHAR);

@@ -317,22 +317,40 @@ describe('GET /api/v1/public/cves/{id}/related', () => {
     expect(capped.body.basis.same_vendor).toBe('capped');
   });
 
-  it('gives the same answer as the data layer for every sample CVE (briefs from the records vs SQL)', async () => {
+  it('gives the bytes of the data layer for every sample CVE (stored by the build vs per request)', async () => {
     const all = (await sample.connection.runAndReadAll(`SELECT cve_id FROM cves ORDER BY cve_id`)).getRowObjectsJson().map((r) => r.cve_id as string);
     let cut = 0;
     for (const cveId of all) {
-      const { body } = await api.json<RelatedCves>(`/api/v1/public/cves/${cveId}/related`);
-      expect(body, cveId).toEqual(await findRelatedCves(sample, cveId));
+      const res = await api.get(`/api/v1/public/cves/${cveId}/related`);
+      const text = await res.text();
+      expect(text, cveId).toBe(JSON.stringify(await findRelatedCves(sample, cveId)));
+      const body = JSON.parse(text) as RelatedCves;
       cut += LISTS.flatMap((l) => body[l]).filter((e) => e.description?.endsWith('…')).length;
     }
     expect(cut).toBeGreaterThan(0);
   });
 
-  it('says unknown for empty lists when the budget leaves no time, and keeps the lists', async () => {
+  it('gives every reason even when the budget leaves no time: the build stored the answer', async () => {
     const { status, body } = await rushed.json<RelatedCves>('/api/v1/public/cves/CVE-2026-90161/related');
     expect(status).toBe(200);
-    expect(body.basis).toEqual({ same_product: 'ok', same_vendor: 'unknown', same_cwe: 'ok' });
+    expect(body.basis).toEqual({ same_product: 'ok', same_vendor: 'capped', same_cwe: 'ok' });
     expect(body.same_product.length).toBeGreaterThan(0);
+    // The per-request query could not have said why in that time.
+    expect((await findRelatedCves(sample, 'CVE-2026-90161', { reasonBudgetMs: 0 }))!.basis.same_vendor).toBe('unknown');
+  });
+
+  it('the pulse CVE page lists the stored answer', async () => {
+    for (const cveId of ['CVE-2026-90153', 'CVE-2026-90161']) {
+      const { body } = await api.json<RelatedCves>(`/api/v1/public/cves/${cveId}/related`);
+      const page = await api.get(`/pulse/cves/${cveId}`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      for (const [list, id] of [['same_product', 'related-product'], ['same_vendor', 'related-vendor'], ['same_cwe', 'related-cwe']] as const) {
+        const shown = new RegExp(`<ul id="${id}">(.*?)</ul>`, 's').exec(html)?.[1] ?? '';
+        const listed = [...shown.matchAll(/href="\/pulse\/cves\/(CVE-[0-9-]+)"/g)].map((m) => m[1]);
+        expect(listed, `${cveId} ${list}`).toEqual(ids(body, list));
+      }
+    }
   });
 
   it('404 NOT_FOUND for an unknown CVE, 400 INVALID_PARAMETER naming id for a malformed one', async () => {

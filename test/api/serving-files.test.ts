@@ -12,14 +12,24 @@ import { cacheKey, ResponseCache } from '../../api/http/response-cache.ts';
 import { findVendorAdvisory } from '../../api/queries/advisories.ts';
 import { findCveEnrichment } from '../../api/queries/enrichment.ts';
 import { findCveReferences } from '../../api/queries/references.ts';
+import { findRelatedCves } from '../../api/queries/related.ts';
 import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
 import { RecordStore } from '../../api/snapshot/records.ts';
 import { readDocColumns, writePostings } from '../../cli/build/serving.ts';
-import { readServingManifest, SERVING_DB, SERVING_RECORDS, servingDir } from '../../lib/serving-layout.ts';
+import { readFlatColumns } from '../../lib/flat-columns.ts';
+import {
+  readServingManifest,
+  SERVING_ANSWER_LENGTHS,
+  SERVING_DB,
+  SERVING_RECORDS,
+  SERVING_RELATED_BRIEFS,
+  SERVING_RELATED_TEMPLATES,
+  servingDir,
+} from '../../lib/serving-layout.ts';
 import { currentPointer, snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { FlatPostings } from '../../api/snapshot/postings.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
-import { openSampleCopy } from './sample-reader.ts';
+import { damagedSampleDataDir, openDamagedSample, openSampleCopy } from './sample-reader.ts';
 import { emptyDataDir, openSampleTruth, publishSampleCopy, startOn, startSampleServer, type SampleServer, type SampleTruth } from './server-harness.ts';
 
 let truth: SampleTruth;
@@ -161,6 +171,44 @@ describe('answers stored by the build, served as they are', () => {
     }
   });
 
+  it('related of every CVE is the bytes the per-request query gives, reasons established', async () => {
+    const ids = await truth.column<string>(`SELECT cve_id FROM cves ORDER BY cve_id`);
+    const basis = new Set<string>();
+    for (const id of ids) {
+      // The build establishes every reason: the per-request query without a budget.
+      const expected = await findRelatedCves(reader, id, { reasonBudgetMs: 600_000 });
+      const res = await fetch(`${s.base}/api/v1/public/cves/${id.toLowerCase()}/related`);
+      expect(res.status, id).toBe(200);
+      expect(await res.text(), id).toBe(JSON.stringify(expected));
+      for (const b of Object.values(expected!.basis)) basis.add(b);
+    }
+    expect([...basis].sort()).toEqual(['capped', 'no_data', 'no_siblings', 'no_specific_key', 'ok']);
+    for (const id of ['CVE-1900-0001', 'CVE-2026-99999']) {
+      const missing = await s.get(`/api/v1/public/cves/${id}/related`);
+      expect(missing.status, id).toBe(404);
+    }
+  });
+
+  it('related is stored as a template per CVE and a brief per CVE a list can name', async () => {
+    const dir = servingDir(snapshotDir);
+    const lengths = readFlatColumns(join(dir, SERVING_ANSWER_LENGTHS)) as Record<string, Uint32Array>;
+    const cves = (await readServingManifest(dir))!.cves;
+    for (const [file, column] of [[SERVING_RELATED_TEMPLATES, 'related_template_bytes'], [SERVING_RELATED_BRIEFS, 'related_brief_bytes']] as const) {
+      const text = await readFile(join(dir, file), 'utf8');
+      const lines = text.split('\n');
+      expect(lines.pop(), file).toBe('');
+      expect(lines.length, file).toBe(cves);
+      expect(lines.map((l) => Buffer.byteLength(l)), file).toEqual([...lengths[column]!]);
+    }
+    const templates = (await readFile(join(dir, SERVING_RELATED_TEMPLATES), 'utf8')).split('\n');
+    // Siblings are named by doc, never copied: no template holds a sibling's brief.
+    expect(templates.filter((t) => t.includes('\u0002')).length).toBeGreaterThan(0);
+    expect(templates.filter((t) => t.includes('"description"')).length).toBe(0);
+    const briefs = (await readFile(join(dir, SERVING_RELATED_BRIEFS), 'utf8')).split('\n');
+    expect(briefs.filter((b) => b === '').length).toBeGreaterThan(1);
+    expect(briefs.filter((b) => b.startsWith('{"cve_id":"CVE-') && !b.endsWith('}')).length).toBeGreaterThan(0);
+  });
+
   it('every vendor advisory, asked in any case, is the bytes the per-request query gives', async () => {
     const advisories = await truth.rows<{ vendor: string; advisory_id: string }>(`SELECT vendor, advisory_id FROM advisories`);
     expect(advisories.length).toBeGreaterThan(10);
@@ -174,6 +222,30 @@ describe('answers stored by the build, served as they are', () => {
     }
     const missing = await s.get('/api/v1/public/vendor-advisories/redhat/RHSA-1999%3A0001');
     expect(missing.status).toBe(404);
+  });
+});
+
+describe('a snapshot whose related_keys could not be read', () => {
+  it('answers related of every CVE as the per-request query does: empty lists, basis unknown', async () => {
+    const { dataDir, buildId } = await damagedSampleDataDir(['related_keys']);
+    const s = await startOn(dataDir, buildId);
+    const reader = await openDamagedSample(['related_keys']);
+    try {
+      expect(reader.unreadableTables.has('related_keys')).toBe(true);
+      const ids = await truth.column<string>(`SELECT cve_id FROM cves ORDER BY cve_id`);
+      for (const id of ids) {
+        const expected = await findRelatedCves(reader, id);
+        expect(expected!.basis).toEqual({ same_product: 'unknown', same_vendor: 'unknown', same_cwe: 'unknown' });
+        const res = await fetch(`${s.base}/api/v1/public/cves/${id}/related`);
+        expect(res.status, id).toBe(200);
+        expect(await res.text(), id).toBe(JSON.stringify(expected));
+      }
+      expect((await s.get('/api/v1/public/cves/CVE-1900-0001/related')).status).toBe(404);
+    } finally {
+      reader.close();
+      await s.server.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

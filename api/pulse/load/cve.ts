@@ -3,7 +3,7 @@ import { cveHistory, newestChangeBuild } from '../../queries/changes.ts';
 import type { CveEnrichment } from '../../queries/enrichment.ts';
 import { TableUnavailableError } from '../../queries/support.ts';
 import type { CveReferences } from '../../queries/references.ts';
-import { findRelatedCves, type RelatedCves } from '../../queries/related.ts';
+import type { RelatedCves } from '../../queries/related.ts';
 import { parseCveId } from '../../http/params.ts';
 import type { ServingSnapshot } from '../../snapshot/serving.ts';
 import type { ChangeRow } from '../../../lib/changes/model.ts';
@@ -92,10 +92,10 @@ export async function loadCve(snapshot: ServingSnapshot, rawId: string): Promise
   const doc = snapshot.records.docOf(cveId);
   if (doc === undefined) throw new PageError(404, 'No such CVE', `${cveId} is not in this snapshot (${snapshot.buildId}).`);
   const record = JSON.parse(snapshot.records.bytes(doc).toString('utf8')) as CveRecord;
-  // The answers the build stored (the API's bytes); related is still asked per request.
+  // The answers the build stored (the API's bytes).
   const enrichment = JSON.parse(snapshot.answers.forCve('enrichment', doc).toString('utf8')) as CveEnrichment;
   const references = JSON.parse(snapshot.answers.forCve('references', doc).toString('utf8')) as CveReferences;
-  const related = await findRelatedCves(snapshot, cveId, { reasonBudgetMs: 0 });
+  const related = JSON.parse(snapshot.answers.related(doc).toString('utf8')) as RelatedCves;
   const history = await loadHistory(snapshot, cveId);
   return { record, enrichment, references, related, history };
 }
