@@ -23,7 +23,7 @@ function componentLabel(f: { component: { name: string; purl: string | null } })
 }
 
 function upgradeText(f: ScanFinding): string {
-  if (f.upgrade?.to) return f.upgrade.to;
+  if (f.upgrade_to) return f.upgrade_to;
   return f.fixed_in ? `${f.fixed_in} (this CVE)` : 'no fix on record';
 }
 
@@ -110,7 +110,7 @@ export function renderSarif(r: ScanResult, ctx: ScanContext): string {
         logicalLocations: [{ name: componentLabel(f), fullyQualifiedName: f.component.ref, kind: 'package' }],
       },
     ],
-    properties: { service_risk: f.service_risk, kev: f.kev, epss_score: f.epss_score, advisory_ids: f.advisory_ids, upgrade_to: f.upgrade?.to ?? null },
+    properties: { service_risk: f.service_risk, kev: f.kev, epss_score: f.epss_score, advisory_ids: f.advisory_ids, upgrade_to: f.upgrade_to },
   }));
   const notifications = [
     ...r.unjudged.map((u) => ({ level: 'warning', message: { text: `Not judged: ${u.component.purl ?? u.component.name}: ${u.reason}` } })),

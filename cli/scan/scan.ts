@@ -13,7 +13,8 @@ import { VersionSyntaxError } from '../../lib/versions/scheme.ts';
 export interface ScanFinding extends AffectedFinding {
   component: SbomComponent;
   version: string;
-  upgrade: Upgrade | null;
+  /** The upgrade of the component's package in this finding's ecosystem (its statement: ScanResult.upgrades). */
+  upgrade_to: string | null;
 }
 
 export interface UnjudgedComponent {
@@ -25,6 +26,11 @@ export interface ScanResult {
   components: number;
   judged: number;
   findings: ScanFinding[];
+  /**
+   * Per affected component and ecosystem release, the upgrade with its statement (once per
+   * component, not repeated in each of its findings, which carry `upgrade_to`).
+   */
+  upgrades: (Upgrade & { component: string })[];
   /** Components the scan could not judge at all (no purl, unknown type, unreadable version). */
   unjudged: UnjudgedComponent[];
   /**
@@ -64,7 +70,7 @@ export function componentPurl(c: SbomComponent): PurlPackage | string {
 }
 
 export function scanComponents(index: PackageIndex, components: SbomComponent[]): ScanResult {
-  const result: ScanResult = { components: components.length, judged: 0, findings: [], unjudged: [], unjudged_advisories: [] };
+  const result: ScanResult = { components: components.length, judged: 0, findings: [], upgrades: [], unjudged: [], unjudged_advisories: [] };
   const groups = new UnjudgedGroups();
   for (const component of components) {
     const p = componentPurl(component);
@@ -85,8 +91,9 @@ export function scanComponents(index: PackageIndex, components: SbomComponent[])
       continue;
     }
     result.judged++;
+    for (const u of answer.upgrade) result.upgrades.push({ component: component.ref, ...u });
     for (const v of answer.vulnerabilities) {
-      result.findings.push({ ...v, component, version: p.version, upgrade: answer.upgrade.find((u) => u.ecosystem === v.ecosystem) ?? null });
+      result.findings.push({ ...v, component, version: p.version, upgrade_to: answer.upgrade.find((u) => u.ecosystem === v.ecosystem)?.to ?? null });
     }
     groups.add(component, 'not_comparable', answer.not_comparable);
     groups.add(component, 'undetermined', answer.undetermined);

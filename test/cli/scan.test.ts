@@ -60,8 +60,9 @@ describe('scanning', () => {
     expect(result.findings.map((f) => f.cve_id)).toContain('CVE-2026-90104');
     const risks = result.findings.map((f) => f.service_risk);
     expect(risks).toEqual([...risks].sort((a, b) => b - a));
-    expect(result.findings[0]).toMatchObject({ cve_id: 'CVE-2026-90104', kev: true, upgrade: { to: '1.20.3' } });
-    const openssl = result.findings.filter((f) => f.cve_id === 'CVE-2026-90116').map((f) => f.upgrade?.to).sort();
+    expect(result.findings[0]).toMatchObject({ cve_id: 'CVE-2026-90104', kev: true, upgrade_to: '1.20.3' });
+    expect(result.upgrades).toContainEqual(expect.objectContaining({ component: result.findings[0]!.component.ref, ecosystem: 'npm', to: '1.20.3', statement: expect.stringContaining('Upgrade to 1.20.3') }));
+    const openssl = result.findings.filter((f) => f.cve_id === 'CVE-2026-90116').map((f) => f.upgrade_to).sort();
     expect(openssl).toEqual(['1:3.0.7-28.el9_4', '3.0.11-1~deb12u2', '3.3.2-r1']);
     expect(result.findings.some((f) => f.component.name === 'koa' || f.component.name === 'torch')).toBe(false);
   });
