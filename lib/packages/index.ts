@@ -83,8 +83,21 @@ export function nameFilterSql(names: Iterable<string>): string {
   return `(CASE WHEN contains(${dashed}, '--') THEN regexp_replace(${dashed}, '-+', '-', 'g') ELSE ${dashed} END) IN (SELECT unnest([${keys.map(literal).join(', ')}]))`;
 }
 
-/** The package_name member of an index row's JSON (a JSON string literal). */
-const PACKAGE_NAME = /"package_name":("(?:[^"\\]|\\.)*")/;
+const NAME_MEMBER = '"package_name":"';
+
+/** The package_name of an index row's JSON line, read without parsing the row. */
+function packageNameOf(line: string): string {
+  const start = line.indexOf(NAME_MEMBER);
+  if (start < 0) throw new Error(`packages.ndjson: a row without package_name: ${line.slice(0, 120)}`);
+  const from = start + NAME_MEMBER.length;
+  const end = line.indexOf('"', from);
+  const raw = line.slice(from, end);
+  // An escape (a quote or backslash in the name, \u…) is rare: then the literal is parsed.
+  if (!raw.includes('\\')) return raw;
+  const literal = /^"(?:[^"\\]|\\.)*"/.exec(line.slice(from - 1));
+  if (!literal) throw new Error(`packages.ndjson: unreadable package_name: ${line.slice(0, 120)}`);
+  return JSON.parse(literal[0]) as string;
+}
 
 export class PackageIndex {
   private constructor(
@@ -113,9 +126,7 @@ export class PackageIndex {
     const keys = new Set([...names].map(filterKey));
     const kept: string[] = [];
     for (const line of body.split('\n')) {
-      const literal = PACKAGE_NAME.exec(line)?.[1];
-      if (literal === undefined) throw new Error(`packages.ndjson: a row without package_name: ${line.slice(0, 120)}`);
-      if (keys.has(filterKey(JSON.parse(literal) as string))) kept.push(line);
+      if (keys.has(filterKey(packageNameOf(line)))) kept.push(line);
     }
     return PackageIndex.fromRows(JSON.parse(`[${kept.join(',')}]`) as Record<string, unknown>[], started);
   }

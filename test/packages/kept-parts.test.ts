@@ -93,3 +93,20 @@ describe('the scan groups the advisories it cannot compare', async () => {
     expect(table).toContain('demo (PyPI, 4 components): 4 CVEs (CVE-2000-0004, CVE-2000-0001, CVE-2000-0003, CVE-2000-0005) — no version ranges on record');
   });
 });
+
+describe('the index read from packages.ndjson lines', () => {
+  const named = (name: string, cve: string) => JSON.stringify({ ...row(cve, 50, [branch('0', '2.0')]), package_name: name });
+  const lines = [named('plain', 'CVE-2001-0001'), named('we"ird\\pkg', 'CVE-2001-0002'), named('ctl\u001fname', 'CVE-2001-0003'), named('Zope.Interface', 'CVE-2001-0004'), named('ümlaut', 'CVE-2001-0005')];
+  const text = `${lines.join('\n')}\n`;
+
+  it('narrows by name without parsing every row, names with escapes included', () => {
+    for (const name of ['we"ird\\pkg', 'ctl\u001fname', 'ümlaut', 'plain']) {
+      const index = PackageIndex.fromLines(text, [name]);
+      expect(index.rowCount, name).toBe(1);
+      expect(index.rowsOf('PyPI', name).map((r) => r.package_name)).toEqual([name]);
+    }
+    expect(PackageIndex.fromLines(text, ['zope-interface']).rowsOf('PyPI', 'zope_interface')).toHaveLength(1);
+    expect(PackageIndex.fromLines(text, ['absent']).rowCount).toBe(0);
+    expect(PackageIndex.fromLines(text).rowCount).toBe(5);
+  });
+});
