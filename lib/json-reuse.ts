@@ -1,16 +1,17 @@
 /**
- * JSON.stringify that reuses the text of objects known never to change. An answer can repeat
- * the same few thousand entries (the package answers' findings that do not depend on the
- * version asked): serialising them again for every question cost more than computing the
- * answer. An object passed to keepJson (frozen, plain data) is serialised once, the first
- * time it is met; stringifyReusing walks the containers around such objects and splices the
- * kept text in, and hands everything else to JSON.stringify.
+ * JSON.stringify as bytes, reusing the encoded text of objects known never to change. An answer
+ * can repeat the same few thousand entries (the package answers' findings that do not depend on
+ * the version asked): serialising and encoding them again for every question cost more than
+ * computing the answer. An object passed to keepJson (frozen, plain data) is serialised and
+ * UTF-8 encoded once, the first time it is met; jsonBytesReusing walks the containers around
+ * such objects, hands everything else to JSON.stringify, and joins the pieces as bytes (a large
+ * answer is never one big string to flatten and encode again).
  *
- * The output is exactly JSON.stringify's for plain data (objects, arrays, strings, numbers,
- * booleans, null; `undefined` members skipped, `undefined` items written as null), which is
- * all the answers hold (no toJSON, no Dates).
+ * The bytes are exactly those of JSON.stringify for plain data (objects, arrays, strings,
+ * numbers, booleans, null; `undefined` members skipped, `undefined` items written as null),
+ * which is all the answers hold (no toJSON, no Dates).
  */
-const kept = new WeakMap<object, string | null>();
+const kept = new WeakMap<object, Buffer | null>();
 
 /** Marks a frozen plain object whose JSON can be kept; returns it. */
 export function keepJson<T extends object>(value: Readonly<T>): T {
@@ -19,40 +20,81 @@ export function keepJson<T extends object>(value: Readonly<T>): T {
   return value as T;
 }
 
-function keptText(value: object): string | undefined {
-  const text = kept.get(value);
-  if (text === undefined) return undefined;
-  if (text !== null) return text;
-  const made = JSON.stringify(value);
+function keptBytes(value: object): Buffer | undefined {
+  const bytes = kept.get(value);
+  if (bytes === undefined) return undefined;
+  if (bytes !== null) return bytes;
+  const made = Buffer.from(JSON.stringify(value));
   kept.set(value, made);
   return made;
 }
 
-/**
- * JSON.stringify(value), reusing kept text. Containers are walked `depth` levels down (the
- * kept objects sit at most that deep in the answers); below, JSON.stringify does the rest.
- */
-export function stringifyReusing(value: unknown, depth = 4): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  const text = keptText(value);
-  if (text !== undefined) return text;
-  if (depth === 0) return JSON.stringify(value);
+/** Collects the output: text pieces are joined and encoded together, kept bytes go in as they are. */
+class Pieces {
+  readonly parts: Buffer[] = [];
+  private text = '';
+
+  add(text: string): void {
+    this.text += text;
+  }
+
+  addBytes(bytes: Buffer): void {
+    if (this.text !== '') this.parts.push(Buffer.from(this.text));
+    this.text = '';
+    this.parts.push(bytes);
+  }
+
+  bytes(): Buffer {
+    if (this.text !== '') this.parts.push(Buffer.from(this.text));
+    this.text = '';
+    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+  }
+}
+
+function write(value: unknown, depth: number, out: Pieces): void {
+  if (value === null || typeof value !== 'object') {
+    out.add(JSON.stringify(value) ?? 'null');
+    return;
+  }
+  const bytes = keptBytes(value);
+  if (bytes !== undefined) {
+    out.addBytes(bytes);
+    return;
+  }
+  if (depth === 0) {
+    out.add(JSON.stringify(value));
+    return;
+  }
   if (Array.isArray(value)) {
-    let out = '[';
+    out.add('[');
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      if (i > 0) out += ',';
-      out += item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : stringifyReusing(item, depth - 1);
+      if (i > 0) out.add(',');
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') out.add('null');
+      else write(item, depth - 1, out);
     }
-    return `${out}]`;
+    out.add(']');
+    return;
   }
-  let out = '{';
+  out.add('{');
   let first = true;
   for (const key of Object.keys(value)) {
     const member: unknown = (value as Record<string, unknown>)[key];
     if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-    out += `${first ? '' : ','}${JSON.stringify(key)}:${stringifyReusing(member, depth - 1)}`;
+    out.add(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    write(member, depth - 1, out);
     first = false;
   }
-  return `${out}}`;
+  out.add('}');
+}
+
+/**
+ * The UTF-8 bytes of JSON.stringify(value), reusing kept objects' bytes. Containers are walked
+ * `depth` levels down (the kept objects sit at most that deep in the answers); below,
+ * JSON.stringify does the rest.
+ */
+export function jsonBytesReusing(value: unknown, depth = 4): Buffer {
+  const out = new Pieces();
+  write(value, depth, out);
+  return out.bytes();
 }

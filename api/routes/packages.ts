@@ -11,7 +11,7 @@ import { ApiError, invalidParameter } from '../http/errors.ts';
 import { parseCveId, queryParam } from '../http/params.ts';
 import { cacheKey } from '../http/response-cache.ts';
 import { asRouteResponse, etagOf, sendBody } from '../http/respond.ts';
-import { stringifyReusing } from '../../lib/json-reuse.ts';
+import { jsonBytesReusing } from '../../lib/json-reuse.ts';
 import {
   answerBatch,
   answerPackage,
@@ -172,7 +172,7 @@ function register(app: ApiApp): void {
  * question, since the answer is a function of both, instead of a hash of the whole body.
  */
 function sendPackageAnswer(c: Context<ApiEnv>, answer: unknown): Response {
-  return sendBody(c, stringifyReusing(answer), { etag: etagOf(`${c.get('snapshot').buildId}\n${cacheKey(c.req.url)}`) });
+  return sendBody(c, jsonBytesReusing(answer), { etag: etagOf(`${c.get('snapshot').buildId}\n${cacheKey(c.req.url)}`) });
 }
 
 export const packagesRoutes: RouteModule = { name: 'packages', register };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { keepJson, stringifyReusing } from '../../lib/json-reuse.ts';
+import { keepJson, jsonBytesReusing } from '../../lib/json-reuse.ts';
 
-describe('stringifyReusing', () => {
+describe('jsonBytesReusing', () => {
   const kept = keepJson(Object.freeze({ id: 'CVE-1', score: 9.8, note: 'a "quoted" <b>text</b>\u2028', list: [1, null] }));
   const values: unknown[] = [
     null, 0, -0.5, 'x', true, [], {},
@@ -10,13 +10,14 @@ describe('stringifyReusing', () => {
     [kept, [kept, [kept, [kept, [kept]]]]],
   ];
   it.each(values.map((v) => [JSON.stringify(v)?.slice(0, 40), v]))('writes exactly what JSON.stringify writes: %s', (_label, value) => {
-    expect(stringifyReusing(value)).toBe(JSON.stringify(value));
-    expect(stringifyReusing(value, 1)).toBe(JSON.stringify(value));
+    expect(jsonBytesReusing(value).toString()).toBe(JSON.stringify(value));
+    expect(jsonBytesReusing(value, 1).toString()).toBe(JSON.stringify(value));
   });
   it('reuses the text it kept (a kept object is written as first seen)', () => {
-    const text = stringifyReusing([kept]);
+    const text = jsonBytesReusing([kept]).toString();
     expect(text).toBe(`[${JSON.stringify(kept)}]`);
-    expect(stringifyReusing({ x: kept })).toBe(`{"x":${JSON.stringify(kept)}}`);
+    expect(jsonBytesReusing({ x: kept }).toString()).toBe(`{"x":${JSON.stringify(kept)}}`);
+    expect(jsonBytesReusing(kept)).toBe(jsonBytesReusing(kept));
   });
   it('keeps only frozen objects', () => {
     expect(() => keepJson({ a: 1 })).toThrow(/frozen/);

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkVersion } from '../../lib/packages/check.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
-import { stringifyReusing } from '../../lib/json-reuse.ts';
+import { jsonBytesReusing } from '../../lib/json-reuse.ts';
 
 function row(cve: string, risk: number, branches: unknown[] | null, versions: string[] = [], ecosystem = 'PyPI'): Record<string, unknown> {
   return {
@@ -66,11 +66,11 @@ describe('answers from kept per-package parts', async () => {
 
   it('answers the same bytes however often and in whatever order it is asked', async () => {
     const versions = ['0.1', '1.0', '1.5', '1.7.0', '2.0', '2.0.0', '3'];
-    const first = versions.map((v) => stringifyReusing(checkVersion(index, { ecosystem: 'PyPI', name: 'demo', version: v })));
-    const again = [...versions].reverse().map((v) => stringifyReusing(checkVersion(index, { ecosystem: 'pypi', name: 'DEMO', version: v }))).reverse();
-    expect(again.map((s) => JSON.parse(s).vulnerabilities)).toEqual(first.map((s) => JSON.parse(s).vulnerabilities));
+    const first = versions.map((v) => jsonBytesReusing(checkVersion(index, { ecosystem: 'PyPI', name: 'demo', version: v })));
+    const again = [...versions].reverse().map((v) => jsonBytesReusing(checkVersion(index, { ecosystem: 'pypi', name: 'DEMO', version: v }))).reverse();
+    expect(again.map((s) => JSON.parse(s.toString()).vulnerabilities)).toEqual(first.map((s) => JSON.parse(s.toString()).vulnerabilities));
     const fresh = PackageIndex.fromRows(rows.map((r) => ({ ...r })));
-    expect(versions.map((v) => JSON.stringify(checkVersion(fresh, { ecosystem: 'PyPI', name: 'demo', version: v })))).toEqual(first);
+    expect(versions.map((v) => JSON.stringify(checkVersion(fresh, { ecosystem: 'PyPI', name: 'demo', version: v })))).toEqual(first.map((b) => b.toString()));
   });
 });
 
