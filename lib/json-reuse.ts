@@ -20,6 +20,19 @@ export function keepJson<T extends object>(value: Readonly<T>): T {
   return value as T;
 }
 
+/** Objects whose first members are those of a kept object (see extendsKept). */
+const extended = new WeakMap<object, object>();
+
+/**
+ * Marks `value`, made as `{ ...base, more }` from a kept `base` with members of its own after
+ * base's (none of base's replaced), so that its JSON starts with base's kept bytes. Returns it.
+ */
+export function extendsKept<T extends object>(value: T, base: object): T {
+  if (!kept.has(base)) throw new Error('extendsKept: the base must be kept (keepJson)');
+  extended.set(value, base);
+  return value;
+}
+
 function keptBytes(value: object): Buffer | undefined {
   const bytes = kept.get(value);
   if (bytes === undefined) return undefined;
@@ -61,6 +74,11 @@ function write(value: unknown, depth: number, out: Pieces): void {
     out.addBytes(bytes);
     return;
   }
+  const base = extended.get(value);
+  if (base !== undefined) {
+    writeExtended(value as Record<string, unknown>, base, depth, out);
+    return;
+  }
   if (depth === 0) {
     out.add(JSON.stringify(value));
     return;
@@ -83,6 +101,23 @@ function write(value: unknown, depth: number, out: Pieces): void {
     if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
     out.add(`${first ? '' : ','}${JSON.stringify(key)}:`);
     write(member, depth - 1, out);
+    first = false;
+  }
+  out.add('}');
+}
+
+/** base's kept bytes without their closing brace, then the members after base's. */
+function writeExtended(value: Record<string, unknown>, base: object, depth: number, out: Pieces): void {
+  const baseBytes = keptBytes(base)!;
+  const keys = Object.keys(value);
+  const baseCount = Object.keys(base).length;
+  let first = baseCount === 0;
+  out.addBytes(baseBytes.subarray(0, baseBytes.length - 1));
+  for (let i = baseCount; i < keys.length; i++) {
+    const member = value[keys[i]!];
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+    out.add(`${first ? '' : ','}${JSON.stringify(keys[i])}:`);
+    write(member, Math.max(depth - 1, 0), out);
     first = false;
   }
   out.add('}');

@@ -11,10 +11,10 @@
  */
 import { orderFor } from '../versions/ecosystems.ts';
 import type { VersionOrder } from '../versions/scheme.ts';
-import { keepJson } from '../json-reuse.ts';
+import { extendsKept, keepJson } from '../json-reuse.ts';
 import { ecosystemMatches } from './names.ts';
 import type { CveRisk, PackageIndex, PackageRow } from './index.ts';
-import { branchHolds, judgeBranch, type RangeBranch } from './ranges.ts';
+import { branchHolds, judgeBranch, type RangeBranch, type VersionProbe } from './ranges.ts';
 
 export interface PackageQuery {
   /** As OSV spells it, possibly with a release (`Debian:12`). */
@@ -87,6 +87,15 @@ export function byRisk(a: RiskOrderFields, b: RiskOrderFields): number {
   return b.service_risk - a.service_risk || Number(b.kev) - Number(a.kev) || (b.epss_score ?? -1) - (a.epss_score ?? -1) || (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : 0);
 }
 
+/** A row's finding, frozen with its JSON kept: the version-independent head of its vulnerability entries. */
+const keptFindings = new WeakMap<PackageRow, Finding>();
+
+function keptFinding(row: PackageRow): Finding {
+  let kept = keptFindings.get(row);
+  if (!kept) keptFindings.set(row, (kept = keepJson(Object.freeze(finding(row)))));
+  return kept;
+}
+
 function finding(row: PackageRow): Finding {
   return { ...row.cve, ecosystem: row.ecosystem, package_name: row.package_name, advisory_ids: row.advisory_ids };
 }
@@ -113,6 +122,8 @@ interface AskedPackage {
   unrangedList: readonly UnjudgedFinding[];
   /** Per ecosystem, rows that can hold a version (ranges or an explicit list): the only ones the upgrade search asks. */
   canHold: Map<string, PackageRow[]>;
+  /** The package's range bounds ranked in each order, made when first asked (see RankedProbe). */
+  ranked: Map<VersionOrder, RankedBounds>;
 }
 
 /** Per index: bounded, since the ecosystem spelling (a release) is the caller's. */
@@ -141,10 +152,93 @@ function askedPackage(index: PackageIndex, q: PackageQuery): AskedPackage {
     else canHold.set(row.ecosystem, [row]);
   }
   const unrangedList = keepJson(Object.freeze(unranged.map((e) => e.finding)));
-  asked = { rows, ranged, unranged, unrangedList, canHold };
+  asked = { rows, ranged, unranged, unrangedList, canHold, ranked: new Map() };
   if (cache.size >= ASKED_CACHE_SIZE) cache.clear();
   cache.set(key, asked);
   return asked;
+}
+
+/**
+ * The distinct bounds (introduced, fixed, last_affected, limit) of a package's ranges in one
+ * order, ascending; equal versions spelled apart share a rank. A version's place among them is
+ * one binary search, after which comparing it with any of them is comparing two integers: a
+ * package with hundreds of ranges costs a dozen comparisons per question instead of hundreds.
+ */
+interface RankedBounds {
+  /** One version per rank, ascending. */
+  sorted: string[];
+  rankOf: Map<string, number>;
+}
+
+function rankBounds(asked: AskedPackage, order: VersionOrder): RankedBounds {
+  let ranked = asked.ranked.get(order);
+  if (ranked) return ranked;
+  const bounds = new Set<string>();
+  for (const { row } of asked.ranged) {
+    for (const b of row.fixed_branches!) {
+      if (orderFor(row.ecosystem, b.range_type) !== order) continue;
+      for (const bound of [b.introduced, b.fixed, b.last_affected, b.limit]) {
+        if (bound === null || bound === '0' || bound === '*' || bounds.has(bound)) continue;
+        try {
+          order.check(bound);
+          bounds.add(bound);
+        } catch {
+          // an unreadable bound is compared by the order itself, which says so
+        }
+      }
+    }
+  }
+  const all = [...bounds].sort((a, b) => order.compare(a, b));
+  const sorted: string[] = [];
+  const rankOf = new Map<string, number>();
+  for (const bound of all) {
+    if (sorted.length === 0 || order.compare(sorted[sorted.length - 1]!, bound) !== 0) sorted.push(bound);
+    rankOf.set(bound, sorted.length - 1);
+  }
+  ranked = { sorted, rankOf };
+  asked.ranked.set(order, ranked);
+  return ranked;
+}
+
+/**
+ * Compares `version` with the package's bounds through their ranks: the version's place among
+ * them (2r+1 when it equals rank r, 2r when it falls just below rank r) is found once per order;
+ * a bound not ranked (unreadable) is compared by the order, which throws as it always did.
+ * A class, not closures: one is made per question and per upgrade candidate.
+ */
+class RankedProbe implements VersionProbe {
+  private readonly places = new Map<VersionOrder, number>();
+
+  constructor(
+    private readonly asked: AskedPackage,
+    private readonly version: string,
+  ) {}
+
+  compare(order: VersionOrder, bound: string): number {
+    const ranked = rankBounds(this.asked, order);
+    const rank = ranked.rankOf.get(bound);
+    if (rank === undefined) return order.compare(this.version, bound);
+    return Math.sign(this.placeOf(order, ranked) - (2 * rank + 1));
+  }
+
+  private placeOf(order: VersionOrder, ranked: RankedBounds): number {
+    let place = this.places.get(order);
+    if (place !== undefined) return place;
+    const known = ranked.rankOf.get(this.version);
+    if (known !== undefined) place = 2 * known + 1;
+    else {
+      let low = 0;
+      let high = ranked.sorted.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (order.compare(ranked.sorted[mid]!, this.version) < 0) low = mid + 1;
+        else high = mid;
+      }
+      place = low < ranked.sorted.length && order.compare(ranked.sorted[low]!, this.version) === 0 ? 2 * low + 1 : 2 * low;
+    }
+    this.places.set(order, place);
+    return place;
+  }
 }
 
 /** The kept findings and those of the version (both by risk then row position), merged in that order. */
@@ -167,13 +261,13 @@ type RowVerdict =
   | { kind: 'not_comparable' | 'undetermined'; reason: string };
 
 /** Every branch and the `versions` list of one row against `version`. */
-export function judgeRow(row: PackageRow, version: string, order: VersionOrder): RowVerdict {
+export function judgeRow(row: PackageRow, version: string, order: VersionOrder, probe?: VersionProbe): RowVerdict {
   if (row.fixed_branches === null) return { kind: 'undetermined', reason: UNRANGED_REASON };
   const matched: MatchedRange[] = [];
   let gitOnly = row.fixed_branches.length > 0;
   const unreadable: string[] = [];
   for (const branch of row.fixed_branches) {
-    const verdict = judgeBranch(row.ecosystem, branch, version);
+    const verdict = judgeBranch(row.ecosystem, branch, version, probe);
     if (verdict.kind !== 'not_comparable') gitOnly = false;
     if (verdict.kind === 'inside') matched.push({ ...branch, why: verdict.why });
     else if (verdict.kind === 'undetermined') unreadable.push(verdict.why);
@@ -278,8 +372,8 @@ function fixesAbove(sorted: readonly string[], version: string, order: VersionOr
 }
 
 /** Whether any branch or the `versions` list of the row holds `version` (no explanations). */
-function rowHolds(row: PackageRow, version: string, order: VersionOrder): boolean {
-  for (const b of row.fixed_branches ?? []) if (branchHolds(row.ecosystem, b, version)) return true;
+function rowHolds(row: PackageRow, version: string, order: VersionOrder, probe?: VersionProbe): boolean {
+  for (const b of row.fixed_branches ?? []) if (branchHolds(row.ecosystem, b, version, probe)) return true;
   return listedVersion(row, version, order) !== undefined;
 }
 
@@ -288,16 +382,17 @@ function rowHolds(row: PackageRow, version: string, order: VersionOrder): boolea
  * candidate is asked first (it usually refuses the next one too), so a package with hundreds of
  * advisories costs about one check per candidate, not one per candidate and row.
  */
-function upgradeFor(ecosystem: string, rows: readonly PackageRow[], affected: readonly PackageRow[], version: string, order: VersionOrder): Upgrade {
+function upgradeFor(asked: AskedPackage, ecosystem: string, rows: readonly PackageRow[], affected: readonly PackageRow[], version: string, order: VersionOrder): Upgrade {
   const pending = [...affected];
   const matched = new Set(affected);
   for (const candidate of fixesAbove(sortedFixes(rows, order), version, order)) {
-    const blocker = pending.findIndex((r) => rowHolds(r, candidate, order));
+    const probe = new RankedProbe(asked, candidate);
+    const blocker = pending.findIndex((r) => rowHolds(r, candidate, order, probe));
     if (blocker >= 0) {
       if (blocker > 0) pending.unshift(...pending.splice(blocker, 1));
       continue;
     }
-    const also = rows.filter((r) => !matched.has(r) && rowHolds(r, candidate, order)).map((r) => r.cve.cve_id);
+    const also = rows.filter((r) => !matched.has(r) && rowHolds(r, candidate, order, probe)).map((r) => r.cve.cve_id);
     return {
       ecosystem,
       to: candidate,
@@ -316,17 +411,19 @@ export function checkVersion(index: PackageIndex, q: PackageQuery & { version: s
   const order = orderFor(q.ecosystem, 'ECOSYSTEM')!;
   order.check(q.version);
   const asked = askedPackage(index, q);
+  const probe = new RankedProbe(asked, q.version);
   const vulnerabilities: AffectedFinding[] = [];
   const notComparable: UnjudgedFinding[] = [];
   const undetermined: AskedPackage['unranged'] = [];
   const affectedRows: PackageRow[] = [];
   let notAffected = 0;
   for (const { row, position } of asked.ranged) {
-    const verdict = judgeRow(row, q.version, order);
+    const verdict = judgeRow(row, q.version, order, probe);
     if (verdict.kind === 'affected') {
       affectedRows.push(row);
-      const fixedIn = fixesAbove(sortedFixes(row, order), q.version, order).find((f) => !rowHolds(row, f, order)) ?? null;
-      vulnerabilities.push({ ...finding(row), matched: verdict.matched, fixed_in: fixedIn });
+      const fixedIn = fixesAbove(sortedFixes(row, order), q.version, order).find((f) => !rowHolds(row, f, order, new RankedProbe(asked, f))) ?? null;
+      const base = keptFinding(row);
+      vulnerabilities.push(extendsKept({ ...base, matched: verdict.matched, fixed_in: fixedIn }, base));
     } else if (verdict.kind === 'not_affected') notAffected++;
     else if (verdict.kind === 'not_comparable') notComparable.push({ ...finding(row), reason: verdict.reason });
     else undetermined.push({ finding: { ...finding(row), reason: verdict.reason }, position });
@@ -334,7 +431,7 @@ export function checkVersion(index: PackageIndex, q: PackageQuery & { version: s
   undetermined.sort((a, b) => byRisk(a.finding, b.finding) || a.position - b.position);
   const ecosystems = [...new Set(affectedRows.map((r) => r.ecosystem))].sort();
   const upgrade = ecosystems.map((eco) =>
-    upgradeFor(eco, asked.canHold.get(eco) ?? [], affectedRows.filter((r) => r.ecosystem === eco), q.version, order),
+    upgradeFor(asked, eco, asked.canHold.get(eco) ?? [], affectedRows.filter((r) => r.ecosystem === eco), q.version, order),
   );
   return {
     ecosystem: q.ecosystem,

@@ -26,7 +26,20 @@ export type BranchVerdict =
 
 const unbounded = (v: string | null) => v === null || v === '0' || v === '*';
 
-export function judgeBranch(ecosystem: string, branch: RangeBranch, version: string): BranchVerdict {
+/**
+ * How `version` compares with a bound in an order: the order itself, or (lib/packages/check.ts)
+ * a lookup among a package's bounds ranked once, which gives the same sign.
+ */
+export interface VersionProbe {
+  compare(order: VersionOrder, bound: string): number;
+}
+
+/** The order's own comparison of `version` with each bound. */
+export function plainProbe(version: string): VersionProbe {
+  return { compare: (order, bound) => order.compare(version, bound) };
+}
+
+export function judgeBranch(ecosystem: string, branch: RangeBranch, version: string, probe: VersionProbe = plainProbe(version)): BranchVerdict {
   const order: VersionOrder | null = orderFor(ecosystem, branch.range_type);
   if (order === null) {
     const type = branch.range_type ?? 'unknown';
@@ -37,22 +50,22 @@ export function judgeBranch(ecosystem: string, branch: RangeBranch, version: str
   try {
     const parts: string[] = [];
     if (!unbounded(branch.introduced)) {
-      if (order.compare(version, branch.introduced!) < 0) return { kind: 'outside' };
+      if (probe.compare(order, branch.introduced!) < 0) return { kind: 'outside' };
       parts.push(`≥ introduced ${branch.introduced}`);
     } else {
       parts.push(`no lower bound (introduced ${branch.introduced ?? 'none'})`);
     }
     if (branch.fixed !== null) {
-      if (order.compare(version, branch.fixed) >= 0) return { kind: 'outside' };
+      if (probe.compare(order, branch.fixed) >= 0) return { kind: 'outside' };
       parts.push(`< fixed ${branch.fixed}`);
     } else if (branch.last_affected !== null) {
-      if (order.compare(version, branch.last_affected) > 0) return { kind: 'outside' };
+      if (probe.compare(order, branch.last_affected) > 0) return { kind: 'outside' };
       parts.push(`≤ last_affected ${branch.last_affected}`);
     } else {
       parts.push('no fix on record');
     }
     if (!unbounded(branch.limit)) {
-      if (order.compare(version, branch.limit!) >= 0) return { kind: 'outside' };
+      if (probe.compare(order, branch.limit!) >= 0) return { kind: 'outside' };
       parts.push(`< limit ${branch.limit}`);
     }
     return { kind: 'inside', why: `${version}: ${parts.join(', ')} (${branch.range_type ?? 'ECOSYSTEM'} range, ${order.name} order)` };
@@ -65,15 +78,15 @@ export function judgeBranch(ecosystem: string, branch: RangeBranch, version: str
 }
 
 /** Whether the branch holds `version` (no explanation): the hot path of the upgrade search. */
-export function branchHolds(ecosystem: string, branch: RangeBranch, version: string): boolean {
+export function branchHolds(ecosystem: string, branch: RangeBranch, version: string, probe: VersionProbe = plainProbe(version)): boolean {
   const order = orderFor(ecosystem, branch.range_type);
   if (order === null) return false;
   try {
-    if (!unbounded(branch.introduced) && order.compare(version, branch.introduced!) < 0) return false;
+    if (!unbounded(branch.introduced) && probe.compare(order, branch.introduced!) < 0) return false;
     if (branch.fixed !== null) {
-      if (order.compare(version, branch.fixed) >= 0) return false;
-    } else if (branch.last_affected !== null && order.compare(version, branch.last_affected) > 0) return false;
-    return unbounded(branch.limit) || order.compare(version, branch.limit!) < 0;
+      if (probe.compare(order, branch.fixed) >= 0) return false;
+    } else if (branch.last_affected !== null && probe.compare(order, branch.last_affected) > 0) return false;
+    return unbounded(branch.limit) || probe.compare(order, branch.limit!) < 0;
   } catch (err) {
     if (err instanceof VersionSyntaxError) return false;
     throw err;

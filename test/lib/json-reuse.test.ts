@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keepJson, jsonBytesReusing } from '../../lib/json-reuse.ts';
+import { extendsKept, keepJson, jsonBytesReusing } from '../../lib/json-reuse.ts';
 
 describe('jsonBytesReusing', () => {
   const kept = keepJson(Object.freeze({ id: 'CVE-1', score: 9.8, note: 'a "quoted" <b>text</b>\u2028', list: [1, null] }));
@@ -18,6 +18,17 @@ describe('jsonBytesReusing', () => {
     expect(text).toBe(`[${JSON.stringify(kept)}]`);
     expect(jsonBytesReusing({ x: kept }).toString()).toBe(`{"x":${JSON.stringify(kept)}}`);
     expect(jsonBytesReusing(kept)).toBe(jsonBytesReusing(kept));
+  });
+  it('writes an object extending a kept one as JSON.stringify does, its head from the kept bytes', () => {
+    const base = keepJson(Object.freeze({ cve_id: 'CVE-2', advisory_ids: ['GHSA-x'], note: 'é "q"' }));
+    const value = extendsKept({ ...base, matched: [{ why: 'a\nb' }, kept], fixed_in: null, skipped: undefined }, base);
+    expect(jsonBytesReusing(value).toString()).toBe(JSON.stringify(value));
+    expect(jsonBytesReusing({ results: [value, value] }).toString()).toBe(JSON.stringify({ results: [value, value] }));
+    const empty = keepJson(Object.freeze({}));
+    const onlyMore = extendsKept({ ...empty, a: 1, b: 'x' }, empty);
+    expect(jsonBytesReusing(onlyMore).toString()).toBe('{"a":1,"b":"x"}');
+    expect(jsonBytesReusing(extendsKept({ ...base }, base)).toString()).toBe(JSON.stringify(base));
+    expect(() => extendsKept({ a: 1 }, { a: 1 })).toThrow(/kept/);
   });
   it('keeps only frozen objects', () => {
     expect(() => keepJson({ a: 1 })).toThrow(/frozen/);
