@@ -48,26 +48,18 @@ export function judgeBranch(ecosystem: string, branch: RangeBranch, version: str
       : { kind: 'undetermined', why: `range type ${type} has no version order for ${ecosystem}` };
   }
   try {
-    const parts: string[] = [];
-    if (!unbounded(branch.introduced)) {
-      if (probe.compare(order, branch.introduced!) < 0) return { kind: 'outside' };
-      parts.push(`≥ introduced ${branch.introduced}`);
-    } else {
-      parts.push(`no lower bound (introduced ${branch.introduced ?? 'none'})`);
-    }
+    // The bounds are compared first, in this order; the explanation is written only for a branch
+    // that holds the version (most do not).
+    if (!unbounded(branch.introduced) && probe.compare(order, branch.introduced!) < 0) return { kind: 'outside' };
     if (branch.fixed !== null) {
       if (probe.compare(order, branch.fixed) >= 0) return { kind: 'outside' };
-      parts.push(`< fixed ${branch.fixed}`);
-    } else if (branch.last_affected !== null) {
-      if (probe.compare(order, branch.last_affected) > 0) return { kind: 'outside' };
-      parts.push(`≤ last_affected ${branch.last_affected}`);
-    } else {
-      parts.push('no fix on record');
-    }
-    if (!unbounded(branch.limit)) {
-      if (probe.compare(order, branch.limit!) >= 0) return { kind: 'outside' };
-      parts.push(`< limit ${branch.limit}`);
-    }
+    } else if (branch.last_affected !== null && probe.compare(order, branch.last_affected) > 0) return { kind: 'outside' };
+    if (!unbounded(branch.limit) && probe.compare(order, branch.limit!) >= 0) return { kind: 'outside' };
+    const parts = [
+      unbounded(branch.introduced) ? `no lower bound (introduced ${branch.introduced ?? 'none'})` : `≥ introduced ${branch.introduced}`,
+      branch.fixed !== null ? `< fixed ${branch.fixed}` : branch.last_affected !== null ? `≤ last_affected ${branch.last_affected}` : 'no fix on record',
+    ];
+    if (!unbounded(branch.limit)) parts.push(`< limit ${branch.limit}`);
     return { kind: 'inside', why: `${version}: ${parts.join(', ')} (${branch.range_type ?? 'ECOSYSTEM'} range, ${order.name} order)` };
   } catch (err) {
     if (!(err instanceof VersionSyntaxError)) throw err;
