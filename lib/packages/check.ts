@@ -14,7 +14,7 @@ import type { VersionOrder } from '../versions/scheme.ts';
 import { extendsKept, keepJson } from '../json-reuse.ts';
 import { ecosystemMatches } from './names.ts';
 import type { CveRisk, PackageIndex, PackageRow } from './index.ts';
-import { branchHolds, judgeBranch, type RangeBranch, type VersionProbe } from './ranges.ts';
+import { branchHolds, judgeBranch, unbounded, type RangeBranch, type VersionProbe } from './ranges.ts';
 
 export interface PackageQuery {
   /** As OSV spells it, possibly with a release (`Debian:12`). */
@@ -113,7 +113,6 @@ const UNRANGED_REASON = 'no version ranges on record: the package is named by th
  * every question was most of an answer's cost.
  */
 interface AskedPackage {
-  rows: PackageRow[];
   /** Rows judged per version (ranges on record), with their position in `rows`. */
   ranged: { row: PackageRow; position: number }[];
   /** The findings of the rows without ranges, by risk (ties: row order), frozen and kept as JSON (lib/json-reuse.ts). */
@@ -152,10 +151,37 @@ function askedPackage(index: PackageIndex, q: PackageQuery): AskedPackage {
     else canHold.set(row.ecosystem, [row]);
   }
   const unrangedList = keepJson(Object.freeze(unranged.map((e) => e.finding)));
-  asked = { rows, ranged, unranged, unrangedList, canHold, ranked: new Map() };
+  asked = { ranged, unranged, unrangedList, canHold, ranked: new Map() };
   if (cache.size >= ASKED_CACHE_SIZE) cache.clear();
   cache.set(key, asked);
   return asked;
+}
+
+/** The readable versions of `values` in `order`, ascending (equal ones spelled apart keep their order). */
+function readableSorted(values: Iterable<string>, order: VersionOrder): string[] {
+  const readable: string[] = [];
+  for (const v of values) {
+    try {
+      order.check(v);
+      readable.push(v);
+    } catch {
+      // a version the order cannot read has no place in the order
+    }
+  }
+  return readable.sort((a, b) => order.compare(a, b));
+}
+
+/** How many of `sorted` (ascending in `order`) come before `version`, or are at most `version` with `orEqual`. */
+function countBefore(sorted: readonly string[], version: string, order: VersionOrder, orEqual: boolean): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const c = order.compare(sorted[mid]!, version);
+    if (c < 0 || (orEqual && c === 0)) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /**
@@ -177,18 +203,11 @@ function rankBounds(asked: AskedPackage, order: VersionOrder): RankedBounds {
   for (const { row } of asked.ranged) {
     for (const b of row.fixed_branches!) {
       if (orderFor(row.ecosystem, b.range_type) !== order) continue;
-      for (const bound of [b.introduced, b.fixed, b.last_affected, b.limit]) {
-        if (bound === null || bound === '0' || bound === '*' || bounds.has(bound)) continue;
-        try {
-          order.check(bound);
-          bounds.add(bound);
-        } catch {
-          // an unreadable bound is compared by the order itself, which says so
-        }
-      }
+      // An unreadable bound stays unranked: the order compares it itself, and says so.
+      for (const bound of [b.introduced, b.fixed, b.last_affected, b.limit]) if (!unbounded(bound)) bounds.add(bound!);
     }
   }
-  const all = [...bounds].sort((a, b) => order.compare(a, b));
+  const all = readableSorted(bounds, order);
   const sorted: string[] = [];
   const rankOf = new Map<string, number>();
   for (const bound of all) {
@@ -227,14 +246,8 @@ class RankedProbe implements VersionProbe {
     const known = ranked.rankOf.get(this.version);
     if (known !== undefined) place = 2 * known + 1;
     else {
-      let low = 0;
-      let high = ranked.sorted.length;
-      while (low < high) {
-        const mid = (low + high) >>> 1;
-        if (order.compare(ranked.sorted[mid]!, this.version) < 0) low = mid + 1;
-        else high = mid;
-      }
-      place = low < ranked.sorted.length && order.compare(ranked.sorted[low]!, this.version) === 0 ? 2 * low + 1 : 2 * low;
+      const below = countBefore(ranked.sorted, this.version, order, false);
+      place = below < ranked.sorted.length && order.compare(ranked.sorted[below]!, this.version) === 0 ? 2 * below + 1 : 2 * below;
     }
     this.places.set(order, place);
     return place;
@@ -300,15 +313,7 @@ function sortedVersions(row: PackageRow, order: VersionOrder): string[] {
   if (!byOrder) sortedListsKept.set(row, (byOrder = new Map()));
   let sorted = byOrder.get(order);
   if (sorted) return sorted;
-  sorted = row.versions.filter((v) => {
-    try {
-      order.check(v);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  sorted.sort((a, b) => order.compare(a, b));
+  sorted = readableSorted(row.versions, order);
   byOrder.set(order, sorted);
   return sorted;
 }
@@ -320,14 +325,8 @@ function sortedVersions(row: PackageRow, order: VersionOrder): string[] {
 function listedVersion(row: PackageRow, version: string, order: VersionOrder): string | undefined {
   if (row.versions.length === 0) return undefined;
   const sorted = sortedVersions(row, order);
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (order.compare(sorted[mid]!, version) < 0) low = mid + 1;
-    else high = mid;
-  }
-  return low < sorted.length && order.compare(sorted[low]!, version) === 0 ? sorted[low] : undefined;
+  const below = countBefore(sorted, version, order, false);
+  return below < sorted.length && order.compare(sorted[below]!, version) === 0 ? sorted[below] : undefined;
 }
 
 /**
@@ -344,31 +343,17 @@ function sortedFixes(rows: readonly PackageRow[] | PackageRow, order: VersionOrd
   if (fixes) return fixes;
   const seen = new Set<string>();
   for (const row of Array.isArray(rows) ? (rows as readonly PackageRow[]) : [rows as PackageRow]) {
-    for (const b of row.fixed_branches ?? []) {
-      if (b.fixed === null || seen.has(b.fixed) || orderFor(row.ecosystem, b.range_type) === null) continue;
-      try {
-        order.check(b.fixed);
-        seen.add(b.fixed);
-      } catch {
-        // a fix the order cannot read is no candidate
-      }
-    }
+    for (const b of row.fixed_branches ?? []) if (b.fixed !== null && orderFor(row.ecosystem, b.range_type) !== null) seen.add(b.fixed);
   }
-  fixes = [...seen].sort((a, b) => order.compare(a, b));
+  // A fix the order cannot read is no candidate.
+  fixes = readableSorted(seen, order);
   byOrder.set(order, fixes);
   return fixes;
 }
 
 /** The fixes of `sorted` (ascending, see sortedFixes) above `version`: the upgrade candidates. */
 function fixesAbove(sorted: readonly string[], version: string, order: VersionOrder): readonly string[] {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (order.compare(sorted[mid]!, version) > 0) high = mid;
-    else low = mid + 1;
-  }
-  return sorted.slice(low);
+  return sorted.slice(countBefore(sorted, version, order, true));
 }
 
 /** Whether any branch or the `versions` list of the row holds `version` (no explanations). */

@@ -24,7 +24,21 @@ export type BranchVerdict =
   | { kind: 'not_comparable'; why: string }
   | { kind: 'undetermined'; why: string };
 
-const unbounded = (v: string | null) => v === null || v === '0' || v === '*';
+/** A bound that does not bound: none, `0` (from the first version) or `*` (no limit). */
+export const unbounded = (v: string | null): boolean => v === null || v === '0' || v === '*';
+
+/**
+ * Whether the version (through `probe`) is inside the branch's bounds, compared in the schema's
+ * order: introduced, then fixed or last_affected, then limit. Throws VersionSyntaxError for a
+ * side the order cannot read.
+ */
+function withinBounds(branch: RangeBranch, order: VersionOrder, probe: VersionProbe): boolean {
+  if (!unbounded(branch.introduced) && probe.compare(order, branch.introduced!) < 0) return false;
+  if (branch.fixed !== null) {
+    if (probe.compare(order, branch.fixed) >= 0) return false;
+  } else if (branch.last_affected !== null && probe.compare(order, branch.last_affected) > 0) return false;
+  return unbounded(branch.limit) || probe.compare(order, branch.limit!) < 0;
+}
 
 /**
  * How `version` compares with a bound in an order: the order itself, or (lib/packages/check.ts)
@@ -48,13 +62,8 @@ export function judgeBranch(ecosystem: string, branch: RangeBranch, version: str
       : { kind: 'undetermined', why: `range type ${type} has no version order for ${ecosystem}` };
   }
   try {
-    // The bounds are compared first, in this order; the explanation is written only for a branch
-    // that holds the version (most do not).
-    if (!unbounded(branch.introduced) && probe.compare(order, branch.introduced!) < 0) return { kind: 'outside' };
-    if (branch.fixed !== null) {
-      if (probe.compare(order, branch.fixed) >= 0) return { kind: 'outside' };
-    } else if (branch.last_affected !== null && probe.compare(order, branch.last_affected) > 0) return { kind: 'outside' };
-    if (!unbounded(branch.limit) && probe.compare(order, branch.limit!) >= 0) return { kind: 'outside' };
+    // The explanation is written only for a branch that holds the version (most do not).
+    if (!withinBounds(branch, order, probe)) return { kind: 'outside' };
     const parts = [
       unbounded(branch.introduced) ? `no lower bound (introduced ${branch.introduced ?? 'none'})` : `≥ introduced ${branch.introduced}`,
       branch.fixed !== null ? `< fixed ${branch.fixed}` : branch.last_affected !== null ? `≤ last_affected ${branch.last_affected}` : 'no fix on record',
@@ -74,11 +83,7 @@ export function branchHolds(ecosystem: string, branch: RangeBranch, version: str
   const order = orderFor(ecosystem, branch.range_type);
   if (order === null) return false;
   try {
-    if (!unbounded(branch.introduced) && probe.compare(order, branch.introduced!) < 0) return false;
-    if (branch.fixed !== null) {
-      if (probe.compare(order, branch.fixed) >= 0) return false;
-    } else if (branch.last_affected !== null && probe.compare(order, branch.last_affected) > 0) return false;
-    return unbounded(branch.limit) || probe.compare(order, branch.limit!) < 0;
+    return withinBounds(branch, order, probe);
   } catch (err) {
     if (err instanceof VersionSyntaxError) return false;
     throw err;
