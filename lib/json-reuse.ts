@@ -88,19 +88,28 @@ function write(value: unknown, depth: number, out: Pieces): void {
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
       if (i > 0) out.add(',');
-      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') out.add('null');
+      if (unwritable(item)) out.add('null');
       else write(item, depth - 1, out);
     }
     out.add(']');
     return;
   }
   out.add('{');
-  let first = true;
-  for (const key of Object.keys(value)) {
-    const member: unknown = (value as Record<string, unknown>)[key];
-    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-    out.add(`${first ? '' : ','}${JSON.stringify(key)}:`);
-    write(member, depth - 1, out);
+  writeMembers(value as Record<string, unknown>, Object.keys(value), 0, true, depth - 1, out);
+}
+
+/** What JSON.stringify leaves out of an object and writes as null in an array. */
+function unwritable(value: unknown): boolean {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+/** The members `keys[from…]` of an object and its closing brace; `first`: none written before. */
+function writeMembers(value: Record<string, unknown>, keys: string[], from: number, first: boolean, depth: number, out: Pieces): void {
+  for (let i = from; i < keys.length; i++) {
+    const member = value[keys[i]!];
+    if (unwritable(member)) continue;
+    out.add(`${first ? '' : ','}${JSON.stringify(keys[i])}:`);
+    write(member, depth, out);
     first = false;
   }
   out.add('}');
@@ -109,18 +118,9 @@ function write(value: unknown, depth: number, out: Pieces): void {
 /** base's kept bytes without their closing brace, then the members after base's. */
 function writeExtended(value: Record<string, unknown>, base: object, depth: number, out: Pieces): void {
   const baseBytes = keptBytes(base)!;
-  const keys = Object.keys(value);
-  const baseCount = Object.keys(base).length;
-  let first = baseCount === 0;
   out.addBytes(baseBytes.subarray(0, baseBytes.length - 1));
-  for (let i = baseCount; i < keys.length; i++) {
-    const member = value[keys[i]!];
-    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-    out.add(`${first ? '' : ','}${JSON.stringify(keys[i])}:`);
-    write(member, Math.max(depth - 1, 0), out);
-    first = false;
-  }
-  out.add('}');
+  // `{}` (no member written) is 2 bytes.
+  writeMembers(value, Object.keys(value), Object.keys(base).length, baseBytes.length === 2, Math.max(depth - 1, 0), out);
 }
 
 /**

@@ -27,6 +27,9 @@ describe('jsonBytesReusing', () => {
     const empty = keepJson(Object.freeze({}));
     const onlyMore = extendsKept({ ...empty, a: 1, b: 'x' }, empty);
     expect(jsonBytesReusing(onlyMore).toString()).toBe('{"a":1,"b":"x"}');
+    const hollow = keepJson(Object.freeze({ gone: undefined }));
+    const afterHollow = extendsKept({ ...hollow, a: 1 }, hollow);
+    expect(jsonBytesReusing(afterHollow).toString()).toBe(JSON.stringify(afterHollow));
     expect(jsonBytesReusing(extendsKept({ ...base }, base)).toString()).toBe(JSON.stringify(base));
     expect(() => extendsKept({ a: 1 }, { a: 1 })).toThrow(/kept/);
   });
