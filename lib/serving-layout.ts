@@ -67,3 +67,12 @@ export async function readServingManifest(dir: string): Promise<ServingManifest 
   }
 }
 
+/** The package index rows of a serving folder (SERVING_PACKAGES), or null when it has none. */
+export async function readServingPackages(dir: string): Promise<string | null> {
+  try {
+    return await readFile(join(dir, SERVING_PACKAGES), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}

@@ -7,9 +7,7 @@
  * when the snapshot is swapped in, see api/app.ts), never before the snapshot is served: the
  * replica is ready as soon as the snapshot is open.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { SERVING_PACKAGES } from '../../lib/serving-layout.ts';
+import { readServingPackages } from '../../lib/serving-layout.ts';
 import { checkVersion, listAdvisories, type ListAnswer, type VersionAnswer } from '../../lib/packages/check.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
 import { parsePurl, PurlError, type PurlPackage } from '../../lib/packages/purl.ts';
@@ -27,19 +25,10 @@ export interface MemoSnapshot extends SnapshotReader {
 export async function packageIndexOf(snapshot: MemoSnapshot): Promise<PackageIndex> {
   requireTables(snapshot, 'affected_packages', 'cves');
   return snapshot.memo('package-index', async () => {
-    const stored = snapshot.servingDir === undefined ? null : await readIfPresent(join(snapshot.servingDir, SERVING_PACKAGES));
+    const stored = snapshot.servingDir === undefined ? null : await readServingPackages(snapshot.servingDir);
     if (stored !== null) return PackageIndex.fromLines(stored);
     return PackageIndex.load(async (sql) => (await selectRows<{ row_json: string }>(snapshot, sql)).map((r) => r.row_json));
   });
-}
-
-async function readIfPresent(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
 }
 
 export type PackageAnswer = VersionAnswer | ListAnswer;

@@ -7,10 +7,9 @@
  * Exit codes: 0 done (findings or not), 1 a finding reaches `--fail-on`, 2 the SBOM or the
  * snapshot could not be read (message naming the file and what is wrong).
  */
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CliError } from '../../lib/errors.ts';
-import { readServingManifest, SERVING_PACKAGES, servingDir } from '../../lib/serving-layout.ts';
+import { readServingManifest, readServingPackages, servingDir } from '../../lib/serving-layout.ts';
 import { readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { PackageIndex, nameFilterSql } from '../../lib/packages/index.ts';
 import { readSbom, SbomFormatError } from '../../lib/sbom/read.ts';
@@ -53,10 +52,7 @@ async function loadIndex(dataDir: string, names: string[]): Promise<{ index: Pac
   if (buildId) {
     const serving = servingDir(join(snapshotsDir(dataDir), buildId));
     if (await readServingManifest(serving)) {
-      const text = await readFile(join(serving, SERVING_PACKAGES), 'utf8').catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return null;
-        throw err;
-      });
+      const text = await readServingPackages(serving);
       if (text !== null) return { index: PackageIndex.fromLines(text, names), buildId };
     }
   }
