@@ -166,19 +166,32 @@ export async function listCves(snapshot: ServingSnapshot, request: ListRequest, 
     next: nextCursor(snapshot, req, uncounted, page),
   };
   if (uncounted) return result;
+  const known = oneWord && stats ? (stats.get(req.search!.terms[0]!) ?? 0) : null;
+  return withTotal(result, req, page, known, () => early ?? countMatches(snapshot, req, !searchRelaxed, deadline), early);
+}
 
+/**
+ * The total of a counted page, by the contract's rules: a page that reaches the end proves it
+ * (its position); a `known` figure gives it (one word: the build's count); else `count` runs
+ * within the budget, and out of it the rows in hand prove a floor, one more if a row follows,
+ * or nothing is known. `settle` (a count started beside the page) is waited for when unused.
+ */
+async function withTotal(
+  result: ListResult,
+  req: ListRequest,
+  page: Page,
+  known: number | null,
+  count: () => Promise<number | typeof OVER_BUDGET>,
+  settle: Promise<unknown> | null = null,
+): Promise<ListResult> {
   if (!page.hasMore && (page.docs.length > 0 || req.offset === 0)) {
-    // The page reached the end: its position is the total.
-    await early;
+    await settle;
     return { ...result, total: req.offset + page.docs.length, totalCounted: true };
   }
-  if (oneWord && stats) {
-    return { ...result, total: stats.get(req.search!.terms[0]!) ?? 0, totalCounted: true };
-  }
-  const counted = await (early ?? countMatches(snapshot, req, !searchRelaxed, deadline));
+  if (known !== null) return { ...result, total: known, totalCounted: true };
+  const counted = await count();
   if (counted !== OVER_BUDGET) return { ...result, total: counted, totalCounted: true };
   if (page.docs.length > 0) {
-    // Out of time: the rows in hand prove at least this many, one more if a row follows.
     return { ...result, total: req.offset + page.docs.length + (page.hasMore ? 1 : 0), totalIsLowerBound: true, totalCounted: true };
   }
   return result;
@@ -241,7 +254,7 @@ function termStats(snapshot: ServingSnapshot, terms: string[], filter: CveFilter
  * one word, else the intersection counted within the execution budget) — what the SQL path
  * answers.
  */
-function listFromPostings(
+async function listFromPostings(
   snapshot: ServingSnapshot,
   req: ListRequest,
   terms: readonly string[],
@@ -249,7 +262,7 @@ function listFromPostings(
   cursorDoc: number | null,
   uncounted: boolean,
   deadline: number,
-): ListResult {
+): Promise<ListResult> {
   const lists = terms.map((t) => snapshot.postings.docs(t)).sort((a, b) => a.length - b.length);
   const active = snapshot.columns.active;
   const status = req.filter.status;
@@ -271,22 +284,14 @@ function listFromPostings(
   const page: Page = { docs, hasMore };
   const result: ListResult = { docs, total: 0, totalIsLowerBound: false, totalCounted: false, searchRelaxed: false, next: nextCursor(snapshot, req, uncounted, page) };
   if (uncounted) return result;
-  if (!hasMore && (docs.length > 0 || req.offset === 0)) return { ...result, total: req.offset + docs.length, totalCounted: true };
-  if (terms.length === 1) return { ...result, total: stats.get(terms[0]!) ?? 0, totalCounted: true };
-  // The count is work like the SQL path's: under the same execution budget, with the same floor.
-  let total = 0;
-  let outOfBudget = performance.now() >= deadline;
-  if (!outOfBudget) {
-    for (const _ of matches(0)) {
-      if (++total % 4096 === 0 && performance.now() >= deadline) {
-        outOfBudget = true;
-        break;
-      }
-    }
-  }
-  if (!outOfBudget) return { ...result, total, totalCounted: true };
-  if (docs.length > 0) return { ...result, total: req.offset + docs.length + (hasMore ? 1 : 0), totalIsLowerBound: true, totalCounted: true };
-  return result;
+  const known = terms.length === 1 ? (stats.get(terms[0]!) ?? 0) : null;
+  // The count is work like the SQL path's: under the same execution budget.
+  return withTotal(result, req, page, known, async () => {
+    if (performance.now() >= deadline) return OVER_BUDGET;
+    let total = 0;
+    for (const _ of matches(0)) if (++total % 4096 === 0 && performance.now() >= deadline) return OVER_BUDGET;
+    return total;
+  });
 }
 
 /** Docs ≥ `from` in every list (each ascending) that pass `keep`, ascending; the first list drives. */
