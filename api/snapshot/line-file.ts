@@ -84,11 +84,16 @@ export class LineFile {
 
   private readInto(out: Buffer, at: number, position: number, length: number): void {
     if (this.fd === null) throw new Error(`${this.path} is closed`);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(this.fd, out, at + read, length - read, position + read);
-      if (n === 0) throw new Error(`${this.path} ends before byte ${position + length}`);
-      read += n;
-    }
+    readFully(this.fd, this.path, out, at, position, length);
+  }
+}
+
+/** `length` bytes of the file at `position` into `out` at `at` (a read may return fewer: reads until done). */
+export function readFully(fd: number, path: string, out: Uint8Array, at: number, position: number, length: number): void {
+  let read = 0;
+  while (read < length) {
+    const n = readSync(fd, out, at + read, length - read, position + read);
+    if (n === 0) throw new Error(`${path} ends before byte ${position + length}`);
+    read += n;
   }
 }

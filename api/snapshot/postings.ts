@@ -7,11 +7,12 @@
  * A search of words only (no phrase) in published order is then an intersection of sorted
  * doc lists in JS, with exact counts, instead of two DuckDB queries per request.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readFlatColumns } from '../../lib/flat-columns.ts';
 import { SERVING_POSTINGS, SERVING_TERM_COLUMNS, SERVING_TERMS } from '../../lib/serving-layout.ts';
 import type { Status } from '../queries/cves-filter.ts';
+import { readFully } from './line-file.ts';
 
 export class FlatPostings {
   private fd: number | null;
@@ -23,6 +24,7 @@ export class FlatPostings {
     private readonly start: Uint32Array,
     private readonly allCount: Uint32Array,
     private readonly activeCount: Uint32Array,
+    private readonly path: string,
     fd: number,
   ) {
     this.fd = fd;
@@ -39,7 +41,8 @@ export class FlatPostings {
       if (dictionary[at] === 0x0a) termOffsets[++term] = at + 1;
     }
     if (term !== allCount.length) throw new Error(`${servingDir}: ${term} terms for ${allCount.length} term counts`);
-    return new FlatPostings(dictionary, termOffsets, start, allCount, activeCount, openSync(join(servingDir, SERVING_POSTINGS), 'r'));
+    const path = join(servingDir, SERVING_POSTINGS);
+    return new FlatPostings(dictionary, termOffsets, start, allCount, activeCount, path, openSync(path, 'r'));
   }
 
   /** The position of `term` in the dictionary, or -1. */
@@ -72,13 +75,8 @@ export class FlatPostings {
     if (i < 0) return new Int32Array(0);
     const first = this.start[i]!;
     const docs = new Int32Array(this.start[i + 1]! - first);
-    if (this.fd === null) throw new Error('postings closed');
-    const bytes = new Uint8Array(docs.buffer);
-    for (let done = 0; done < bytes.length; ) {
-      const read = readSync(this.fd, bytes, done, bytes.length - done, first * 4 + done);
-      if (read === 0) throw new Error(`${SERVING_POSTINGS}: file ends before term ${JSON.stringify(term)}'s docs`);
-      done += read;
-    }
+    if (this.fd === null) throw new Error(`${this.path} is closed`);
+    readFully(this.fd, this.path, new Uint8Array(docs.buffer), 0, first * 4, docs.byteLength);
     return docs;
   }
 
