@@ -15,7 +15,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
 import { packageIndexSql } from '../../lib/packages/index.ts';
@@ -97,6 +97,16 @@ const EMPTY_INPUTS: Record<string, string> = {
   search_docs: `SELECT NULL::VARCHAR AS cve_id, NULL::VARCHAR AS text WHERE false`,
 };
 
+/** The rows of `sql` chunk by chunk (a few thousand rows each), as DuckDB streams them. */
+async function* streamChunks(connection: DuckDBConnection, sql: string): AsyncGenerator<DuckDBDataChunk> {
+  const result = await connection.stream(sql);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) return;
+    yield chunk;
+  }
+}
+
 /**
  * Writes the one VARCHAR column of `sql`, row by row in its order, as the lines of `path`;
  * returns each line's length in bytes (without its newline), checked against the file's size.
@@ -107,10 +117,7 @@ async function writeLines(connection: DuckDBConnection, sql: string, path: strin
   let total = 0;
   const fd = openSync(path, 'w');
   try {
-    const result = await connection.stream(sql);
-    for (;;) {
-      const chunk = await result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
+    for await (const chunk of streamChunks(connection, sql)) {
       const texts = chunk.getColumnValues(0) as (string | null)[];
       for (const text of texts) {
         if (text === null) throw new Error(`${what} at line ${lengths.length + 1} has no JSON`);
@@ -198,17 +205,13 @@ async function writeDocColumns(connection: DuckDBConnection, dir: string, record
     order_cvss_v3: new Int32Array(size),
   };
   const ids: string[] = new Array<string>(size);
-  const result = await connection.stream(
-    `SELECT doc, cve_id, published_us, active, severity, service_severity, max_cvss, in_kev, year, last_modified_us,
-            epss_rank, severity_rank, cvss_v3_rank
-     FROM serving_doc_columns ORDER BY doc`,
-  );
+  const sql = `SELECT doc, cve_id, published_us, active, severity, service_severity, max_cvss, in_kev, year, last_modified_us,
+                      epss_rank, severity_rank, cvss_v3_rank
+               FROM serving_doc_columns ORDER BY doc`;
   const code = (label: string) => SEVERITY_CODES[label] ?? 0;
   const orNaN = (v: number | null) => (v === null ? Number.NaN : v);
   let seen = 0;
-  for (;;) {
-    const chunk = await result.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) break;
+  for await (const chunk of streamChunks(connection, sql)) {
     const [docs, cveIds, published, active, severity, serviceSeverity, maxCvss, inKev, year, lastModified, epssRank, severityRank, cvssRank] =
       chunk.getColumns() as [number[], string[], (number | null)[], boolean[], string[], string[], (number | null)[], boolean[], number[], (number | null)[], number[], number[], number[]];
     for (let i = 0; i < docs.length; i++) {
@@ -243,13 +246,9 @@ export async function writePostings(connection: DuckDBConnection, dir: string): 
   const terms: string[] = [];
   const allCounts: number[] = [];
   const activeCounts: number[] = [];
-  const stats = await connection.stream(
-    `SELECT term, count(*) AS all_count, count(*) FILTER (WHERE active) AS active_count
-     FROM serving.search_postings GROUP BY term ORDER BY term`,
-  );
-  for (;;) {
-    const chunk = await stats.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) break;
+  const stats = `SELECT term, count(*) AS all_count, count(*) FILTER (WHERE active) AS active_count
+                 FROM serving.search_postings GROUP BY term ORDER BY term`;
+  for await (const chunk of streamChunks(connection, stats)) {
     const [term, all, active] = [0, 1, 2].map((i) => chunk.getColumnValues(i));
     for (let i = 0; i < chunk.rowCount; i++) {
       const text = term![i] as string;
@@ -264,10 +263,7 @@ export async function writePostings(connection: DuckDBConnection, dir: string): 
   const fd = openSync(join(dir, SERVING_POSTINGS), 'w');
   let written = 0;
   try {
-    const docs = await connection.stream(`SELECT doc FROM serving.search_postings ORDER BY term, doc`);
-    for (;;) {
-      const chunk = await docs.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
+    for await (const chunk of streamChunks(connection, `SELECT doc FROM serving.search_postings ORDER BY term, doc`)) {
       const values = Int32Array.from(chunk.getColumnValues(0) as number[]);
       writeSync(fd, new Uint8Array(values.buffer));
       written += values.length;
