@@ -10,7 +10,7 @@
  * the matches, or a plain statement that no fixed version clears them all.
  */
 import { orderFor } from '../versions/ecosystems.ts';
-import type { VersionOrder } from '../versions/scheme.ts';
+import { VersionSyntaxError, type VersionOrder } from '../versions/scheme.ts';
 import { extendsKept, keepJson } from '../json-reuse.ts';
 import { ecosystemMatches } from './names.ts';
 import type { CveRisk, PackageIndex, PackageRow } from './index.ts';
@@ -194,6 +194,42 @@ interface RankedBounds {
   /** One version per rank, ascending. */
   sorted: string[];
   rankOf: Map<string, number>;
+  /** The branches of this order as spans of places (see branchSpan), each made when first asked. */
+  spans: Map<RangeBranch, BranchSpan | null>;
+}
+
+/**
+ * A branch as the places it holds: a version at place p (see RankedProbe) is inside when
+ * lo ≤ p < hi. The schema's tests read as places: at or after introduced at rank i is
+ * p ≥ 2i+1; before fixed at rank f is p < 2f+1; at or before last_affected at rank l is
+ * p < 2l+2; before limit at rank m is p < 2m+1. Null when a bound is not ranked (unreadable,
+ * or a `0`/`*` where the schema expects a version): withinBounds then compares as it always did.
+ */
+interface BranchSpan {
+  lo: number;
+  hi: number;
+}
+
+function branchSpan(ranked: RankedBounds, branch: RangeBranch): BranchSpan | null {
+  let lo = 0;
+  let hi = Number.POSITIVE_INFINITY;
+  if (!unbounded(branch.introduced)) {
+    const rank = ranked.rankOf.get(branch.introduced!);
+    if (rank === undefined) return null;
+    lo = 2 * rank + 1;
+  }
+  const end = branch.fixed ?? branch.last_affected;
+  if (end !== null) {
+    const rank = ranked.rankOf.get(end);
+    if (rank === undefined) return null;
+    hi = branch.fixed !== null ? 2 * rank + 1 : 2 * rank + 2;
+  }
+  if (!unbounded(branch.limit)) {
+    const rank = ranked.rankOf.get(branch.limit!);
+    if (rank === undefined) return null;
+    hi = Math.min(hi, 2 * rank + 1);
+  }
+  return { lo, hi };
 }
 
 function rankBounds(asked: AskedPackage, order: VersionOrder): RankedBounds {
@@ -214,7 +250,7 @@ function rankBounds(asked: AskedPackage, order: VersionOrder): RankedBounds {
     if (sorted.length === 0 || order.compare(sorted[sorted.length - 1]!, bound) !== 0) sorted.push(bound);
     rankOf.set(bound, sorted.length - 1);
   }
-  ranked = { sorted, rankOf };
+  ranked = { sorted, rankOf, spans: new Map() };
   asked.ranked.set(order, ranked);
   return ranked;
 }
@@ -238,6 +274,23 @@ class RankedProbe implements VersionProbe {
     const rank = ranked.rankOf.get(bound);
     if (rank === undefined) return order.compare(this.version, bound);
     return Math.sign(this.placeOf(order, ranked) - (2 * rank + 1));
+  }
+
+  /** The branch's span against the version's place: integer comparisons instead of a lookup per bound. */
+  holds(order: VersionOrder, branch: RangeBranch): boolean | undefined {
+    const ranked = rankBounds(this.asked, order);
+    let span = ranked.spans.get(branch);
+    if (span === undefined) ranked.spans.set(branch, (span = branchSpan(ranked, branch)));
+    if (span === null) return undefined;
+    let place: number;
+    try {
+      place = this.placeOf(order, ranked);
+    } catch (err) {
+      // The version is no version of this order: withinBounds says so as it always did.
+      if (err instanceof VersionSyntaxError) return undefined;
+      throw err;
+    }
+    return span.lo <= place && place < span.hi;
   }
 
   private placeOf(order: VersionOrder, ranked: RankedBounds): number {

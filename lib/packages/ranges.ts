@@ -46,6 +46,12 @@ function withinBounds(branch: RangeBranch, order: VersionOrder, probe: VersionPr
  */
 export interface VersionProbe {
   compare(order: VersionOrder, bound: string): number;
+  /**
+   * Optionally, whether the branch holds the version, answered without comparing bound by bound
+   * (lib/packages/check.ts: integer places); undefined when the probe cannot tell, and
+   * withinBounds compares as the schema says.
+   */
+  holds?(order: VersionOrder, branch: RangeBranch): boolean | undefined;
 }
 
 /** The order's own comparison of `version` with each bound. */
@@ -63,7 +69,7 @@ export function judgeBranch(ecosystem: string, branch: RangeBranch, version: str
   }
   try {
     // The explanation is written only for a branch that holds the version (most do not).
-    if (!withinBounds(branch, order, probe)) return { kind: 'outside' };
+    if (!(probe.holds?.(order, branch) ?? withinBounds(branch, order, probe))) return { kind: 'outside' };
     const parts = [
       unbounded(branch.introduced) ? `no lower bound (introduced ${branch.introduced ?? 'none'})` : `≥ introduced ${branch.introduced}`,
       branch.fixed !== null ? `< fixed ${branch.fixed}` : branch.last_affected !== null ? `≤ last_affected ${branch.last_affected}` : 'no fix on record',
@@ -83,7 +89,7 @@ export function branchHolds(ecosystem: string, branch: RangeBranch, version: str
   const order = orderFor(ecosystem, branch.range_type);
   if (order === null) return false;
   try {
-    return withinBounds(branch, order, probe);
+    return probe.holds?.(order, branch) ?? withinBounds(branch, order, probe);
   } catch (err) {
     if (err instanceof VersionSyntaxError) return false;
     throw err;
