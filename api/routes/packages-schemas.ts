@@ -27,7 +27,16 @@ const RiskFields = {
   advisory_ids: z.array(z.string()),
 };
 
-const Unjudged = z.object({ ...RiskFields, reason: z.string() });
+const UnjudgedGroup = z
+  .object({
+    reason: z.string().openapi({ description: 'Why these advisories could not be judged at the version asked.' }),
+    ecosystem: RiskFields.ecosystem,
+    package_name: RiskFields.package_name,
+    cves: z
+      .array(z.object({ cve_id: RiskFields.cve_id, service_risk: RiskFields.service_risk, service_severity: RiskFields.service_severity, kev: RiskFields.kev, epss_score: RiskFields.epss_score, advisory_ids: RiskFields.advisory_ids }))
+      .openapi({ description: 'By service risk, then KEV, then EPSS. The whole record: GET /cves/{cve_id} or /cves/batch.' }),
+  })
+  .openapi('UnjudgedAdvisories', { description: 'Advisories of one package spelling that could not be judged for one reason. Groups come by their riskiest CVE.' });
 
 export const VersionAnswerSchema = z
   .object({
@@ -46,8 +55,8 @@ export const VersionAnswerSchema = z
     upgrade: z
       .array(z.object({ ecosystem: z.string(), to: z.string().nullable(), statement: z.string(), also_affected_by: z.array(z.string()) }))
       .openapi({ description: 'Per ecosystem (release) matched: the smallest fixed version outside every matched range, or null with a plain statement that none is on record.' }),
-    not_comparable: z.array(Unjudged).openapi({ description: 'Advisories with GIT (commit) ranges only.' }),
-    undetermined: z.array(Unjudged).openapi({ description: 'Advisories that could not be judged (no ranges on record, a bound the order cannot read).' }),
+    not_comparable: z.array(UnjudgedGroup).openapi({ description: 'Advisories with GIT (commit) ranges only, grouped by reason and package spelling.' }),
+    undetermined: z.array(UnjudgedGroup).openapi({ description: 'Advisories that could not be judged (no ranges on record, a bound the order cannot read), grouped by reason and package spelling; never counted as not affected.' }),
     not_affected_count: z.number().int(),
   })
   .openapi('PackageVersionAnswer');

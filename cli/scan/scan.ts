@@ -4,7 +4,7 @@
  * supported type with a version the ecosystem can read; any other component is listed with
  * the reason, never dropped.
  */
-import { checkVersion, byRisk, type AffectedFinding, type Upgrade, type UnjudgedFinding } from '../../lib/packages/check.ts';
+import { checkVersion, byRisk, type AffectedFinding, type Upgrade, type UnjudgedCve, type UnjudgedGroup } from '../../lib/packages/check.ts';
 import type { PackageIndex } from '../../lib/packages/index.ts';
 import { parsePurl, PurlError, type PurlPackage } from '../../lib/packages/purl.ts';
 import type { SbomComponent } from '../../lib/sbom/read.ts';
@@ -42,18 +42,11 @@ export interface ScanResult {
   unjudged_advisories: UnjudgedAdvisories[];
 }
 
-/** The risk figures of a CVE in a group of unjudged advisories. */
-export type UnjudgedCve = Pick<UnjudgedFinding, 'cve_id' | 'service_risk' | 'service_severity' | 'kev' | 'epss_score' | 'advisory_ids'>;
-
-export interface UnjudgedAdvisories {
+/** An answer's group of unjudged advisories (lib/packages/check.ts), with its kind and the components it concerns. */
+export interface UnjudgedAdvisories extends UnjudgedGroup {
   kind: 'not_comparable' | 'undetermined';
-  reason: string;
-  ecosystem: string;
-  package_name: string;
   /** `bom-ref`s of the components concerned, in SBOM order. */
   components: string[];
-  /** By service risk, as every list here. */
-  cves: UnjudgedCve[];
 }
 
 /** The purl of each component that has one (parsing errors are the caller's to report). */
@@ -103,55 +96,34 @@ export function scanComponents(index: PackageIndex, components: SbomComponent[])
   return result;
 }
 
-/** Groups the unjudged advisories of each component by package, reason and CVE list. */
+/** The answers' groups of unjudged advisories, each once with every component it concerns. */
 class UnjudgedGroups {
-  /** By kind, reason, ecosystem and package: the groups (one per distinct CVE list) with the findings they were made of. */
-  private readonly byKey = new Map<string, { group: UnjudgedAdvisories; findings: readonly UnjudgedFinding[] }[]>();
+  /** By kind, reason, ecosystem and package: the groups (one per distinct CVE list). */
+  private readonly byKey = new Map<string, UnjudgedAdvisories[]>();
 
-  add(component: SbomComponent, kind: UnjudgedAdvisories['kind'], findings: readonly UnjudgedFinding[]): void {
-    const byGroup = new Map<string, UnjudgedFinding[]>();
-    let list: UnjudgedFinding[] | undefined;
-    let last: UnjudgedFinding | undefined;
-    for (const f of findings) {
-      // Neighbours usually share package and reason: a key is made only when they change.
-      if (!last || f.reason !== last.reason || f.ecosystem !== last.ecosystem || f.package_name !== last.package_name) {
-        const key = `${kind}\u0000${f.reason}\u0000${f.ecosystem}\u0000${f.package_name}`;
-        list = byGroup.get(key);
-        if (!list) byGroup.set(key, (list = []));
-      }
-      list!.push(f);
-      last = f;
-    }
-    for (const [key, list] of byGroup) {
+  add(component: SbomComponent, kind: UnjudgedAdvisories['kind'], groups: readonly UnjudgedGroup[]): void {
+    for (const group of groups) {
+      const key = `${kind}\u0000${group.reason}\u0000${group.ecosystem}\u0000${group.package_name}`;
       let same = this.byKey.get(key);
       if (!same) this.byKey.set(key, (same = []));
       // The same reason for other CVEs (another version's verdicts) is another group.
-      const existing = same.find((g) => sameCves(g.findings, list));
+      const existing = same.find((g) => sameCves(g.cves, group.cves));
       if (existing) {
-        if (!existing.group.components.includes(component.ref)) existing.group.components.push(component.ref);
-        continue;
-      }
-      const { reason, ecosystem, package_name } = list[0]!;
-      same.push({
-        findings: list,
-        group: {
-          kind, reason, ecosystem, package_name, components: [component.ref],
-          cves: list.map(({ cve_id, service_risk, service_severity, kev, epss_score, advisory_ids }) => ({ cve_id, service_risk, service_severity, kev, epss_score, advisory_ids })),
-        },
-      });
+        if (!existing.components.includes(component.ref)) existing.components.push(component.ref);
+      } else same.push({ kind, reason: group.reason, ecosystem: group.ecosystem, package_name: group.package_name, components: [component.ref], cves: group.cves });
     }
   }
 
   /** Riskiest group first (its first CVE is its riskiest), then by package. */
   list(): UnjudgedAdvisories[] {
-    return [...this.byKey.values()].flatMap((same) => same.map((g) => g.group)).sort(
+    return [...this.byKey.values()].flat().sort(
       (a, b) => byRisk(a.cves[0]!, b.cves[0]!) || a.package_name.localeCompare(b.package_name) || a.reason.localeCompare(b.reason),
     );
   }
 }
 
-/** Whether two finding lists name the same CVEs through the same advisories, in the same order. */
-function sameCves(a: readonly UnjudgedFinding[], b: readonly UnjudgedFinding[]): boolean {
+/** Whether two lists name the same CVEs through the same advisories, in the same order. */
+function sameCves(a: readonly UnjudgedCve[], b: readonly UnjudgedCve[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;

@@ -10,11 +10,12 @@
  * the matches, or a plain statement that no fixed version clears them all.
  */
 import { orderFor } from '../versions/ecosystems.ts';
-import { VersionSyntaxError, type VersionOrder } from '../versions/scheme.ts';
+import type { VersionOrder } from '../versions/scheme.ts';
 import { extendsKept, keepJson } from '../json-reuse.ts';
 import { ecosystemMatches } from './names.ts';
 import type { CveRisk, PackageIndex, PackageRow } from './index.ts';
-import { branchHolds, judgeBranch, unbounded, type RangeBranch, type VersionProbe } from './ranges.ts';
+import { branchHolds, judgeBranch, type RangeBranch, type VersionProbe } from './ranges.ts';
+import { countBefore, markHeld, RankedProbe, readableSorted, spanTable, type RankedBounds, type RankedPackage } from './ranked.ts';
 
 export interface PackageQuery {
   /** As OSV spells it, possibly with a release (`Debian:12`). */
@@ -39,8 +40,20 @@ export interface AffectedFinding extends Finding {
   fixed_in: string | null;
 }
 
-export interface UnjudgedFinding extends Finding {
+/** A CVE of a group of unjudged advisories: its risk figures and the advisories that named the package. */
+export type UnjudgedCve = Pick<CveRisk, 'cve_id' | 'service_risk' | 'service_severity' | 'kev' | 'epss_score'> & { advisory_ids: string[] };
+
+/**
+ * The advisories of one package spelling (ecosystem with its release, name as the advisory
+ * spells it) that could not be judged for one reason, by risk. Grouped: a package can carry a
+ * thousand advisories named by CVE records only, all for the same reason, and repeating the
+ * reason and the package in each made nine tenths of a batch answer.
+ */
+export interface UnjudgedGroup {
   reason: string;
+  ecosystem: string;
+  package_name: string;
+  cves: readonly UnjudgedCve[];
 }
 
 export interface Upgrade {
@@ -60,8 +73,9 @@ export interface VersionAnswer {
   affected: boolean;
   vulnerabilities: AffectedFinding[];
   upgrade: Upgrade[];
-  not_comparable: UnjudgedFinding[];
-  undetermined: readonly UnjudgedFinding[];
+  /** Groups by their riskiest CVE (ties: the first row), each group by risk (ties: row order). */
+  not_comparable: readonly UnjudgedGroup[];
+  undetermined: readonly UnjudgedGroup[];
   /** Advisories of the package whose ranges were read and do not hold the version. */
   not_affected_count: number;
 }
@@ -112,16 +126,16 @@ const UNRANGED_REASON = 'no version ranges on record: the package is named by th
  * (no ranges), undetermined at every version, and sorting and serialising those again for
  * every question was most of an answer's cost.
  */
-interface AskedPackage {
+interface AskedPackage extends RankedPackage {
   /** Rows judged per version (ranges on record), with their position in `rows`. */
   ranged: { row: PackageRow; position: number }[];
   /** The findings of the rows without ranges, by risk (ties: row order), frozen and kept as JSON (lib/json-reuse.ts). */
-  unranged: { finding: UnjudgedFinding; position: number }[];
-  /** The same findings as one frozen list with kept JSON: the whole `undetermined` of most answers. */
-  unrangedList: readonly UnjudgedFinding[];
+  unranged: PlacedGroup[];
+  /** The same groups as one frozen list with kept JSON: the whole `undetermined` of most answers. */
+  unrangedGroups: readonly UnjudgedGroup[];
   /** Per ecosystem, rows that can hold a version (ranges or an explicit list): the only ones the upgrade search asks. */
   canHold: Map<string, PackageRow[]>;
-  /** The package's range bounds ranked in each order, made when first asked (see RankedProbe). */
+  /** The package's range bounds ranked in each order, made when first asked (ranked.ts). */
   ranked: Map<VersionOrder, RankedBounds>;
 }
 
@@ -137,12 +151,12 @@ function askedPackage(index: PackageIndex, q: PackageQuery): AskedPackage {
   if (asked) return asked;
   const rows = rowsAsked(index, q);
   const ranged: AskedPackage['ranged'] = [];
-  const unranged: AskedPackage['unranged'] = [];
+  const unrangedRows: UnjudgedRow[] = [];
   rows.forEach((row, position) => {
     if (row.fixed_branches !== null) ranged.push({ row, position });
-    else unranged.push({ finding: keepJson(Object.freeze({ ...finding(row), reason: UNRANGED_REASON })), position });
+    else unrangedRows.push({ row, reason: UNRANGED_REASON, position });
   });
-  unranged.sort((a, b) => byRisk(a.finding, b.finding) || a.position - b.position);
+  const unranged = groupUnjudged(unrangedRows).map(({ group, position }) => ({ group: keepJson(Object.freeze(group)), position }));
   const canHold = new Map<string, PackageRow[]>();
   for (const row of rows) {
     if (row.fixed_branches === null && row.versions.length === 0) continue;
@@ -150,175 +164,70 @@ function askedPackage(index: PackageIndex, q: PackageQuery): AskedPackage {
     if (list) list.push(row);
     else canHold.set(row.ecosystem, [row]);
   }
-  const unrangedList = keepJson(Object.freeze(unranged.map((e) => e.finding)));
-  asked = { ranged, unranged, unrangedList, canHold, ranked: new Map() };
+  const unrangedGroups = keepJson(Object.freeze(unranged.map((e) => e.group)));
+  asked = { ranged, unranged, unrangedGroups, canHold, ranked: new Map() };
   if (cache.size >= ASKED_CACHE_SIZE) cache.clear();
   cache.set(key, asked);
   return asked;
 }
 
-/** The readable versions of `values` in `order`, ascending (equal ones spelled apart keep their order). */
-function readableSorted(values: Iterable<string>, order: VersionOrder): string[] {
-  const readable: string[] = [];
-  for (const v of values) {
-    try {
-      order.check(v);
-      readable.push(v);
-    } catch {
-      // a version the order cannot read has no place in the order
+/** A row that could not be judged, why, and its position in the package's rows. */
+interface UnjudgedRow {
+  row: PackageRow;
+  reason: string;
+  position: number;
+}
+
+/** A group with the position of its riskiest row (the tie-break between groups of equal risk). */
+interface PlacedGroup {
+  group: UnjudgedGroup;
+  position: number;
+}
+
+/** A row's CVE in a group, frozen with its JSON kept (the same row is listed by many answers). */
+const keptCves = new WeakMap<PackageRow, UnjudgedCve>();
+
+function unjudgedCve(row: PackageRow): UnjudgedCve {
+  let kept = keptCves.get(row);
+  if (!kept) {
+    const { cve_id, service_risk, service_severity, kev, epss_score } = row.cve;
+    keptCves.set(row, (kept = keepJson(Object.freeze({ cve_id, service_risk, service_severity, kev, epss_score, advisory_ids: row.advisory_ids }))));
+  }
+  return kept;
+}
+
+/** Rows grouped by reason and package spelling; each group by risk (ties: row order), the groups by their riskiest row. */
+function groupUnjudged(rows: readonly UnjudgedRow[]): PlacedGroup[] {
+  const byKey = new Map<string, UnjudgedRow[]>();
+  let list: UnjudgedRow[] | undefined;
+  let last: UnjudgedRow | undefined;
+  for (const r of rows) {
+    // Neighbours usually share reason and package: a key is made only when they change.
+    if (!last || r.reason !== last.reason || r.row.ecosystem !== last.row.ecosystem || r.row.package_name !== last.row.package_name) {
+      const key = `${r.reason}\u0000${r.row.ecosystem}\u0000${r.row.package_name}`;
+      list = byKey.get(key);
+      if (!list) byKey.set(key, (list = []));
     }
+    list!.push(r);
+    last = r;
   }
-  return readable.sort((a, b) => order.compare(a, b));
+  const groups: PlacedGroup[] = [];
+  for (const list of byKey.values()) {
+    list.sort((a, b) => byRisk(a.row.cve, b.row.cve) || a.position - b.position);
+    const { reason, row } = list[0]!;
+    groups.push({ group: { reason, ecosystem: row.ecosystem, package_name: row.package_name, cves: Object.freeze(list.map((r) => unjudgedCve(r.row))) }, position: list[0]!.position });
+  }
+  return sortGroups(groups);
 }
 
-/** How many of `sorted` (ascending in `order`) come before `version`, or are at most `version` with `orEqual`. */
-function countBefore(sorted: readonly string[], version: string, order: VersionOrder, orEqual: boolean): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    const c = order.compare(sorted[mid]!, version);
-    if (c < 0 || (orEqual && c === 0)) low = mid + 1;
-    else high = mid;
-  }
-  return low;
+function sortGroups(groups: PlacedGroup[]): PlacedGroup[] {
+  return groups.sort((a, b) => byRisk(a.group.cves[0]!, b.group.cves[0]!) || a.position - b.position);
 }
 
-/**
- * The distinct bounds (introduced, fixed, last_affected, limit) of a package's ranges in one
- * order, ascending; equal versions spelled apart share a rank. A version's place among them is
- * one binary search, after which comparing it with any of them is comparing two integers: a
- * package with hundreds of ranges costs a dozen comparisons per question instead of hundreds.
- */
-interface RankedBounds {
-  /** One version per rank, ascending. */
-  sorted: string[];
-  rankOf: Map<string, number>;
-  /** The branches of this order as spans of places (see branchSpan), each made when first asked. */
-  spans: Map<RangeBranch, BranchSpan | null>;
-}
-
-/**
- * A branch as the places it holds: a version at place p (see RankedProbe) is inside when
- * lo ≤ p < hi. The schema's tests read as places: at or after introduced at rank i is
- * p ≥ 2i+1; before fixed at rank f is p < 2f+1; at or before last_affected at rank l is
- * p < 2l+2; before limit at rank m is p < 2m+1. Null when a bound is not ranked (unreadable,
- * or a `0`/`*` where the schema expects a version): withinBounds then compares as it always did.
- */
-interface BranchSpan {
-  lo: number;
-  hi: number;
-}
-
-function branchSpan(ranked: RankedBounds, branch: RangeBranch): BranchSpan | null {
-  let lo = 0;
-  let hi = Number.POSITIVE_INFINITY;
-  if (!unbounded(branch.introduced)) {
-    const rank = ranked.rankOf.get(branch.introduced!);
-    if (rank === undefined) return null;
-    lo = 2 * rank + 1;
-  }
-  const end = branch.fixed ?? branch.last_affected;
-  if (end !== null) {
-    const rank = ranked.rankOf.get(end);
-    if (rank === undefined) return null;
-    hi = branch.fixed !== null ? 2 * rank + 1 : 2 * rank + 2;
-  }
-  if (!unbounded(branch.limit)) {
-    const rank = ranked.rankOf.get(branch.limit!);
-    if (rank === undefined) return null;
-    hi = Math.min(hi, 2 * rank + 1);
-  }
-  return { lo, hi };
-}
-
-function rankBounds(asked: AskedPackage, order: VersionOrder): RankedBounds {
-  let ranked = asked.ranked.get(order);
-  if (ranked) return ranked;
-  const bounds = new Set<string>();
-  for (const { row } of asked.ranged) {
-    for (const b of row.fixed_branches!) {
-      if (orderFor(row.ecosystem, b.range_type) !== order) continue;
-      // An unreadable bound stays unranked: the order compares it itself, and says so.
-      for (const bound of [b.introduced, b.fixed, b.last_affected, b.limit]) if (!unbounded(bound)) bounds.add(bound!);
-    }
-  }
-  const all = readableSorted(bounds, order);
-  const sorted: string[] = [];
-  const rankOf = new Map<string, number>();
-  for (const bound of all) {
-    if (sorted.length === 0 || order.compare(sorted[sorted.length - 1]!, bound) !== 0) sorted.push(bound);
-    rankOf.set(bound, sorted.length - 1);
-  }
-  ranked = { sorted, rankOf, spans: new Map() };
-  asked.ranked.set(order, ranked);
-  return ranked;
-}
-
-/**
- * Compares `version` with the package's bounds through their ranks: the version's place among
- * them (2r+1 when it equals rank r, 2r when it falls just below rank r) is found once per order;
- * a bound not ranked (unreadable) is compared by the order, which throws as it always did.
- * A class, not closures: one is made per question and per upgrade candidate.
- */
-class RankedProbe implements VersionProbe {
-  private readonly places = new Map<VersionOrder, number>();
-
-  constructor(
-    private readonly asked: AskedPackage,
-    private readonly version: string,
-  ) {}
-
-  compare(order: VersionOrder, bound: string): number {
-    const ranked = rankBounds(this.asked, order);
-    const rank = ranked.rankOf.get(bound);
-    if (rank === undefined) return order.compare(this.version, bound);
-    return Math.sign(this.placeOf(order, ranked) - (2 * rank + 1));
-  }
-
-  /** The branch's span against the version's place: integer comparisons instead of a lookup per bound. */
-  holds(order: VersionOrder, branch: RangeBranch): boolean | undefined {
-    const ranked = rankBounds(this.asked, order);
-    let span = ranked.spans.get(branch);
-    if (span === undefined) ranked.spans.set(branch, (span = branchSpan(ranked, branch)));
-    if (span === null) return undefined;
-    let place: number;
-    try {
-      place = this.placeOf(order, ranked);
-    } catch (err) {
-      // The version is no version of this order: withinBounds says so as it always did.
-      if (err instanceof VersionSyntaxError) return undefined;
-      throw err;
-    }
-    return span.lo <= place && place < span.hi;
-  }
-
-  private placeOf(order: VersionOrder, ranked: RankedBounds): number {
-    let place = this.places.get(order);
-    if (place !== undefined) return place;
-    const known = ranked.rankOf.get(this.version);
-    if (known !== undefined) place = 2 * known + 1;
-    else {
-      const below = countBefore(ranked.sorted, this.version, order, false);
-      place = below < ranked.sorted.length && order.compare(ranked.sorted[below]!, this.version) === 0 ? 2 * below + 1 : 2 * below;
-    }
-    this.places.set(order, place);
-    return place;
-  }
-}
-
-/** The kept findings and those of the version (both by risk then row position), merged in that order. */
-function mergeByRisk(asked: AskedPackage, b: AskedPackage['unranged']): readonly UnjudgedFinding[] {
-  const a = asked.unranged;
-  if (b.length === 0) return asked.unrangedList;
-  const out: UnjudgedFinding[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    const takeA = j >= b.length || (i < a.length && (byRisk(a[i]!.finding, b[j]!.finding) || a[i]!.position - b[j]!.position) < 0);
-    out.push(takeA ? a[i++]!.finding : b[j++]!.finding);
-  }
-  return out;
+/** The package's kept groups (no ranges) and those of the version, in group order. */
+function undeterminedGroups(asked: AskedPackage, rows: readonly UnjudgedRow[]): readonly UnjudgedGroup[] {
+  if (rows.length === 0) return asked.unrangedGroups;
+  return sortGroups([...asked.unranged, ...groupUnjudged(rows)]).map((g) => g.group);
 }
 
 type RowVerdict =
@@ -451,11 +360,21 @@ export function checkVersion(index: PackageIndex, q: PackageQuery & { version: s
   const asked = askedPackage(index, q);
   const probe = new RankedProbe(asked, q.version);
   const vulnerabilities: AffectedFinding[] = [];
-  const notComparable: UnjudgedFinding[] = [];
-  const undetermined: AskedPackage['unranged'] = [];
+  const notComparable: UnjudgedRow[] = [];
+  const undetermined: UnjudgedRow[] = [];
   const affectedRows: PackageRow[] = [];
   let notAffected = 0;
-  for (const { row, position } of asked.ranged) {
+  // Rows judged by spans alone that do not hold the version are simply not affected; only the
+  // others (a few) are judged branch by branch, with explanations.
+  const table = spanTable(asked, order);
+  const held = new Uint8Array(asked.ranged.length);
+  if (table.count > 0) markHeld(table, probe.place(order), held);
+  for (let entry = 0; entry < asked.ranged.length; entry++) {
+    const { row, position } = asked.ranged[entry]!;
+    if (table.bySpans[entry] === 1 && held[entry] === 0) {
+      notAffected++;
+      continue;
+    }
     const verdict = judgeRow(row, q.version, order, probe);
     if (verdict.kind === 'affected') {
       affectedRows.push(row);
@@ -463,10 +382,9 @@ export function checkVersion(index: PackageIndex, q: PackageQuery & { version: s
       const base = keptFinding(row);
       vulnerabilities.push(extendsKept({ ...base, matched: verdict.matched, fixed_in: fixedIn }, base));
     } else if (verdict.kind === 'not_affected') notAffected++;
-    else if (verdict.kind === 'not_comparable') notComparable.push({ ...finding(row), reason: verdict.reason });
-    else undetermined.push({ finding: { ...finding(row), reason: verdict.reason }, position });
+    else if (verdict.kind === 'not_comparable') notComparable.push({ row, reason: verdict.reason, position });
+    else undetermined.push({ row, reason: verdict.reason, position });
   }
-  undetermined.sort((a, b) => byRisk(a.finding, b.finding) || a.position - b.position);
   const ecosystems = [...new Set(affectedRows.map((r) => r.ecosystem))].sort();
   const upgrade = ecosystems.map((eco) =>
     upgradeFor(asked, eco, asked.canHold.get(eco) ?? [], affectedRows.filter((r) => r.ecosystem === eco), q.version, order),
@@ -479,8 +397,8 @@ export function checkVersion(index: PackageIndex, q: PackageQuery & { version: s
     affected: vulnerabilities.length > 0,
     vulnerabilities: vulnerabilities.sort(byRisk),
     upgrade,
-    not_comparable: notComparable.sort(byRisk),
-    undetermined: mergeByRisk(asked, undetermined),
+    not_comparable: groupUnjudged(notComparable).map((g) => g.group),
+    undetermined: undeterminedGroups(asked, undetermined),
     not_affected_count: notAffected,
   };
 }

@@ -38,6 +38,20 @@ describe('GET /packages/{ecosystem}/{name}', () => {
     expect(body.upgrade[0]).toMatchObject({ to: null, statement: expect.stringContaining('No fixed version') });
   });
 
+  it('lists a CVE that names the package without ranges as undetermined, grouped by reason, never as not affected', async () => {
+    const { status, body } = await api.json<Body>(`${P}/packages/Go/github.com%2Follama%2Follama?version=0.12.0`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ affected: false, vulnerabilities: [], not_comparable: [], not_affected_count: 0 });
+    expect(body.undetermined).toEqual([
+      {
+        reason: 'no version ranges on record: the package is named by the CVE record only',
+        ecosystem: 'Go',
+        package_name: 'github.com/ollama/ollama',
+        cves: [{ cve_id: 'CVE-2026-90305', service_risk: expect.any(Number), service_severity: 'HIGH', kev: false, epss_score: expect.any(Number), advisory_ids: [] }],
+      },
+    ]);
+  });
+
   it('lists every advisory with its ranges without a version', async () => {
     const { body } = await api.json<Body>(`${P}/packages/npm/body-parser`);
     expect(body.version).toBeNull();

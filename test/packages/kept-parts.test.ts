@@ -37,16 +37,20 @@ const rows = [
 describe('answers from kept per-package parts', async () => {
   const index = PackageIndex.fromRows(rows.map((r) => ({ ...r })));
 
-  it('merges the kept undetermined rows with those of the version, by risk then row order', () => {
+  it('groups the kept undetermined rows and those of the version by reason, each by risk then row order, the groups by their riskiest', () => {
     const answer = checkVersion(index, { ecosystem: 'PyPI', name: 'demo', version: '1.5' });
-    expect(answer.undetermined.map((f) => [f.cve_id, f.reason.slice(0, 24)])).toEqual([
-      ['CVE-2000-0004', 'no version ranges on rec'],
-      ['CVE-2000-0001', 'no version ranges on rec'],
-      ['CVE-2000-0003', 'the advisory\'s bound "no'],
-      ['CVE-2000-0003', 'no version ranges on rec'],
-      ['CVE-2000-0005', 'no version ranges on rec'],
-      ['CVE-2000-0008', 'the advisory\'s bound "no'],
+    expect(answer.undetermined.map((g) => [g.reason.slice(0, 24), g.package_name, g.cves.map((c) => c.cve_id)])).toEqual([
+      ['no version ranges on rec', 'demo', ['CVE-2000-0004', 'CVE-2000-0001', 'CVE-2000-0003', 'CVE-2000-0005']],
+      ['the advisory\'s bound "no', 'demo', ['CVE-2000-0003', 'CVE-2000-0008']],
     ]);
+    expect(answer.undetermined[1]!.cves[0]).toEqual({ cve_id: 'CVE-2000-0003', service_risk: 50, service_severity: 'HIGH', kev: false, epss_score: null, advisory_ids: ['GHSA-CVE-2000-0003'] });
+  });
+
+  it('keeps a group of rows without ranges apart from one of the version that comes first by risk', () => {
+    const riskier = PackageIndex.fromRows([row('CVE-2001-0001', 20, null), row('CVE-2001-0002', 80, [branch('0', 'bad one')]), row('CVE-2001-0003', 30, null)].map((r) => ({ ...r })));
+    const answer = checkVersion(riskier, { ecosystem: 'PyPI', name: 'demo', version: '1.0' });
+    expect(answer.undetermined.map((g) => g.cves.map((c) => c.cve_id))).toEqual([['CVE-2001-0002'], ['CVE-2001-0003', 'CVE-2001-0001']]);
+    expect(checkVersion(riskier, { ecosystem: 'PyPI', name: 'demo', version: '1.1' }).undetermined).toEqual(answer.undetermined);
   });
 
   it('matches an explicit list by the order\'s equality and skips the entries it cannot read', () => {
