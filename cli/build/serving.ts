@@ -302,6 +302,13 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
   const work = `${target}.tmp-${process.pid}-${Date.now()}`;
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
+  // VULNINTEL_SERVING_TIMINGS=1: each phase's time (bench:build prints it).
+  const phase = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
+    const at = performance.now();
+    const result = await run();
+    if (process.env.VULNINTEL_SERVING_TIMINGS) info(`  serving ${label}: ${((performance.now() - at) / 1000).toFixed(1)} s`);
+    return result;
+  };
   const instance = await createBuildDatabase(work, opts);
   const connection = await instance.connect();
   try {
@@ -309,28 +316,30 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     await connection.run(`CREATE SCHEMA snap`);
     const unreadable: string[] = [];
     // Without the CVE table there is nothing to serve: its failure fails the whole step.
-    for (const table of Object.keys(SNAPSHOT_TABLES)) {
-      const reader = tableReader(snapshotDir, table);
-      const ok = table === 'cves' || (await readable(connection, reader));
-      if (!ok) unreadable.push(table);
-      if (RESHAPED.has(table)) {
-        await connection.run(`CREATE VIEW snap."${table}" AS ${ok ? `SELECT * FROM ${reader}` : EMPTY_INPUTS[table]}`);
-      } else {
-        // Any other table is copied in its file's order; an unreadable one exists with no rows
-        // (and no columns of its own), so a query naming it runs and finds nothing.
-        await connection.run(
-          `CREATE TABLE serving."${table}" AS SELECT * FROM ${ok ? reader : '(SELECT 1 AS unreadable) WHERE false'}`,
-        );
+    await phase('copy tables', async () => {
+      for (const table of Object.keys(SNAPSHOT_TABLES)) {
+        const reader = tableReader(snapshotDir, table);
+        const ok = table === 'cves' || (await readable(connection, reader));
+        if (!ok) unreadable.push(table);
+        if (RESHAPED.has(table)) {
+          await connection.run(`CREATE VIEW snap."${table}" AS ${ok ? `SELECT * FROM ${reader}` : EMPTY_INPUTS[table]}`);
+        } else {
+          // Any other table is copied in its file's order; an unreadable one exists with no rows
+          // (and no columns of its own), so a query naming it runs and finds nothing.
+          await connection.run(
+            `CREATE TABLE serving."${table}" AS SELECT * FROM ${ok ? reader : '(SELECT 1 AS unreadable) WHERE false'}`,
+          );
+        }
       }
-    }
+    });
     const sql = fillPlaceholders(await readFile(join(SQL_DIR, SERVING_STEP), 'utf8'), { dir: work });
-    await connection.run(sql);
-    const recordBytes = await writeRecords(connection, join(work, SERVING_RECORDS));
-    await writeDocColumns(connection, work, recordBytes);
-    await writeAnswers(connection, work, new Set(unreadable), recordBytes.length);
-    await writePostings(connection, work);
+    await phase(SERVING_STEP, () => connection.run(sql));
+    const recordBytes = await phase('records', () => writeRecords(connection, join(work, SERVING_RECORDS)));
+    await phase('doc columns', () => writeDocColumns(connection, work, recordBytes));
+    await phase('answers', () => writeAnswers(connection, work, new Set(unreadable), recordBytes.length));
+    await phase('postings', () => writePostings(connection, work));
     if (!unreadable.includes('affected_packages')) {
-      await writeLines(connection, packageIndexSql({ schema: 'serving' }), join(work, SERVING_PACKAGES), 'package index row');
+      await phase('packages', () => writeLines(connection, packageIndexSql({ schema: 'serving' }), join(work, SERVING_PACKAGES), 'package index row'));
     }
     await connection.run(`DETACH serving`);
     const manifest: ServingManifest = {
