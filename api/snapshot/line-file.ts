@@ -4,17 +4,25 @@
  * replica's heap. Only the line lengths are held (4 bytes a line) and the offsets derived from
  * them. Line `i` is the answer of item `i` (a CVE's doc, an advisory's position).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 export class LineFile {
   private fd: number | null;
+  /** The whole file, when held in memory (see the constructor's `held`). */
+  private heldBytes: Buffer | null = null;
   /** Byte offset of each line (Float64: a file may pass 4 GB). */
   private readonly offsets: Float64Array;
 
+  /**
+   * `held`: read the whole file into one buffer once, for a small file read many times per
+   * request (the related briefs: some 30 lines an answer, where a read each cost more than the
+   * rest of the answer). Its size must be that of its lines, or the file is refused.
+   */
   constructor(
     readonly path: string,
     /** Bytes of each line without its newline. */
     private readonly lengths: Uint32Array,
+    held = false,
   ) {
     this.offsets = new Float64Array(lengths.length);
     let offset = 0;
@@ -23,6 +31,15 @@ export class LineFile {
       offset += lengths[i]! + 1;
     }
     this.fd = openSync(path, 'r');
+    if (held) {
+      const size = fstatSync(this.fd).size;
+      if (size !== offset) {
+        closeSync(this.fd);
+        throw new Error(`${path}: ${size} bytes, its ${lengths.length} lines make ${offset}`);
+      }
+      this.heldBytes = Buffer.allocUnsafe(size);
+      readFully(this.fd, path, this.heldBytes, 0, 0, size);
+    }
   }
 
   get size(): number {
@@ -80,11 +97,13 @@ export class LineFile {
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
+    this.heldBytes = null;
   }
 
   private readInto(out: Buffer, at: number, position: number, length: number): void {
     if (this.fd === null) throw new Error(`${this.path} is closed`);
-    readFully(this.fd, this.path, out, at, position, length);
+    if (this.heldBytes !== null) this.heldBytes.copy(out, at, position, position + length);
+    else readFully(this.fd, this.path, out, at, position, length);
   }
 }
 
