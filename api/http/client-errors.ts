@@ -10,7 +10,7 @@
 import { maxHeaderSize, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './errors.ts';
-import { CORS_HEADERS } from './middleware.ts';
+import { CORS_HEADERS } from './cors.ts';
 import { CACHE_CONTROL, JSON_TYPE } from './respond.ts';
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };

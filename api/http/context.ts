@@ -20,6 +20,8 @@ export interface ApiVariables {
    * snapshot and the request): the response cache must not keep it.
    */
   uncacheable?: boolean;
+  /** Set by sendBody when it wrote every header of the answer itself (api/http/respond.ts). */
+  headersComplete?: boolean;
 }
 
 export type ApiEnv = { Bindings: HttpBindings; Variables: ApiVariables };

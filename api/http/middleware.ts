@@ -6,28 +6,11 @@
  *   - `retainSnapshot`: holds the served snapshot for the request, 503 NO_SNAPSHOT without one.
  */
 import type { MiddlewareHandler } from 'hono';
-import { RATE_LIMIT_EXPOSED_HEADERS } from '../ratelimit/index.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { ApiEnv } from './context.ts';
+import { CORS_HEADERS } from './cors.ts';
 import { ALLOWED_METHODS, methodNotAllowed, noSnapshot } from './errors.ts';
 import { CACHE_CONTROL, etagOf, ifNoneMatchHits } from './respond.ts';
-
-/** Headers a browser script may read (CORS `Access-Control-Expose-Headers`). */
-export const EXPOSED_HEADERS: readonly string[] = [
-  'ETag',
-  'X-Snapshot',
-  'Content-Length',
-  'X-Export-Total',
-  'X-Export-Rows',
-  'X-Export-Cap',
-  'X-Export-Truncated',
-  ...RATE_LIMIT_EXPOSED_HEADERS,
-];
-
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
-};
 
 /** Bodies never buffered to compute an ETag (streams set their own). */
 const STREAMED_TYPES = /^(application\/x-ndjson|text\/event-stream)/;
@@ -51,6 +34,8 @@ export function standardHeaders(store: SnapshotStore): MiddlewareHandler<ApiEnv>
       return new Response(null, { status: 204, headers });
     }
     await next();
+    // sendBody wrote every header of this answer itself (see respond.ts): nothing to add.
+    if (c.get('headersComplete') === true) return;
     let res = c.res;
     const headers = res.headers;
     if (!headers.has('ETag') && res.status !== 304 && !STREAMED_TYPES.test(headers.get('content-type') ?? '')) {

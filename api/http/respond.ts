@@ -6,6 +6,7 @@
  */
 import { hash } from 'node:crypto';
 import type { Context } from 'hono';
+import { CORS_HEADERS } from './cors.ts';
 
 /** Cache lifetimes by kind of answer. Snapshots change at most every few hours. */
 export const CACHE_CONTROL = {
@@ -54,17 +55,40 @@ export interface SendOptions {
 export function sendBody(c: Context, body: Uint8Array | string, opts: SendOptions = {}): Response {
   const status = opts.status ?? 200;
   const etag = opts.etag ?? etagOf(body);
+  // Names in lower case, as HTTP/2 and a Headers object write them: one spelling per header, so
+  // a header given again (a cached answer's replayed Cache-Control) replaces it.
   const headers: Record<string, string> = {
-    'Cache-Control': opts.cacheControl ?? (status < 400 ? CACHE_CONTROL.snapshot : status < 500 ? CACHE_CONTROL.clientError : CACHE_CONTROL.noStore),
-    ETag: etag,
-    ...opts.headers,
+    'cache-control': opts.cacheControl ?? (status < 400 ? CACHE_CONTROL.snapshot : status < 500 ? CACHE_CONTROL.clientError : CACHE_CONTROL.noStore),
+    etag,
   };
+  for (const name in opts.headers) headers[name.toLowerCase()] = opts.headers[name]!;
   if (status === 200 && ifNoneMatchHits(c.req.header('if-none-match'), etag)) {
-    return c.body(null, 304, headers);
+    return respond(c, null, 304, headers);
   }
-  headers['Content-Type'] = opts.contentType ?? JSON_TYPE;
-  headers['Content-Length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-  return c.body(body as Uint8Array<ArrayBuffer> | string, status as 200, headers);
+  headers['content-type'] = opts.contentType ?? JSON_TYPE;
+  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  return respond(c, body, status, headers);
+}
+
+/**
+ * The response, with every header of a request that reads a snapshot written here as one plain
+ * object, when it is served over a real connection: Hono's c.body turns more than one header
+ * into a Headers object, and standardHeaders reading c.res.headers afterwards makes another,
+ * each checking every name and value — a quarter of an id lookup's time. Such a response is
+ * marked complete and standardHeaders leaves it alone. Anything set before it on the
+ * connection (the rate limit's headers, see setAdmittedHeaders) is kept by the server; an
+ * in-process request (app.request) goes through c.body, and standardHeaders adds the rest.
+ */
+function respond(c: Context, body: Uint8Array | string | null, status: number, headers: Record<string, string>): Response {
+  const snapshot = c.get('snapshot') as { buildId: string } | undefined;
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  if (snapshot === undefined || outgoing === undefined) {
+    return body === null ? c.body(null, status as 304, headers) : c.body(body as Uint8Array<ArrayBuffer> | string, status as 200, headers);
+  }
+  for (const name in CORS_HEADERS) headers[name.toLowerCase()] = CORS_HEADERS[name]!;
+  headers['x-snapshot'] = snapshot.buildId;
+  c.set('headersComplete', true);
+  return new Response(body as Uint8Array<ArrayBuffer> | string | null, { status, headers });
 }
 
 /** Serialises a value once and sends it (for bodies that are not precomputed bytes). */
