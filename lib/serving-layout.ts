@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Bumped whenever the serving layout changes: older serving folders are then derived anew. */
-export const SERVING_FORMAT = 4;
+export const SERVING_FORMAT = 5;
 
 export const SERVING_DIR = 'serving';
 export const SERVING_DB = 'serving.duckdb';
@@ -16,6 +16,8 @@ export const SERVING_RECORDS = 'records.ndjson';
 export const SERVING_MANIFEST = 'serving.json';
 export const SERVING_COLUMNS = 'columns.bin';
 export const SERVING_IDS = 'ids.txt';
+/** Each record's SHA-1 (20 bytes, by doc): its ETag, so a replica does not hash a record per request. */
+export const SERVING_RECORD_DIGESTS = 'record-sha1.bin';
 /** The stored answers: `<kind>.ndjson` by doc for each PER_CVE_ANSWERS kind, the advisories by key. */
 export const PER_CVE_ANSWERS = ['enrichment', 'references'] as const;
 export type PerCveAnswer = (typeof PER_CVE_ANSWERS)[number];

@@ -220,7 +220,7 @@ function register(app: ApiApp, config: ApiConfig): void {
     const snapshot = c.get('snapshot');
     const doc = snapshot.records.docOf(id);
     if (doc === undefined) throw notFound(`${id} is not in snapshot ${snapshot.buildId}`);
-    return asRouteResponse(sendBody(c, snapshot.records.bytes(doc)));
+    return asRouteResponse(sendBody(c, snapshot.records.bytes(doc), { etag: snapshot.records.etagOf(doc) }));
   });
 }
 

@@ -10,9 +10,10 @@
  * Beside the offsets, the columns the unfiltered published listing needs (id, publication time,
  * status), so the default page, its reverse and its keyset cursor are array slices.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DocColumns } from '../../cli/build/serving.ts';
-import { SERVING_RECORDS } from '../../lib/serving-layout.ts';
+import { SERVING_RECORD_DIGESTS, SERVING_RECORDS } from '../../lib/serving-layout.ts';
 import { LineFile } from './line-file.ts';
 
 export class RecordStore {
@@ -30,6 +31,8 @@ export class RecordStore {
 
   private constructor(
     private readonly file: LineFile,
+    /** Each record's SHA-1, 20 bytes by doc (record-sha1.bin). */
+    private readonly digests: Buffer,
     cveIds: string[],
     publishedMicros: Float64Array,
     active: Uint8Array,
@@ -62,6 +65,11 @@ export class RecordStore {
     return this.file.lengthOf(doc);
   }
 
+  /** The ETag of one doc's record (etagOf of its bytes, from the digest the build stored). */
+  etagOf(doc: number): string {
+    return `"${this.digests.toString('base64url', 20 * doc, 20 * doc + 20)}"`;
+  }
+
   /** The record JSON bytes of one doc (read from the records file: a buffer of its own). */
   bytes(doc: number): Buffer {
     return this.file.bytes(doc);
@@ -85,7 +93,9 @@ export class RecordStore {
     const { columns, ids } = doc;
     const docById = new Map<string, number>();
     for (let d = 0; d < ids.length; d++) docById.set(ids[d]!, d);
+    const digests = readFileSync(join(servingDir, SERVING_RECORD_DIGESTS));
+    if (digests.length !== 20 * ids.length) throw new Error(`${servingDir}: ${digests.length} bytes of record digests for ${ids.length} records`);
     const file = new LineFile(join(servingDir, SERVING_RECORDS), columns.record_bytes);
-    return new RecordStore(file, ids, columns.published_us, columns.active, docById);
+    return new RecordStore(file, digests, ids, columns.published_us, columns.active, docById);
   }
 }

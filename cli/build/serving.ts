@@ -14,7 +14,7 @@ import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs'
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
@@ -29,6 +29,7 @@ import {
   SERVING_MANIFEST,
   SERVING_COLUMNS,
   SERVING_IDS,
+  SERVING_RECORD_DIGESTS,
   PER_CVE_ANSWERS,
   type PerCveAnswer,
   SERVING_ADVISORIES,
@@ -158,10 +159,17 @@ export function checkLines(path: string, lengths: Uint32Array): void {
   }
 }
 
-/** records.ndjson: each CVE's record JSON and a newline, in doc order (serving_keys, left by the SQL step). */
+/** records.ndjson: each CVE's record JSON and a newline, in doc order (serving_keys, left by the SQL step), and each record's SHA-1 (record-sha1.bin). */
 async function writeRecords(connection: DuckDBConnection, path: string): Promise<Uint32Array> {
   const size = Number((await connection.runAndReadAll(`SELECT count(*) FROM serving_keys`)).getRows()[0]![0]);
   const lengths = await writeLines(connection, `SELECT c.record_json FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`, path, 'CVE record');
+  const digests = Buffer.alloc(20 * size);
+  let doc = 0;
+  for await (const chunk of streamChunks(connection, `SELECT sha1(c.record_json) FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`)) {
+    for (const hex of chunk.getColumnValues(0) as string[]) digests.write(hex, 20 * doc++, 'hex');
+  }
+  if (doc !== size) throw new Error(`${path}: ${doc} record digests for ${size} CVEs`);
+  await writeFile(join(dirname(path), SERVING_RECORD_DIGESTS), digests);
   await connection.run(`DROP TABLE serving_keys`);
   if (lengths.length !== size) throw new Error(`${path}: ${lengths.length} records for ${size} CVEs`);
   return lengths;

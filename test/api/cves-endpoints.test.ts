@@ -3,6 +3,7 @@
  * the summary (with the live poller health), the trends, the NDJSON export (filters, cap,
  * streaming headers) and the vendor match.
  */
+import { createHash } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +33,10 @@ describe('GET /cves/{id}', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(await res.text()).toBe(json);
+      // The ETag is the SHA-1 of the bytes (stored by the build), so a 304 follows.
+      expect(res.headers.get('etag')).toBe(`"${createHash('sha1').update(json!).digest('base64url')}"`);
+      const again = await s.get(`/api/v1/public/cves/${id}`, { headers: { 'If-None-Match': res.headers.get('etag')! } });
+      expect(again.status).toBe(304);
     }
   });
 

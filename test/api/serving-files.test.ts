@@ -3,6 +3,7 @@
  * replica opening them instead of loading the Parquet, a snapshot without them derived once, and
  * the per-snapshot response cache.
  */
+import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ import {
   readServingManifest,
   SERVING_ANSWER_LENGTHS,
   SERVING_DB,
+  SERVING_RECORD_DIGESTS,
   SERVING_RECORDS,
   SERVING_RELATED_BRIEFS,
   SERVING_RELATED_TEMPLATES,
@@ -57,6 +59,10 @@ describe('serving files written by the build', () => {
     const lines = file.toString('utf8').split('\n');
     expect(lines.pop()).toBe('');
     expect(lines).toEqual(rows.map((r) => r.record_json));
+    // Each record's SHA-1 (DuckDB's) is Node's of its bytes: the ETag a replica sends without hashing.
+    const digests = await readFile(join(servingDir(snapshotDir), SERVING_RECORD_DIGESTS));
+    expect(digests.length).toBe(20 * rows.length);
+    rows.forEach((r, doc) => expect(digests.subarray(20 * doc, 20 * doc + 20).toString('hex'), r.cve_id).toBe(createHash('sha1').update(r.record_json).digest('hex')));
   });
 
   it('holds the search postings as flat files: every term found, its counts and docs as the tables have them', async () => {
