@@ -116,18 +116,26 @@ async function* streamChunks(connection: DuckDBConnection, sql: string): AsyncGe
  * their own. Every line of the written file is then checked against its length, in order, so a
  * file that is not exactly the rows in order is an error, never a served file.
  */
-async function writeLines(connection: DuckDBConnection, sql: string, path: string, what: string): Promise<Uint32Array> {
+async function writeLines(connection: DuckDBConnection, sql: string, path: string, what: string): Promise<Uint32Array>;
+/** The same, with each line's SHA-1 (20 bytes a line, in order) read in the same pass as the lengths. */
+async function writeLines(connection: DuckDBConnection, sql: string, path: string, what: string, withDigests: true): Promise<{ lengths: Uint32Array; digests: Buffer }>;
+async function writeLines(connection: DuckDBConnection, sql: string, path: string, what: string, withDigests = false): Promise<Uint32Array | { lengths: Uint32Array; digests: Buffer }> {
   const lengths: number[] = [];
-  for await (const chunk of streamChunks(connection, `SELECT strlen(line) FROM (${sql}) AS lines(line)`)) {
+  const hexDigests: string[] = [];
+  for await (const chunk of streamChunks(connection, `SELECT strlen(line)${withDigests ? ', sha1(line)' : ''} FROM (${sql}) AS lines(line)`)) {
     for (const length of chunk.getColumnValues(0) as (number | bigint | null)[]) {
       if (length === null) throw new Error(`${what} at line ${lengths.length + 1} has no JSON`);
       lengths.push(Number(length));
     }
+    if (withDigests) hexDigests.push(...(chunk.getColumnValues(1) as string[]));
   }
   await connection.run(`COPY (${sql}) TO '${path.replaceAll("'", "''")}' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\t')`);
   const written = Uint32Array.from(lengths);
   checkLines(path, written);
-  return written;
+  if (!withDigests) return written;
+  const digests = Buffer.alloc(20 * hexDigests.length);
+  hexDigests.forEach((hex, line) => digests.write(hex, 20 * line, 'hex'));
+  return { lengths: written, digests };
 }
 
 /** Throws unless the file at `path` is exactly lines of `lengths` bytes, each followed by a newline. */
@@ -162,13 +170,7 @@ export function checkLines(path: string, lengths: Uint32Array): void {
 /** records.ndjson: each CVE's record JSON and a newline, in doc order (serving_keys, left by the SQL step), and each record's SHA-1 (record-sha1.bin). */
 async function writeRecords(connection: DuckDBConnection, path: string): Promise<Uint32Array> {
   const size = Number((await connection.runAndReadAll(`SELECT count(*) FROM serving_keys`)).getRows()[0]![0]);
-  const lengths = await writeLines(connection, `SELECT c.record_json FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`, path, 'CVE record');
-  const digests = Buffer.alloc(20 * size);
-  let doc = 0;
-  for await (const chunk of streamChunks(connection, `SELECT sha1(c.record_json) FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`)) {
-    for (const hex of chunk.getColumnValues(0) as string[]) digests.write(hex, 20 * doc++, 'hex');
-  }
-  if (doc !== size) throw new Error(`${path}: ${doc} record digests for ${size} CVEs`);
+  const { lengths, digests } = await writeLines(connection, `SELECT c.record_json FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`, path, 'CVE record', true);
   await writeFile(join(dirname(path), SERVING_RECORD_DIGESTS), digests);
   await connection.run(`DROP TABLE serving_keys`);
   if (lengths.length !== size) throw new Error(`${path}: ${lengths.length} records for ${size} CVEs`);

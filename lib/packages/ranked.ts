@@ -203,7 +203,8 @@ export function spanTable(pkg: RankedPackage, order: VersionOrder): SpanTable {
     if (branches.length === 0 || row.versions.length > 0) return;
     const spans: BranchSpan[] = [];
     for (const b of branches) {
-      const span = orderFor(row.ecosystem, b.range_type) === order ? spanOf(ranked, b) : null;
+      // Made here, not kept in `ranked.spans`: the table holds them (a scan asks most packages once).
+      const span = orderFor(row.ecosystem, b.range_type) === order ? branchSpan(ranked, b) : null;
       if (span === null) return;
       spans.push(span);
     }
