@@ -129,7 +129,7 @@ const UNRANGED_REASON = 'no version ranges on record: the package is named by th
 interface AskedPackage extends RankedPackage {
   /** Rows judged per version (ranges on record), with their position in `rows`. */
   ranged: { row: PackageRow; position: number }[];
-  /** The findings of the rows without ranges, by risk (ties: row order), frozen and kept as JSON (lib/json-reuse.ts). */
+  /** The rows without ranges as groups (one per package spelling), each frozen and kept as JSON (lib/json-reuse.ts), with its riskiest row's position. */
   unranged: PlacedGroup[];
   /** The same groups as one frozen list with kept JSON: the whole `undetermined` of most answers. */
   unrangedGroups: readonly UnjudgedGroup[];
