@@ -10,7 +10,7 @@ import type { SnapshotStore } from '../snapshot/store.ts';
 import type { ApiEnv } from './context.ts';
 import { CORS_HEADERS } from './cors.ts';
 import { ALLOWED_METHODS, methodNotAllowed, noSnapshot } from './errors.ts';
-import { CACHE_CONTROL, etagOf, ifNoneMatchHits } from './respond.ts';
+import { CACHE_CONTROL, defaultCacheControl, etagOf, ifNoneMatchHits } from './respond.ts';
 
 /** Bodies never buffered to compute an ETag (streams set their own). */
 const STREAMED_TYPES = /^(application\/x-ndjson|text\/event-stream)/;
@@ -59,7 +59,7 @@ export function standardHeaders(store: SnapshotStore): MiddlewareHandler<ApiEnv>
     for (const [name, value] of Object.entries(CORS_HEADERS)) out.set(name, value);
     if (!out.has('Cache-Control')) {
       const status = c.res.status;
-      out.set('Cache-Control', status < 400 ? CACHE_CONTROL.snapshot : status < 500 ? CACHE_CONTROL.clientError : CACHE_CONTROL.noStore);
+      out.set('Cache-Control', defaultCacheControl(status));
     }
     const snapshot = c.get('snapshot') as ApiEnv['Variables']['snapshot'] | undefined;
     out.set('X-Snapshot', snapshot?.buildId ?? store.current?.buildId ?? 'none');

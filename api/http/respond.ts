@@ -24,6 +24,14 @@ export const CACHE_CONTROL = {
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** The Cache-Control of an answer that sets none: by its status. */
+export function defaultCacheControl(status: number): string {
+  return status < 400 ? CACHE_CONTROL.snapshot : status < 500 ? CACHE_CONTROL.clientError : CACHE_CONTROL.noStore;
+}
+
+/** CORS_HEADERS with names in lower case, sendBody's one spelling per header (made once, not per answer). */
+const CORS_LOWER: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(CORS_HEADERS).map(([name, value]) => [name.toLowerCase(), value]));
+
 /** Strong ETag of a body: its SHA-1, base64url (27 characters). */
 export function etagOf(body: Uint8Array | string): string {
   return `"${hash('sha1', body, 'base64url')}"`;
@@ -58,7 +66,7 @@ export function sendBody(c: Context, body: Uint8Array | string, opts: SendOption
   // Names in lower case, as HTTP/2 and a Headers object write them: one spelling per header, so
   // a header given again (a cached answer's replayed Cache-Control) replaces it.
   const headers: Record<string, string> = {
-    'cache-control': opts.cacheControl ?? (status < 400 ? CACHE_CONTROL.snapshot : status < 500 ? CACHE_CONTROL.clientError : CACHE_CONTROL.noStore),
+    'cache-control': opts.cacheControl ?? defaultCacheControl(status),
     etag,
   };
   for (const name in opts.headers) headers[name.toLowerCase()] = opts.headers[name]!;
@@ -85,7 +93,7 @@ function respond(c: Context, body: Uint8Array | string | null, status: number, h
   if (snapshot === undefined || outgoing === undefined) {
     return body === null ? c.body(null, status as 304, headers) : c.body(body as Uint8Array<ArrayBuffer> | string, status as 200, headers);
   }
-  for (const name in CORS_HEADERS) headers[name.toLowerCase()] = CORS_HEADERS[name]!;
+  Object.assign(headers, CORS_LOWER);
   headers['x-snapshot'] = snapshot.buildId;
   c.set('headersComplete', true);
   return new Response(body as Uint8Array<ArrayBuffer> | string | null, { status, headers });

@@ -4,7 +4,7 @@
  * revalidation costs no rendering), and the HTML error pages (404, 400 naming the filter, 503).
  */
 import type { Context } from 'hono';
-import { etagOf, ifNoneMatchHits, CACHE_CONTROL } from '../http/respond.ts';
+import { etagOf, ifNoneMatchHits, CACHE_CONTROL, defaultCacheControl } from '../http/respond.ts';
 import { ASSETS_VERSION } from './assets.ts';
 
 export const HTML_TYPE = 'text/html; charset=utf-8';
@@ -59,7 +59,7 @@ export function sendPage(c: Context, html: string, opts: PageSendOptions = {}): 
     ...PAGE_HEADERS,
     'Content-Type': HTML_TYPE,
     'Cache-Control':
-      opts.cacheControl ?? (status < 400 ? CACHE_CONTROL.snapshot : status < 500 ? CACHE_CONTROL.clientError : CACHE_CONTROL.noStore),
+      opts.cacheControl ?? defaultCacheControl(status),
     ETag: opts.etag ?? etagOf(html),
   };
   return c.body(html, status as 200, headers);

@@ -11,7 +11,7 @@
  * serving.duckdb and the endpoints that need them say so, as before.
  */
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';

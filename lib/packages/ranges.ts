@@ -41,14 +41,14 @@ function withinBounds(branch: RangeBranch, order: VersionOrder, probe: VersionPr
 }
 
 /**
- * How `version` compares with a bound in an order: the order itself, or (lib/packages/check.ts)
+ * How `version` compares with a bound in an order: the order itself, or (lib/packages/ranked.ts)
  * a lookup among a package's bounds ranked once, which gives the same sign.
  */
 export interface VersionProbe {
   compare(order: VersionOrder, bound: string): number;
   /**
    * Optionally, whether the branch holds the version, answered without comparing bound by bound
-   * (lib/packages/check.ts: integer places); undefined when the probe cannot tell, and
+   * (lib/packages/ranked.ts: integer places); undefined when the probe cannot tell, and
    * withinBounds compares as the schema says.
    */
   holds?(order: VersionOrder, branch: RangeBranch): boolean | undefined;
