@@ -183,15 +183,16 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
       const manifest = await buildManifest(connection, { buildId, opts, staged, skipped, startedMs: started, stepSeconds });
       await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       Object.assign(counts, manifest.counts);
+      // The files a replica serves from (DESIGN §8.1), in the build's own database: the same
+      // files a replica derives from the Parquet just written, without reading it back.
+      const serving = await step('serving files (sql/11_serving.sql)', () => writeServingFiles(outDir, { build: connection }), (r) =>
+        `${formatCount(r.manifest.cves)} records, ${(r.manifest.record_bytes / 1e6).toFixed(0)} MB`);
+      stepSeconds[SERVING_STEP] = serving.manifest.seconds;
     } finally {
       connection.closeSync();
       instance.closeSync();
     }
 
-    // The files a replica serves from (DESIGN §8.1), derived from the Parquet just written.
-    const serving = await step('serving files (sql/11_serving.sql)', () => writeServingFiles(outDir, { threads: opts.threads, memoryLimit: opts.memoryLimit }), (r) =>
-      `${formatCount(r.manifest.cves)} records, ${(r.manifest.record_bytes / 1e6).toFixed(0)} MB`);
-    stepSeconds[SERVING_STEP] = serving.manifest.seconds;
     const snapshotDir = await step('publish', () => publishSnapshot(opts.dataDir, outDir, buildId), () => buildId);
     const removed = await pruneSnapshots(opts.dataDir, opts.keep);
     if (removed.length) info(`pruned ${removed.length} old snapshot(s): ${removed.join(', ')}`);

@@ -332,6 +332,39 @@ export interface WriteServingOptions {
   target?: string;
   threads?: number;
   memoryLimit?: string;
+  /**
+   * The build's own connection, whose database still holds the tables it has just written as
+   * the snapshot's Parquet: the step then runs there and reads the three tables it reshapes
+   * (the records' JSON, 11.9 M search terms at full scale) from memory instead of decoding them
+   * back from Parquet. It owns that database from then on: every table of the build is dropped
+   * before the step (what the step reads as it is comes from the Parquet, in the files' order,
+   * exactly as when a replica derives the files) or as soon as the step has read it.
+   */
+  build?: DuckDBConnection;
+}
+
+/** Every table and view the build left in its database, but the RESHAPED tables the step reads. */
+async function dropBuildTables(connection: DuckDBConnection, keep: ReadonlySet<string>): Promise<void> {
+  const rows = (await connection.runAndReadAll(
+    `SELECT 'TABLE', database_name, schema_name, table_name FROM duckdb_tables() WHERE database_name IN ('memory', 'temp')
+     UNION ALL
+     SELECT 'VIEW', database_name, schema_name, view_name FROM duckdb_views() WHERE NOT internal AND database_name IN ('memory', 'temp')`,
+  )).getRows() as [string, string, string, string][];
+  for (const [kind, database, schema, name] of rows) {
+    if (kind === 'TABLE' && database === 'memory' && schema === 'main' && keep.has(name)) continue;
+    await connection.run(`DROP ${kind} IF EXISTS "${database}"."${schema}"."${name}"`);
+  }
+}
+
+/**
+ * A reshaped table as its Parquet file gives it (the same columns, in the same order, of the
+ * same types), read from the build's memory: the step's result is then the same as a replica's
+ * derivation from the file.
+ */
+async function asWritten(connection: DuckDBConnection, table: string, reader: string): Promise<string> {
+  const columns = (await connection.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ${reader})`)).getRows() as [string, string][];
+  const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  return `SELECT ${columns.map(([name, type]) => `CAST(${quoted(name)} AS ${type}) AS ${quoted(name)}`).join(', ')} FROM memory.main.${quoted(table)}`;
 }
 
 /**
@@ -351,9 +384,10 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     if (process.env.VULNINTEL_SERVING_TIMINGS) info(`  serving ${label}: ${((performance.now() - at) / 1000).toFixed(1)} s`);
     return result;
   };
-  const instance = await createBuildDatabase(work, opts);
-  const connection = await instance.connect();
+  const instance = opts.build ? null : await createBuildDatabase(work, opts);
+  const connection = opts.build ?? (await instance!.connect());
   try {
+    if (opts.build) await dropBuildTables(connection, RESHAPED);
     await connection.run(`ATTACH '${join(work, SERVING_DB).replaceAll("'", "''")}' AS serving`);
     await connection.run(`CREATE SCHEMA snap`);
     const unreadable: string[] = [];
@@ -364,7 +398,8 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
         const ok = table === 'cves' || (await readable(connection, reader));
         if (!ok) unreadable.push(table);
         if (RESHAPED.has(table)) {
-          await connection.run(`CREATE VIEW snap."${table}" AS ${ok ? `SELECT * FROM ${reader}` : EMPTY_INPUTS[table]}`);
+          const source = !ok ? EMPTY_INPUTS[table] : opts.build ? await asWritten(connection, table, reader) : `SELECT * FROM ${reader}`;
+          await connection.run(`CREATE VIEW snap."${table}" AS ${source}`);
         } else {
           // Any other table is copied in its file's order; an unreadable one exists with no rows
           // (and no columns of its own), so a query naming it runs and finds nothing.
@@ -377,6 +412,9 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     const sql = fillPlaceholders(await readFile(join(SQL_DIR, SERVING_STEP), 'utf8'), { dir: work });
     await phase(SERVING_STEP, () => connection.run(sql));
     const recordBytes = await phase('records', () => writeRecords(connection, join(work, SERVING_RECORDS)));
+    // Nothing reads the reshaped inputs any more; the build's copies are memory to give back.
+    await connection.run(`DROP SCHEMA snap CASCADE`);
+    if (opts.build) for (const table of RESHAPED) await connection.run(`DROP TABLE IF EXISTS memory.main."${table}"`);
     await phase('doc columns', () => writeDocColumns(connection, work, recordBytes));
     await phase('answers', () => writeAnswers(connection, work, new Set(unreadable), recordBytes.length));
     await phase('postings', () => writePostings(connection, work));
@@ -391,7 +429,7 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
       record_bytes: recordBytes.reduce((sum, n) => sum + n + 1, 0),
       seconds: Math.round((performance.now() - started) / 100) / 10,
     };
-    await rm(join(work, 'duckdb-tmp'), { recursive: true, force: true });
+    if (!opts.build) await rm(join(work, 'duckdb-tmp'), { recursive: true, force: true });
     await writeFile(join(work, SERVING_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     // Another replica may have finished first: its files are the same, keep them. Files of an
     // older format are replaced.
@@ -407,8 +445,10 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     await rm(work, { recursive: true, force: true }).catch(() => undefined);
     throw err;
   } finally {
-    connection.closeSync();
-    instance.closeSync();
+    if (instance) {
+      connection.closeSync();
+      instance.closeSync();
+    }
   }
 }
 

@@ -11,9 +11,9 @@ import { step } from '../../lib/log.ts';
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sql');
 
 /**
- * Steps that do not run in the build's database: the serving files (sql/11_serving.sql) are
- * derived from the written Parquet in a database of their own (cli/build/serving.ts), after the
- * build's is closed, so the two never hold memory at once.
+ * Steps that runSqlSteps leaves out: the serving files (sql/11_serving.sql) are written by
+ * cli/build/serving.ts, in the build's database after the Parquet (or in a database of their
+ * own when a replica derives them from a snapshot's Parquet).
  */
 const SEPARATE_STEPS = new Set(['11_serving.sql']);
 

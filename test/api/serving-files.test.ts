@@ -4,7 +4,7 @@
  * the per-snapshot response cache.
  */
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -16,12 +16,13 @@ import { findCveReferences } from '../../api/queries/references.ts';
 import { findRelatedCves } from '../../api/queries/related.ts';
 import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
 import { RecordStore } from '../../api/snapshot/records.ts';
-import { readDocColumns, writePostings } from '../../cli/build/serving.ts';
+import { readDocColumns, writePostings, writeServingFiles } from '../../cli/build/serving.ts';
 import { readFlatColumns } from '../../lib/flat-columns.ts';
 import {
   readServingManifest,
   SERVING_ANSWER_LENGTHS,
   SERVING_DB,
+  SERVING_MANIFEST,
   SERVING_RECORD_DIGESTS,
   SERVING_RECORDS,
   SERVING_RELATED_BRIEFS,
@@ -115,6 +116,30 @@ describe('serving files written by the build', () => {
       connection.closeSync();
       instance.closeSync();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('are the files a replica derives from the Parquet: every file byte for byte, every table row for row', async () => {
+    // The build writes them from its own database, a replica from the snapshot's Parquet files:
+    // one code path (cli/build/serving.ts) from two sources, which must give the same files.
+    const target = await mkdtemp(join(tmpdir(), 'vulnintel-derived-'));
+    try {
+      await writeServingFiles(snapshotDir, { target: join(target, 'serving'), threads: 1 });
+      const built = servingDir(snapshotDir);
+      const derived = join(target, 'serving');
+      const files = (await readdir(built)).sort();
+      expect((await readdir(derived)).sort()).toEqual(files);
+      for (const file of files) {
+        if (file === SERVING_DB || file === SERVING_MANIFEST) continue;
+        const [a, b] = await Promise.all([readFile(join(built, file)), readFile(join(derived, file))]);
+        expect(a.equals(b), file).toBe(true);
+      }
+      const { seconds: _a, ...builtManifest } = (await readServingManifest(built))!;
+      const { seconds: _b, ...derivedManifest } = (await readServingManifest(derived))!;
+      expect(derivedManifest).toEqual(builtManifest);
+      expect(await tableDigests(join(derived, SERVING_DB))).toEqual(await tableDigests(join(built, SERVING_DB)));
+    } finally {
+      await rm(target, { recursive: true, force: true });
     }
   });
 
@@ -392,3 +417,25 @@ describe('response cache', () => {
     }
   });
 });
+
+/** Each table of a serving database: its columns with their types, and its rows in stored order. */
+async function tableDigests(path: string): Promise<Record<string, { columns: string; rows: number; digest: string }>> {
+  const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
+  const connection = await instance.connect();
+  try {
+    const out: Record<string, { columns: string; rows: number; digest: string }> = {};
+    const tables = (await connection.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY 1`)).getRows();
+    for (const [table] of tables as [string][]) {
+      const [columns] = (await connection.runAndReadAll(`SELECT string_agg(column_name || ' ' || column_type, ', ') FROM (DESCRIBE "${table}")`)).getRows()[0] as [string];
+      const [rows, digest] = (await connection.runAndReadAll(
+        `SELECT count(*), md5(coalesce(string_agg(CAST(x AS VARCHAR), chr(10) ORDER BY n), '')) FROM (SELECT row_number() OVER () AS n, x FROM "${table}" x)`,
+      )).getRows()[0] as [bigint, string];
+      out[table] = { columns, rows: Number(rows), digest };
+    }
+    expect(Object.keys(out).length).toBeGreaterThan(10);
+    return out;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
