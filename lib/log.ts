@@ -21,12 +21,24 @@ export function formatCount(n: number): string {
 /** Runs one named step and prints `✓ name: detail (time)`. */
 export async function step<T>(name: string, fn: () => Promise<T>, detail?: (result: T) => string): Promise<T> {
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   info(`▶ ${name}`);
   const result = await fn();
   const extra = detail ? `: ${detail(result)}` : '';
   const rss = Math.round(process.memoryUsage.rss() / 1048576);
-  info(`✓ ${name}${extra} (${formatDuration(performance.now() - started)}, rss ${rss} MB)`);
+  info(`✓ ${name}${extra} (${formatDuration(performance.now() - started)}, ${coresBusy(cpuBefore, started)}, rss ${rss} MB)`);
   return result;
+}
+
+/**
+ * The CPU time of the whole process (every thread: workers, DuckDB's) since `cpuBefore`, per
+ * second of wall time since `started`: how many cores the step kept busy, which says whether
+ * it waits on one thread.
+ */
+export function coresBusy(cpuBefore: NodeJS.CpuUsage, started: number): string {
+  const used = process.cpuUsage(cpuBefore);
+  const wallMicros = (performance.now() - started) * 1000;
+  return `cpu ${wallMicros > 0 ? ((used.user + used.system) / wallMicros).toFixed(1) : '0.0'}×`;
 }
 
 export interface Progress {

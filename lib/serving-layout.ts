@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Bumped whenever the serving layout changes: older serving folders are then derived anew. */
-export const SERVING_FORMAT = 5;
+export const SERVING_FORMAT = 6;
 
 export const SERVING_DIR = 'serving';
 export const SERVING_DB = 'serving.duckdb';

@@ -6,7 +6,7 @@
  *   - the unfiltered published listing (only `status`) is a slice of the record store's doc
  *     arrays: the default page, its reverse and its keyset cursor cost no query;
  *   - a search of words alone (no phrase), in published order, intersects the flat postings
- *     (api/snapshot/postings.ts) in JS; with phrases it reads the index (`search_postings`)
+ *     (api/snapshot/postings.ts) in JS; with phrases it reads the index (`search_postings`, by term number)
  *     and the normalised text only;
  *   - anything else is one DuckDB query over `cves` (ordered by integer keys, see open.ts).
  * Totals likewise: the doc arrays and the build's term statistics give exact totals without
@@ -21,7 +21,7 @@ import type { RecordStore } from '../snapshot/records.ts';
 import { OVER_BUDGET } from '../snapshot/pool.ts';
 import { formatMicros } from '../http/timestamps.ts';
 import type { SearchQuery } from '../search/parse.ts';
-import { searchDocsSql } from '../search/sql.ts';
+import { searchDocsSql, type TermIndex } from '../search/sql.ts';
 import { filterConditions, filtersBeyondStatus, SqlParams, type CveFilter } from './cves-filter.ts';
 import { scanList } from './cves-scan.ts';
 
@@ -317,16 +317,16 @@ function* intersect(lists: readonly Int32Array[], from: number, keep: (doc: numb
  * FROM/WHERE of the matching CVEs. A search alone in published order reads the index only
  * (its postings already carry the status); otherwise `cves` is filtered.
  */
-function matchSql(req: ListRequest, cursorDoc: number | null, withPhrases: boolean, params: SqlParams): { sql: string; indexOnly: boolean } {
+function matchSql(req: ListRequest, cursorDoc: number | null, withPhrases: boolean, params: SqlParams, termIndex: TermIndex): { sql: string; indexOnly: boolean } {
   if (req.search && !req.scope && !filtersBeyondStatus(req.filter) && req.sort === 'published') {
-    const hits = searchDocsSql(req.search, req.filter.status, params, withPhrases);
+    const hits = searchDocsSql(req.search, req.filter.status, params, withPhrases, termIndex);
     const after = cursorDoc === null ? '' : ` WHERE h.doc >= ${params.add(cursorDoc)}`;
     return { sql: `FROM (${hits}) h${after}`, indexOnly: true };
   }
   const where = filterConditions(req.filter, 'c', params);
   if (cursorDoc !== null) where.push(`c.doc >= ${params.add(cursorDoc)}`);
   if (req.scope) where.push(req.scope('c', params));
-  if (req.search) where.push(`c.doc IN (${searchDocsSql(req.search, req.filter.status, params, withPhrases)})`);
+  if (req.search) where.push(`c.doc IN (${searchDocsSql(req.search, req.filter.status, params, withPhrases, termIndex)})`);
   return { sql: `FROM cves c${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, indexOnly: false };
 }
 
@@ -339,7 +339,7 @@ async function readPage(
   deadline: number | null,
 ): Promise<Page | typeof OVER_BUDGET> {
   const params = new SqlParams();
-  const { sql, indexOnly } = matchSql(req, cursorDoc, withPhrases, params);
+  const { sql, indexOnly } = matchSql(req, cursorDoc, withPhrases, params, (term) => snapshot.postings.termIndex(term));
   const select = indexOnly
     ? `SELECT h.doc ${sql} ORDER BY h.doc`
     : `SELECT c.doc ${sql} ORDER BY ${ORDER_SQL[req.sort]}`;
@@ -354,7 +354,7 @@ async function readPage(
 
 async function countMatches(snapshot: ServingSnapshot, req: ListRequest, withPhrases: boolean, deadline: number): Promise<number | typeof OVER_BUDGET> {
   const params = new SqlParams();
-  const { sql } = matchSql(req, null, withPhrases, params);
+  const { sql } = matchSql(req, null, withPhrases, params, (term) => snapshot.postings.termIndex(term));
   const reader = await snapshot.pool.readBy(deadline, `SELECT count(*) ${sql}`, params.values);
   if (reader === OVER_BUDGET) return OVER_BUDGET;
   return Number(reader.getRows()[0]?.[0] ?? 0);

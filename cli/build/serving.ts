@@ -16,7 +16,7 @@ import { hash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
-import { info } from '../../lib/log.ts';
+import { coresBusy, info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
 import { packageIndexSql } from '../../lib/packages/index.ts';
 import { SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
@@ -282,19 +282,22 @@ async function writeDocColumns(connection: DuckDBConnection, dir: string, record
 
 /**
  * The flat search postings (terms.txt, terms.bin, postings.bin; see lib/serving-layout.ts) from
- * serving.search_postings: a one-word search is then a slice of an array, not a query.
+ * `serving_terms (term, term_id, all_count, active_count)` and `serving.search_postings
+ * (term_id, doc)`, both left by sql/11_serving.sql: a one-word search is then a slice of an
+ * array, not a query. The postings are read in the order they were stored (by term_id, then
+ * doc) and every row is checked to be where the counts put it, so a file in another order is an
+ * error, never a served file.
  */
 export async function writePostings(connection: DuckDBConnection, dir: string): Promise<void> {
   const terms: string[] = [];
   const allCounts: number[] = [];
   const activeCounts: number[] = [];
-  const stats = `SELECT term, count(*) AS all_count, count(*) FILTER (WHERE active) AS active_count
-                 FROM serving.search_postings GROUP BY term ORDER BY term`;
-  for await (const chunk of streamChunks(connection, stats)) {
-    const [term, all, active] = [0, 1, 2].map((i) => chunk.getColumnValues(i));
+  for await (const chunk of streamChunks(connection, `SELECT term, term_id, all_count, active_count FROM serving_terms ORDER BY term_id`)) {
+    const [term, id, all, active] = [0, 1, 2, 3].map((i) => chunk.getColumnValues(i));
     for (let i = 0; i < chunk.rowCount; i++) {
       const text = term![i] as string;
       if (text.includes('\n')) throw new Error(`search term ${JSON.stringify(text)} holds a newline`);
+      if (Number(id![i]) !== terms.length) throw new Error(`search term ${JSON.stringify(text)} is number ${id![i]}, expected ${terms.length}`);
       terms.push(text);
       allCounts.push(Number(all![i]));
       activeCounts.push(Number(active![i]));
@@ -304,11 +307,24 @@ export async function writePostings(connection: DuckDBConnection, dir: string): 
   for (let i = 0; i < terms.length; i++) start[i + 1] = start[i]! + allCounts[i]!;
   const fd = openSync(join(dir, SERVING_POSTINGS), 'w');
   let written = 0;
+  let term = 0;
+  let previousDoc = -1;
   try {
-    for await (const chunk of streamChunks(connection, `SELECT doc FROM serving.search_postings ORDER BY term, doc`)) {
-      const values = Int32Array.from(chunk.getColumnValues(0) as number[]);
+    for await (const chunk of streamChunks(connection, `SELECT term_id, doc FROM serving.search_postings`)) {
+      const ids = chunk.getColumnValues(0) as number[];
+      const values = Int32Array.from(chunk.getColumnValues(1) as number[]);
+      for (let i = 0; i < values.length; i++, written++) {
+        while (term < terms.length && written >= start[term + 1]!) {
+          term++;
+          previousDoc = -1;
+        }
+        const doc = values[i]!;
+        if (ids[i] !== term || doc <= previousDoc) {
+          throw new Error(`postings: row ${written} is (term ${ids[i]}, doc ${doc}), expected term ${term} after doc ${previousDoc}`);
+        }
+        previousDoc = doc;
+      }
       writeSync(fd, new Uint8Array(values.buffer));
-      written += values.length;
     }
   } finally {
     closeSync(fd);
@@ -380,8 +396,9 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
   // VULNINTEL_SERVING_TIMINGS=1: each phase's time (bench:build prints it).
   const phase = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
     const at = performance.now();
+    const cpu = process.cpuUsage();
     const result = await run();
-    if (process.env.VULNINTEL_SERVING_TIMINGS) info(`  serving ${label}: ${((performance.now() - at) / 1000).toFixed(1)} s`);
+    if (process.env.VULNINTEL_SERVING_TIMINGS) info(`  serving ${label}: ${((performance.now() - at) / 1000).toFixed(1)} s, ${coresBusy(cpu, at)}`);
     return result;
   };
   const instance = opts.build ? null : await createBuildDatabase(work, opts);

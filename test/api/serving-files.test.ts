@@ -79,7 +79,7 @@ describe('serving files written by the build', () => {
       const served = await openSampleCopy();
       try {
         for (const { term } of stats.filter((_, i) => i % 7 === 0)) {
-          const docs = (await served.connection.runAndReadAll(`SELECT doc FROM search_postings WHERE term = $1 ORDER BY doc`, [term])).getColumns()[0]!.map(Number);
+          const docs = (await served.connection.runAndReadAll(`SELECT doc FROM search_postings WHERE term_id = $1 ORDER BY doc`, [postings.termIndex(term)])).getColumns()[0]!.map(Number);
           expect(Array.from(postings.docs(term)), term).toEqual(docs);
         }
       } finally {
@@ -94,6 +94,33 @@ describe('serving files written by the build', () => {
     }
   });
 
+  it('refuses postings not stored in term and doc order, or not where the counts put them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vulnintel-postings-'));
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      await connection.run(`ATTACH ':memory:' AS serving`);
+      await connection.run(`CREATE TABLE serving_terms AS SELECT * FROM (VALUES ('alpha', 0, 3, 3), ('beta', 1, 2, 2)) t(term, term_id, all_count, active_count)`);
+      const store = (rows: string) => connection.run(`CREATE OR REPLACE TABLE serving.search_postings AS SELECT CAST(t AS INTEGER) AS term_id, CAST(d AS INTEGER) AS doc, true AS active FROM (VALUES ${rows}) v(t, d)`);
+      await store('(0, 1), (0, 4), (0, 9), (1, 0), (1, 4)');
+      await writePostings(connection, dir);
+      const postings = FlatPostings.open(dir);
+      expect(Array.from(postings.docs('alpha'))).toEqual([1, 4, 9]);
+      expect(Array.from(postings.docs('beta'))).toEqual([0, 4]);
+      postings.close();
+      await store('(0, 1), (0, 9), (0, 4), (1, 0), (1, 4)');
+      await expect(writePostings(connection, dir)).rejects.toThrow(/postings: row 2 is \(term 0, doc 4\), expected term 0 after doc 9/);
+      await store('(0, 1), (0, 4), (1, 0), (0, 9), (1, 4)');
+      await expect(writePostings(connection, dir)).rejects.toThrow(/postings: row 2 is \(term 1, doc 0\), expected term 0/);
+      await store('(0, 1), (0, 4), (0, 9), (1, 0)');
+      await expect(writePostings(connection, dir)).rejects.toThrow(/wrote 4 docs, the terms count 5/);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('finds terms beyond ASCII: the dictionary is in DuckDB\'s byte order, searched by bytes', async () => {
     const terms = ['e', 'z', 'é', 'ä', 'straße', 'strasse', 'ω', 'Ω', '日本', '0', '9z', 'ǅ', '\u{1f600}'];
     const dir = await mkdtemp(join(tmpdir(), 'vulnintel-postings-'));
@@ -102,7 +129,9 @@ describe('serving files written by the build', () => {
     try {
       await connection.run(`ATTACH ':memory:' AS serving`);
       const literals = terms.map((t) => `('${t}')`).join(', ');
-      await connection.run(`CREATE TABLE serving.search_postings AS SELECT term, CAST(doc AS INTEGER) AS doc, doc % 2 = 0 AS active FROM (VALUES ${literals}) t(term), range(3) d(doc)`);
+      // As sql/11_serving.sql leaves them: the terms numbered in DuckDB's order, the postings by number.
+      await connection.run(`CREATE TABLE serving_terms AS SELECT term, CAST(row_number() OVER (ORDER BY term) - 1 AS INTEGER) AS term_id, 3 AS all_count, 2 AS active_count FROM (VALUES ${literals}) t(term)`);
+      await connection.run(`CREATE TABLE serving.search_postings AS SELECT term_id, CAST(doc AS INTEGER) AS doc, doc % 2 = 0 AS active FROM serving_terms, range(3) d(doc) ORDER BY term_id, doc`);
       await writePostings(connection, dir);
       const postings = FlatPostings.open(dir);
       for (const term of terms) {
