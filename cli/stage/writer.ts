@@ -9,10 +9,15 @@ import { STAGE_TABLES, type StageSink, type StageTableName, type StageTables } f
 
 const FLUSH_BYTES = 1 << 20;
 
+/** One table's part file and the bytes not yet written to it. */
+interface PartFile {
+  fd: number;
+  buffer: Buffer;
+  used: number;
+}
+
 export class NdjsonStageWriter implements StageSink {
-  private readonly fds = new Map<StageTableName, number>();
-  private readonly buffers = new Map<StageTableName, string[]>();
-  private readonly sizes = new Map<StageTableName, number>();
+  private readonly parts = new Map<StageTableName, PartFile>();
   private readonly fileIds = new Map<string, string>();
 
   private fileId(path: string): string {
@@ -37,31 +42,35 @@ export class NdjsonStageWriter implements StageSink {
       (row as { file: string }).file = this.fileId((row as { file: string }).file);
     }
     const line = JSON.stringify(row);
-    let buf = this.buffers.get(table);
-    if (!buf) this.buffers.set(table, (buf = []));
-    buf.push(line);
-    const size = (this.sizes.get(table) ?? 0) + line.length + 1;
-    this.sizes.set(table, size);
-    if (size >= FLUSH_BYTES) this.flush(table);
+    let part = this.parts.get(table);
+    if (!part) {
+      part = { fd: openSync(join(this.dir, table, `${this.part}.ndjson`), 'w'), buffer: Buffer.allocUnsafe(FLUSH_BYTES), used: 0 };
+      this.parts.set(table, part);
+    }
+    // Each line is encoded straight into the table's buffer (no joined string to encode again
+    // when written); a line that may not fit is written after what the buffer holds. UTF-8
+    // takes at most 3 bytes per UTF-16 unit.
+    const most = 3 * line.length + 1;
+    if (part.used + most > part.buffer.length) {
+      this.flush(part);
+      if (most > part.buffer.length) part.buffer = Buffer.allocUnsafe(most);
+    }
+    part.used += part.buffer.write(line, part.used);
+    part.buffer[part.used++] = 0x0a;
   }
 
-  private flush(table: StageTableName): void {
-    const buf = this.buffers.get(table);
-    if (!buf || buf.length === 0) return;
-    let fd = this.fds.get(table);
-    if (fd === undefined) {
-      fd = openSync(join(this.dir, table, `${this.part}.ndjson`), 'w');
-      this.fds.set(table, fd);
-    }
-    writeSync(fd, buf.join('\n') + '\n');
-    this.buffers.set(table, []);
-    this.sizes.set(table, 0);
+  private flush(part: PartFile): void {
+    let at = 0;
+    while (at < part.used) at += writeSync(part.fd, part.buffer, at, part.used - at);
+    part.used = 0;
   }
 
   close(): void {
-    for (const t of STAGE_TABLES) this.flush(t);
-    for (const fd of this.fds.values()) closeSync(fd);
-    this.fds.clear();
+    for (const part of this.parts.values()) {
+      this.flush(part);
+      closeSync(part.fd);
+    }
+    this.parts.clear();
   }
 }
 
