@@ -116,18 +116,46 @@ async function* streamChunks(connection: DuckDBConnection, sql: string): AsyncGe
  * their own. Every line of the written file is then checked against its length, in order, so a
  * file that is not exactly the rows in order is an error, never a served file.
  */
-async function writeLines(connection: DuckDBConnection, sql: string, path: string, what: string): Promise<Uint32Array>;
-/** The same, with each line's SHA-1 (20 bytes a line, in order) read in the same pass as the lengths. */
-async function writeLines(connection: DuckDBConnection, sql: string, path: string, what: string, withDigests: true): Promise<{ lengths: Uint32Array; digests: Buffer }>;
-async function writeLines(connection: DuckDBConnection, sql: string, path: string, what: string, withDigests = false): Promise<Uint32Array | { lengths: Uint32Array; digests: Buffer }> {
+async function writeLines(connection: DuckDBConnection, sql: string, path: string, what: string): Promise<Uint32Array> {
+  return (await writeMeasuredLines(connection, `SELECT line FROM (${sql}) AS lines(line)`, path, what)).lengths;
+}
+
+interface MeasuredLines {
+  lengths: Uint32Array;
+  /** Each line's SHA-1, 20 bytes a line in order, when asked. */
+  digests: Buffer | null;
+}
+
+/**
+ * writeLines of `source`, a query of the columns `line` and, when `expectedIds` is given,
+ * `cve_id`: the lengths pass then proves the rows come in exactly that order (a table written
+ * as it is held, not sorted again, must hold them so). `withDigests` reads each line's SHA-1 in
+ * the same pass.
+ */
+async function writeMeasuredLines(
+  connection: DuckDBConnection,
+  source: string,
+  path: string,
+  what: string,
+  opts: { withDigests?: boolean; expectedIds?: readonly string[] } = {},
+): Promise<MeasuredLines> {
   const lengths: number[] = [];
   const hexDigests: string[] = [];
-  for await (const chunk of streamChunks(connection, `SELECT strlen(line)${withDigests ? ', sha1(line)' : ''} FROM (${sql}) AS lines(line)`)) {
+  const { expectedIds } = opts;
+  const columns = ['strlen(line)', ...(opts.withDigests ? ['sha1(line)'] : []), ...(expectedIds ? ['cve_id'] : [])];
+  for await (const chunk of streamChunks(connection, `SELECT ${columns.join(', ')} FROM (${source})`)) {
+    const first = lengths.length;
     for (const length of chunk.getColumnValues(0) as (number | bigint | null)[]) {
       if (length === null) throw new Error(`${what} at line ${lengths.length + 1} has no JSON`);
       lengths.push(Number(length));
     }
-    if (withDigests) hexDigests.push(...(chunk.getColumnValues(1) as string[]));
+    if (opts.withDigests) hexDigests.push(...(chunk.getColumnValues(1) as string[]));
+    if (expectedIds) {
+      const ids = chunk.getColumnValues(columns.length - 1) as string[];
+      ids.forEach((id, i) => {
+        if (id !== expectedIds[first + i]) throw new Error(`${what} at line ${first + i + 1} is ${id}, expected ${expectedIds[first + i]}`);
+      });
+    }
   }
   // One thread for the copy: with more, DuckDB's writer holds finished batches until those
   // before them are written (the order is kept), which at full scale is 800 MB more memory for
@@ -135,13 +163,13 @@ async function writeLines(connection: DuckDBConnection, sql: string, path: strin
   const threads = (await connection.runAndReadAll(`SELECT current_setting('threads')`)).getRows()[0]![0];
   await connection.run(`SET threads = 1`);
   try {
-    await connection.run(`COPY (${sql}) TO '${path.replaceAll("'", "''")}' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\t')`);
+    await connection.run(`COPY (SELECT line FROM (${source})) TO '${path.replaceAll("'", "''")}' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\t')`);
   } finally {
     await connection.run(`SET threads = ${Number(threads)}`);
   }
   const written = Uint32Array.from(lengths);
   checkLines(path, written);
-  if (!withDigests) return written;
+  if (!opts.withDigests) return { lengths: written, digests: null };
   const digests = Buffer.alloc(20 * hexDigests.length);
   hexDigests.forEach((hex, line) => digests.write(hex, 20 * line, 'hex'));
   return { lengths: written, digests };
@@ -176,13 +204,25 @@ export function checkLines(path: string, lengths: Uint32Array): void {
   }
 }
 
-/** records.ndjson: each CVE's record JSON and a newline, in doc order (serving_keys, left by the SQL step), and each record's SHA-1 (record-sha1.bin). */
+/**
+ * records.ndjson: each CVE's record JSON and a newline, in doc order (serving_keys, left by the
+ * SQL step), and each record's SHA-1 (record-sha1.bin). The build's own `cves` is held in that
+ * order already (sql/04_records.sql sorts it so): it is then written as it is held, without
+ * sorting 1 GB of JSON again, and the lengths pass proves the order id by id. A snapshot's
+ * Parquet files (read year by year) are sorted.
+ */
 async function writeRecords(connection: DuckDBConnection, path: string): Promise<Uint32Array> {
-  const size = Number((await connection.runAndReadAll(`SELECT count(*) FROM serving_keys`)).getRows()[0]![0]);
-  const { lengths, digests } = await writeLines(connection, `SELECT c.record_json FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`, path, 'CVE record', true);
-  await writeFile(join(dirname(path), SERVING_RECORD_DIGESTS), digests);
+  const ids = ((await connection.runAndReadAll(`SELECT cve_id FROM serving_keys ORDER BY doc`)).getColumns()[0] ?? []) as string[];
+  const [misplaced] = (await connection.runAndReadAll(
+    `SELECT count(*) FROM (SELECT cve_id, row_number() OVER () - 1 AS at FROM snap.cves) s JOIN serving_keys k USING (cve_id) WHERE s.at <> k.doc`,
+  )).getRows()[0]!;
+  const { lengths, digests } =
+    Number(misplaced) === 0
+      ? await writeMeasuredLines(connection, `SELECT record_json AS line, cve_id FROM snap.cves`, path, 'CVE record', { withDigests: true, expectedIds: ids })
+      : await writeMeasuredLines(connection, `SELECT c.record_json AS line FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`, path, 'CVE record', { withDigests: true });
+  await writeFile(join(dirname(path), SERVING_RECORD_DIGESTS), digests!);
   await connection.run(`DROP TABLE serving_keys`);
-  if (lengths.length !== size) throw new Error(`${path}: ${lengths.length} records for ${size} CVEs`);
+  if (lengths.length !== ids.length) throw new Error(`${path}: ${lengths.length} records for ${ids.length} CVEs`);
   return lengths;
 }
 
@@ -428,10 +468,18 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     });
     const sql = fillPlaceholders(await readFile(join(SQL_DIR, SERVING_STEP), 'utf8'), { dir: work });
     await phase(SERVING_STEP, () => connection.run(sql));
+    // Inputs nobody reads any more: the build's copies are memory to give back at once (the
+    // records are written from `cves` next, in the room they leave).
+    const release = async (tables: string[]) => {
+      for (const table of tables) {
+        await connection.run(`DROP VIEW snap."${table}"`);
+        if (opts.build) await connection.run(`DROP TABLE memory.main."${table}"`);
+      }
+    };
+    await release(['search_terms', 'search_docs']);
     const recordBytes = await phase('records', () => writeRecords(connection, join(work, SERVING_RECORDS)));
-    // Nothing reads the reshaped inputs any more; the build's copies are memory to give back.
-    await connection.run(`DROP SCHEMA snap CASCADE`);
-    if (opts.build) for (const table of RESHAPED) await connection.run(`DROP TABLE IF EXISTS memory.main."${table}"`);
+    await release(['cves']);
+    await connection.run(`DROP SCHEMA snap`);
     await phase('doc columns', () => writeDocColumns(connection, work, recordBytes));
     await phase('answers', () => writeAnswers(connection, work, new Set(unreadable), recordBytes.length));
     await phase('postings', () => writePostings(connection, work));

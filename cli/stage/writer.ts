@@ -20,13 +20,20 @@ export class NdjsonStageWriter implements StageSink {
   private readonly parts = new Map<StageTableName, PartFile>();
   private readonly fileIds = new Map<string, string>();
 
+  /** The last path asked and its id: a record's rows come together and share one path string. */
+  private lastPath: string | null = null;
+  private lastId = '';
+
   private fileId(path: string): string {
+    if (path === this.lastPath) return this.lastId;
     let id = this.fileIds.get(path);
     if (id === undefined) {
       id = `${this.part}:${String(this.fileIds.size).padStart(9, '0')}`;
       this.fileIds.set(path, id);
       this.emit('file', { id, path });
     }
+    this.lastPath = path;
+    this.lastId = id;
     return id;
   }
 
