@@ -31,8 +31,9 @@ ORDER BY k.doc;
 -- The search terms numbered in byte order (the order of terms.txt, which a replica searches by
 -- bytes), with how many CVEs hold each: the postings are stored by number, so their sort is of
 -- two integers, not of 11.9 M strings at full scale. Left for cli/build/serving.ts, which
--- writes the term dictionary and the flat postings from it.
-CREATE TEMP TABLE serving_terms AS
+-- writes the term dictionary and the flat postings from it (on a connection of its own, beside
+-- the stored answers: a table, not TEMP, so that connection sees it).
+CREATE TABLE serving_terms AS
 SELECT term, CAST(row_number() OVER (ORDER BY term) - 1 AS INTEGER) AS term_id,
        count(*) AS all_count, count(*) FILTER (WHERE status = 'active') AS active_count
 FROM snap.search_terms
@@ -54,7 +55,7 @@ ORDER BY k.doc;
 -- arrays (columns.bin, with the record lengths it measures while writing records.ndjson) and
 -- ids (ids.txt): the columns the lists filter on and each sort's rank (descending, no value last, ties by cve_id descending), so a replica
 -- sorts nothing when it opens.
-CREATE TEMP TABLE serving_doc_columns AS
+CREATE TABLE serving_doc_columns AS
 SELECT c.doc, c.cve_id,
        CAST(epoch_us(c.published) AS DOUBLE) AS published_us,
        c.status = 'active' AS active,

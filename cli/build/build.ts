@@ -185,7 +185,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
       Object.assign(counts, manifest.counts);
       // The files a replica serves from (DESIGN §8.1), in the build's own database: the same
       // files a replica derives from the Parquet just written, without reading it back.
-      const serving = await step('serving files (sql/11_serving.sql)', () => writeServingFiles(outDir, { build: connection }), (r) =>
+      const serving = await step('serving files (sql/11_serving.sql)', () => writeServingFiles(outDir, { build: instance }), (r) =>
         `${formatCount(r.manifest.cves)} records, ${(r.manifest.record_bytes / 1e6).toFixed(0)} MB`);
       stepSeconds[SERVING_STEP] = serving.manifest.seconds;
     } finally {

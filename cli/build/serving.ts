@@ -15,7 +15,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBInstance } from '@duckdb/node-api';
 import { coresBusy, info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
 import { packageIndexSql } from '../../lib/packages/index.ts';
@@ -389,14 +389,14 @@ export interface WriteServingOptions {
   threads?: number;
   memoryLimit?: string;
   /**
-   * The build's own connection, whose database still holds the tables it has just written as
+   * The build's own database, which still holds the tables it has just written as
    * the snapshot's Parquet: the step then runs there and reads the three tables it reshapes
    * (the records' JSON, 11.9 M search terms at full scale) from memory instead of decoding them
    * back from Parquet. It owns that database from then on: every table of the build is dropped
    * before the step (what the step reads as it is comes from the Parquet, in the files' order,
    * exactly as when a replica derives the files) or as soon as the step has read it.
    */
-  build?: DuckDBConnection;
+  build?: DuckDBInstance;
 }
 
 /** Every table and view the build left in its database, but the RESHAPED tables the step reads. */
@@ -441,8 +441,11 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     if (process.env.VULNINTEL_SERVING_TIMINGS) info(`  serving ${label}: ${((performance.now() - at) / 1000).toFixed(1)} s, ${coresBusy(cpu, at)}`);
     return result;
   };
-  const instance = opts.build ? null : await createBuildDatabase(work, opts);
-  const connection = opts.build ?? (await instance!.connect());
+  const instance = opts.build ?? (await createBuildDatabase(work, opts));
+  const connection = await instance.connect();
+  // A second connection for the flat files made in JavaScript (doc columns, postings), which
+  // run beside the stored answers: those keep DuckDB's threads busy, these the main thread.
+  const beside = await instance.connect();
   try {
     if (opts.build) await dropBuildTables(connection, RESHAPED);
     await connection.run(`ATTACH '${join(work, SERVING_DB).replaceAll("'", "''")}' AS serving`);
@@ -480,9 +483,19 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     const recordBytes = await phase('records', () => writeRecords(connection, join(work, SERVING_RECORDS)));
     await release(['cves']);
     await connection.run(`DROP SCHEMA snap`);
-    await phase('doc columns', () => writeDocColumns(connection, work, recordBytes));
-    await phase('answers', () => writeAnswers(connection, work, new Set(unreadable), recordBytes.length));
-    await phase('postings', () => writePostings(connection, work));
+    const flatFiles = phase('doc columns and postings (beside the answers)', async () => {
+      await writeDocColumns(beside, work, recordBytes);
+      await writePostings(beside, work);
+      await beside.run(`DROP TABLE serving_terms`);
+    });
+    // Settled before anything else happens to the folder or the database, whatever the answers do.
+    const flatFilesSettled = flatFiles.then(() => undefined, () => undefined);
+    try {
+      await phase('answers', () => writeAnswers(connection, work, new Set(unreadable), recordBytes.length));
+    } finally {
+      await flatFilesSettled;
+    }
+    await flatFiles;
     if (!unreadable.includes('affected_packages')) {
       await phase('packages', () => writeLines(connection, packageIndexSql({ schema: 'serving' }), join(work, SERVING_PACKAGES), 'package index row'));
     }
@@ -510,10 +523,9 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     await rm(work, { recursive: true, force: true }).catch(() => undefined);
     throw err;
   } finally {
-    if (instance) {
-      connection.closeSync();
-      instance.closeSync();
-    }
+    connection.closeSync();
+    beside.closeSync();
+    if (!opts.build) instance.closeSync();
   }
 }
 
