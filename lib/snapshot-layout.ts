@@ -49,12 +49,21 @@ export const SNAPSHOT_TABLES: Record<string, string> = {
   changes: 'changes.parquet',
 };
 
+/**
+ * The partition column of a hive-partitioned table and its type as read: not stored in the
+ * files, it comes last in what a reader sees.
+ */
+export const HIVE_PARTITIONS: Record<string, { column: string; type: string }> = {
+  cves: { column: 'year', type: 'INTEGER' },
+};
+
 /** DuckDB SQL that reads one snapshot table (hive partitioning keeps `year` typed). */
 export function tableReader(snapshotDir: string, table: string): string {
   const rel = SNAPSHOT_TABLES[table];
   if (!rel) throw new Error(`unknown snapshot table ${table}`);
   const path = join(snapshotDir, rel).replaceAll("'", "''");
-  return table === 'cves'
-    ? `read_parquet('${path}', hive_partitioning = true, hive_types = {'year': INTEGER})`
+  const partition = HIVE_PARTITIONS[table];
+  return partition
+    ? `read_parquet('${path}', hive_partitioning = true, hive_types = {'${partition.column}': ${partition.type}})`
     : `read_parquet('${path}')`;
 }

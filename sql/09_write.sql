@@ -1,11 +1,9 @@
 -- Step 9 — write: the snapshot's Parquet files (DESIGN §4) into the build's output folder
 -- {{out}}; publishing (rename + data/CURRENT) happens only after every file is written.
--- CVEs are hive-partitioned by UTC publication year, in the table's order (newest first, set
--- in step 4), with the API's
--- JSON beside the typed columns. zstd level 1: most of the ratio at a fraction of the time.
--- search_terms is written in build order: the server builds its own index from it.
+-- The CVEs themselves are written by 09_write_cves.sql, beside the serving step.
+-- zstd level 1 for the search terms: most of the ratio at a fraction of the time.
+-- search_terms is written in build order.
 
-COPY cves TO '{{out}}/cves' (FORMAT parquet, PARTITION_BY (year), COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 20000, FILENAME_PATTERN 'cves_{i}');
 
 COPY (SELECT * FROM affected_packages ORDER BY cve_id, ecosystem, package_name) TO '{{out}}/affected_packages.parquet' (FORMAT parquet, COMPRESSION zstd);
 COPY (SELECT * FROM products ORDER BY vendor_key, product_key, cve_id) TO '{{out}}/products.parquet' (FORMAT parquet, COMPRESSION zstd);

@@ -19,7 +19,7 @@ import { findSkipped, type SkippedReport } from './skipped.ts';
 import type { BuildOptions, BuildResult } from './options.ts';
 import { publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
-import { createBuildDatabase, runSqlSteps } from './sql-steps.ts';
+import { createBuildDatabase, CVES_PARQUET_STEP, runSqlStep, runSqlSteps } from './sql-steps.ts';
 import { SERVING_STEP, writeServingFiles } from './serving.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
@@ -158,19 +158,23 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
       const reader = await connection.runAndReadAll(`SELECT count(*) AS n FROM "${table}"`);
       return Number(reader.getRowObjectsJson()[0]?.n ?? 0);
     };
+    const params = {
+      stage: stageDir,
+      out: outDir,
+      related_product_threshold: opts.relatedProductThreshold,
+      mission_wellbeing: opts.missionWellbeing,
+      build_id: buildId,
+      detected_at: builtAt.toISOString().replace('T', ' ').replace('Z', ''),
+      has_previous: previousDir === null ? 'false' : 'true',
+    };
+    // The CVEs' Parquet, written beside the serving step (see sql/09_write_cves.sql); whatever
+    // happens, the database is closed only once it has settled.
+    let cvesParquet: Promise<number> | null = null;
     try {
       await attachPreviousSnapshot(connection, previousDir);
       stepSeconds = await runSqlSteps(
         connection,
-        {
-          stage: stageDir,
-          out: outDir,
-          related_product_threshold: opts.relatedProductThreshold,
-          mission_wellbeing: opts.missionWellbeing,
-          build_id: buildId,
-          detected_at: builtAt.toISOString().replace('T', ' ').replace('Z', ''),
-          has_previous: previousDir === null ? 'false' : 'true',
-        },
+        params,
         async (file) => {
           const parts: string[] = [];
           for (const table of STEP_COUNTS[file] ?? []) {
@@ -183,12 +187,16 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
       const manifest = await buildManifest(connection, { buildId, opts, staged, skipped, startedMs: started, stepSeconds });
       await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       Object.assign(counts, manifest.counts);
+      const writer = await instance.connect();
+      cvesParquet = runSqlStep(writer, CVES_PARQUET_STEP, params).finally(() => writer.closeSync());
       // The files a replica serves from (DESIGN §8.1), in the build's own database: the same
-      // files a replica derives from the Parquet just written, without reading it back.
-      const serving = await step('serving files (sql/11_serving.sql)', () => writeServingFiles(outDir, { build: instance }), (r) =>
+      // files a replica derives from the Parquet, without reading it back.
+      const serving = await step('serving files (sql/11_serving.sql, sql/09_write_cves.sql beside it)', () => writeServingFiles(outDir, { build: instance, cvesStillRead: cvesParquet! }), (r) =>
         `${formatCount(r.manifest.cves)} records, ${(r.manifest.record_bytes / 1e6).toFixed(0)} MB`);
       stepSeconds[SERVING_STEP] = serving.manifest.seconds;
+      stepSeconds[CVES_PARQUET_STEP] = await cvesParquet;
     } finally {
+      await cvesParquet?.catch(() => undefined);
       connection.closeSync();
       instance.closeSync();
     }

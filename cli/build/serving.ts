@@ -19,7 +19,7 @@ import type { DuckDBConnection, DuckDBDataChunk, DuckDBInstance } from '@duckdb/
 import { coresBusy, info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
 import { packageIndexSql } from '../../lib/packages/index.ts';
-import { SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
+import { HIVE_PARTITIONS, SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
 import { ANSWER_TEXT_COLUMN, createAnswerTables, type AnswerTable } from './answers.ts';
 import { createBuildDatabase, fillPlaceholders, SQL_DIR } from './sql-steps.ts';
 import {
@@ -397,6 +397,12 @@ export interface WriteServingOptions {
    * exactly as when a replica derives the files) or as soon as the step has read it.
    */
   build?: DuckDBInstance;
+  /**
+   * With `build`: the CVEs' Parquet being written beside the step from the build's `cves`
+   * (sql/09_write_cves.sql). The step reads `cves` from memory, with the columns a reader of
+   * those files sees, and drops it only once this has settled.
+   */
+  cvesStillRead?: Promise<unknown>;
 }
 
 /** Every table and view the build left in its database, but the RESHAPED tables the step reads. */
@@ -418,8 +424,14 @@ async function dropBuildTables(connection: DuckDBConnection, keep: ReadonlySet<s
  * derivation from the file.
  */
 async function asWritten(connection: DuckDBConnection, table: string, reader: string): Promise<string> {
-  const columns = (await connection.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ${reader})`)).getRows() as [string, string][];
   const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const partition = HIVE_PARTITIONS[table];
+  if (partition) {
+    // Its files may not be written yet (sql/09_write_cves.sql runs beside the step): a reader
+    // of them sees the table's own columns, the partition column last, typed as tableReader has it.
+    return `SELECT * EXCLUDE (${quoted(partition.column)}), CAST(${quoted(partition.column)} AS ${partition.type}) AS ${quoted(partition.column)} FROM memory.main.${quoted(table)}`;
+  }
+  const columns = (await connection.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ${reader})`)).getRows() as [string, string][];
   return `SELECT ${columns.map(([name, type]) => `CAST(${quoted(name)} AS ${type}) AS ${quoted(name)}`).join(', ')} FROM memory.main.${quoted(table)}`;
 }
 
@@ -481,6 +493,7 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     };
     await release(['search_terms', 'search_docs']);
     const recordBytes = await phase('records', () => writeRecords(connection, join(work, SERVING_RECORDS)));
+    await opts.cvesStillRead;
     await release(['cves']);
     await connection.run(`DROP SCHEMA snap`);
     const flatFiles = phase('doc columns and postings (beside the answers)', async () => {

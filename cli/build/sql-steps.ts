@@ -11,11 +11,15 @@ import { step } from '../../lib/log.ts';
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sql');
 
 /**
- * Steps that runSqlSteps leaves out: the serving files (sql/11_serving.sql) are written by
- * cli/build/serving.ts, in the build's database after the Parquet (or in a database of their
- * own when a replica derives them from a snapshot's Parquet).
+ * Steps that runSqlSteps leaves out: the CVEs' Parquet (sql/09_write_cves.sql), run with
+ * runSqlStep beside the serving step, and the serving files (sql/11_serving.sql), written by
+ * cli/build/serving.ts in the build's database (or in a database of their own when a replica
+ * derives them from a snapshot's Parquet).
  */
-const SEPARATE_STEPS = new Set(['11_serving.sql']);
+const SEPARATE_STEPS = new Set(['09_write_cves.sql', '11_serving.sql']);
+
+/** The CVEs' Parquet files, written by cli/build/build.ts beside the serving step. */
+export const CVES_PARQUET_STEP = '09_write_cves.sql';
 
 /**
  * The database the build's SQL runs in (the build's steps and the serving step alike): in
@@ -43,6 +47,18 @@ export function fillPlaceholders(sql: string, params: Record<string, string | nu
   });
 }
 
+/** Runs one step file on `connection`; returns the seconds it took. */
+export async function runSqlStep(connection: DuckDBConnection, file: string, params: Record<string, string | number>): Promise<number> {
+  const sql = fillPlaceholders(await readFile(join(SQL_DIR, file), 'utf8'), params);
+  const started = performance.now();
+  try {
+    await connection.run(sql);
+  } catch (err) {
+    throw new Error(`build step sql/${file} failed: ${(err as Error).message}`);
+  }
+  return (performance.now() - started) / 1000;
+}
+
 /** Runs every step; returns the seconds each took (its SQL only, not the row counts after it). */
 export async function runSqlSteps(
   connection: DuckDBConnection,
@@ -51,17 +67,10 @@ export async function runSqlSteps(
 ): Promise<Record<string, number>> {
   const seconds: Record<string, number> = {};
   for (const file of await listSqlSteps()) {
-    const sql = fillPlaceholders(await readFile(join(SQL_DIR, file), 'utf8'), params);
     await step(
       `sql/${file}`,
       async () => {
-        const started = performance.now();
-        try {
-          await connection.run(sql);
-        } catch (err) {
-          throw new Error(`build step sql/${file} failed: ${(err as Error).message}`);
-        }
-        seconds[file] = (performance.now() - started) / 1000;
+        seconds[file] = await runSqlStep(connection, file, params);
         return describe(file);
       },
       (detail) => detail,
