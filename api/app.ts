@@ -97,8 +97,7 @@ export function createApp(opts: AppOptions): ApiApp {
   // inside standardHeaders so that its 429s carry CORS, X-Snapshot and ETag like any answer.
   if (opts.rateLimiter) app.use('*', opts.rateLimiter.middleware);
   app.use('/api/*', readOnly);
-  app.use('/api/v1/public/*', retainSnapshot(opts.store));
-  app.use('/api/v1/public/*', cacheResponses);
+  app.use('/api/v1/public/*', retainSnapshot(opts.store, cacheResponses));
   // The Atom feed reads one snapshot like the JSON API; the stream retains one per read itself.
   app.use('/pulse/feeds/*', retainSnapshot(opts.store));
 

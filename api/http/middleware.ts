@@ -3,7 +3,8 @@
  *   - `standardHeaders`: answers CORS preflights, and gives every response, errors included,
  *     CORS headers, `X-Snapshot`, `Cache-Control` and an `ETag` (DESIGN §6);
  *   - `readOnly`: 405 METHOD_NOT_ALLOWED with `Allow` for anything but GET/HEAD/OPTIONS;
- *   - `retainSnapshot`: holds the served snapshot for the request, 503 NO_SNAPSHOT without one.
+ *   - `retainSnapshot`: holds the served snapshot for the request, 503 NO_SNAPSHOT without one
+ *     (on the JSON API with the response cache inside it).
  */
 import type { MiddlewareHandler } from 'hono';
 import type { SnapshotStore } from '../snapshot/store.ts';
@@ -72,13 +73,19 @@ export const readOnly: MiddlewareHandler<ApiEnv> = async (c, next) => {
   await next();
 };
 
-export function retainSnapshot(store: SnapshotStore): MiddlewareHandler<ApiEnv> {
+/**
+ * Holds the served snapshot for the request; `within`, when given, runs inside the hold in the
+ * same middleware (the response cache on the JSON API: one layer of the chain fewer on every
+ * request, the id lookup's included).
+ */
+export function retainSnapshot(store: SnapshotStore, within?: MiddlewareHandler<ApiEnv>): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     const lease = store.acquire();
     if (!lease) throw noSnapshot();
     c.set('snapshot', lease.snapshot);
     try {
-      await next();
+      // A response `within` returns (a cached answer) is the middleware's: Hono sends it.
+      return await (within ? within(c, next) : next());
     } finally {
       lease.release();
     }

@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, invalidParameter, notFound } from '../http/errors.ts';
 import { asRouteResponse, CACHE_CONTROL, etagOf, ifNoneMatchHits, sendBody, sendJson } from '../http/respond.ts';
-import { cveIdPathParam } from '../http/params.ts';
+import { cveIdPathParam, parseCveId } from '../http/params.ts';
 import { countExport, exportStream } from '../queries/cves-export.ts';
 import { listCves, shapedByBudget, type ListRequest } from '../queries/cves-list.ts';
 import { renderListBody } from '../queries/cves-page.ts';
@@ -152,6 +152,15 @@ const recordRoute = createRoute({
   },
 });
 
+/** The `id` path parameter as cveIdPathParam reads it, failing as validationHook reports it. */
+function readCveIdParam(raw: string): string {
+  try {
+    return parseCveId(raw);
+  } catch (err) {
+    throw invalidParameter('id', `id: ${(err as Error).message}`);
+  }
+}
+
 function register(app: ApiApp, config: ApiConfig): void {
   app.openapi(listRoute, async (c) => {
     const deadline = performance.now() + config.queryBudgetMs;
@@ -215,8 +224,13 @@ function register(app: ApiApp, config: ApiConfig): void {
     return asRouteResponse(sendBody(c, page.body, { etag: page.etag }));
   });
 
-  app.openapi(recordRoute, async (c) => {
-    const { id } = c.req.valid('param');
+  // The hottest route: documented like the others, but its one parameter is read here instead
+  // of through the zod validator app.openapi adds (a middleware and a schema run per lookup,
+  // a twentieth of its time). The check and the 400 are the same: cveIdPathParam's parse, and
+  // validationHook's INVALID_PARAMETER naming `id`.
+  app.openAPIRegistry.registerPath(recordRoute);
+  app.get(`${BASE}/:id`, async (c) => {
+    const id = readCveIdParam(c.req.param('id'));
     const snapshot = c.get('snapshot');
     const doc = snapshot.records.docOf(id);
     if (doc === undefined) throw notFound(`${id} is not in snapshot ${snapshot.buildId}`);
