@@ -252,7 +252,13 @@ async function writeAnswers(connection: DuckDBConnection, writer: DuckDBConnecti
       // Line i must be doc i: one row for each doc, none missing, none twice.
       const [rows, docs, low, high] = (await writer.runAndReadAll(`SELECT count(*), count(DISTINCT doc), min(doc), max(doc) FROM ${from}`)).getRows()[0]!.map(Number);
       if (rows !== size || docs !== size || (size > 0 && (low !== 0 || high !== size - 1))) throw new Error(`${table}: ${rows} rows for docs ${low}…${high}, expected one for each of ${size} docs`);
-      lengths[out.lengths] = await streamLines(writer, `SELECT ${out.column} FROM ${from} ORDER BY doc`, join(dir, out.file), `${table} text`);
+      // A table already held in doc order (the related templates, made batch by batch) is
+      // written as it is held, each line's doc checked; any other is sorted.
+      const [misplaced] = (await writer.runAndReadAll(`SELECT count(*) FROM (SELECT doc, row_number() OVER () - 1 AS place FROM ${from}) WHERE place <> doc`)).getRows()[0]!;
+      lengths[out.lengths] =
+        Number(misplaced) === 0
+          ? await streamLines(writer, `SELECT ${out.column}, doc FROM ${from}`, join(dir, out.file), `${table} text`, { checkDocs: true })
+          : await streamLines(writer, `SELECT ${out.column} FROM ${from} ORDER BY doc`, join(dir, out.file), `${table} text`);
     }
     await writer.run(`DROP TABLE ${from}`);
     onStep?.(`write ${table} (beside)`, (performance.now() - started) / 1000);
@@ -279,12 +285,12 @@ async function writeAnswers(connection: DuckDBConnection, writer: DuckDBConnecti
 }
 
 /**
- * Writes the one VARCHAR column of `sql` as the lines of `path`, in its order, streamed through
+ * Writes the first column (VARCHAR) of `sql` as the lines of `path`, in its order, streamed through
  * JavaScript (each text encoded straight into a 4 MiB buffer); returns each line's length in
  * bytes. Slower per byte than DuckDB's own writer (writeLines), but it takes no DuckDB thread
  * and needs no single-thread setting, so it runs beside DuckDB's work instead of after it.
  */
-async function streamLines(connection: DuckDBConnection, sql: string, path: string, what: string): Promise<Uint32Array> {
+async function streamLines(connection: DuckDBConnection, sql: string, path: string, what: string, opts: { checkDocs?: boolean } = {}): Promise<Uint32Array> {
   const lengths: number[] = [];
   const fd = openSync(path, 'w');
   try {
@@ -295,8 +301,14 @@ async function streamLines(connection: DuckDBConnection, sql: string, path: stri
       used = 0;
     };
     for await (const chunk of streamChunks(connection, sql)) {
+      // With checkDocs, `sql` gives each line's doc second: line i must be doc i.
+      const docs = opts.checkDocs ? (chunk.getColumnValues(1) as number[]) : null;
+      const first = lengths.length;
       for (const text of chunk.getColumnValues(0) as (string | null)[]) {
         if (text === null) throw new Error(`${what} at line ${lengths.length + 1} has no JSON`);
+        if (docs !== null && docs[lengths.length - first] !== lengths.length) {
+          throw new Error(`${what} at line ${lengths.length + 1} is doc ${docs[lengths.length - first]}, expected ${lengths.length}`);
+        }
         if (text.includes('\n')) throw new Error(`${what} at line ${lengths.length + 1} holds a newline`);
         // UTF-8 takes at most 3 bytes per UTF-16 unit.
         const most = 3 * text.length + 1;
