@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBInstance } from '@duckdb/node-api';
 import { coresBusy, info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
+import { LineWriter } from '../../lib/line-writer.ts';
 import { packageIndexSql } from '../../lib/packages/index.ts';
 import { HIVE_PARTITIONS, SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
 import { ANSWER_TEXT_COLUMN, createAnswerTables, type AnswerTable } from './answers.ts';
@@ -286,20 +287,14 @@ async function writeAnswers(connection: DuckDBConnection, writer: DuckDBConnecti
 
 /**
  * Writes the first column (VARCHAR) of `sql` as the lines of `path`, in its order, streamed through
- * JavaScript (each text encoded straight into a 4 MiB buffer); returns each line's length in
+ * JavaScript (a LineWriter with a 4 MiB buffer); returns each line's length in
  * bytes. Slower per byte than DuckDB's own writer (writeLines), but it takes no DuckDB thread
  * and needs no single-thread setting, so it runs beside DuckDB's work instead of after it.
  */
 async function streamLines(connection: DuckDBConnection, sql: string, path: string, what: string, opts: { checkDocs?: boolean } = {}): Promise<Uint32Array> {
   const lengths: number[] = [];
-  const fd = openSync(path, 'w');
+  const out = new LineWriter(path, 4 * 1024 * 1024);
   try {
-    let buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
-    let used = 0;
-    const flush = () => {
-      for (let at = 0; at < used; ) at += writeSync(fd, buffer, at, used - at);
-      used = 0;
-    };
     for await (const chunk of streamChunks(connection, sql)) {
       // With checkDocs, `sql` gives each line's doc second: line i must be doc i.
       const docs = opts.checkDocs ? (chunk.getColumnValues(1) as number[]) : null;
@@ -310,21 +305,11 @@ async function streamLines(connection: DuckDBConnection, sql: string, path: stri
           throw new Error(`${what} at line ${lengths.length + 1} is doc ${docs[lengths.length - first]}, expected ${lengths.length}`);
         }
         if (text.includes('\n')) throw new Error(`${what} at line ${lengths.length + 1} holds a newline`);
-        // UTF-8 takes at most 3 bytes per UTF-16 unit.
-        const most = 3 * text.length + 1;
-        if (used + most > buffer.length) {
-          flush();
-          if (most > buffer.length) buffer = Buffer.allocUnsafe(most);
-        }
-        const bytes = buffer.write(text, used);
-        used += bytes;
-        buffer[used++] = 0x0a;
-        lengths.push(bytes);
+        lengths.push(out.write(text));
       }
     }
-    flush();
   } finally {
-    closeSync(fd);
+    out.close();
   }
   return Uint32Array.from(lengths);
 }

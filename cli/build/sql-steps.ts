@@ -10,16 +10,16 @@ import { step } from '../../lib/log.ts';
 
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sql');
 
+/** The CVEs' Parquet files, written by cli/build/build.ts beside the serving step. */
+export const CVES_PARQUET_STEP = '09_write_cves.sql';
+
 /**
  * Steps that runSqlSteps leaves out: the CVEs' Parquet (sql/09_write_cves.sql), run with
  * runSqlStep beside the serving step, and the serving files (sql/11_serving.sql), written by
  * cli/build/serving.ts in the build's database (or in a database of their own when a replica
  * derives them from a snapshot's Parquet).
  */
-const SEPARATE_STEPS = new Set(['09_write_cves.sql', '11_serving.sql']);
-
-/** The CVEs' Parquet files, written by cli/build/build.ts beside the serving step. */
-export const CVES_PARQUET_STEP = '09_write_cves.sql';
+const SEPARATE_STEPS = new Set([CVES_PARQUET_STEP, '11_serving.sql']);
 
 /**
  * The database the build's SQL runs in (the build's steps and the serving step alike): in

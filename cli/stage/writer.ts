@@ -3,21 +3,15 @@
  * `sql/01_stage.sql` loads with DuckDB's parallel JSON reader. NDJSON keeps parsers free of
  * any DuckDB binding and lets several parser processes write their own part files.
  */
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { LineWriter } from '../../lib/line-writer.ts';
 import { STAGE_TABLES, type StageSink, type StageTableName, type StageTables } from './tables.ts';
 
 const FLUSH_BYTES = 1 << 20;
 
-/** One table's part file and the bytes not yet written to it. */
-interface PartFile {
-  fd: number;
-  buffer: Buffer;
-  used: number;
-}
-
 export class NdjsonStageWriter implements StageSink {
-  private readonly parts = new Map<StageTableName, PartFile>();
+  private readonly parts = new Map<StageTableName, LineWriter>();
   private readonly fileIds = new Map<string, string>();
 
   /** The last path asked and its id: a record's rows come together and share one path string. */
@@ -48,35 +42,16 @@ export class NdjsonStageWriter implements StageSink {
       // the SQL joins on `file` cheap. Ids sort in reading order, like the paths they replace.
       (row as { file: string }).file = this.fileId((row as { file: string }).file);
     }
-    const line = JSON.stringify(row);
     let part = this.parts.get(table);
     if (!part) {
-      part = { fd: openSync(join(this.dir, table, `${this.part}.ndjson`), 'w'), buffer: Buffer.allocUnsafe(FLUSH_BYTES), used: 0 };
+      part = new LineWriter(join(this.dir, table, `${this.part}.ndjson`), FLUSH_BYTES);
       this.parts.set(table, part);
     }
-    // Each line is encoded straight into the table's buffer (no joined string to encode again
-    // when written); a line that may not fit is written after what the buffer holds. UTF-8
-    // takes at most 3 bytes per UTF-16 unit.
-    const most = 3 * line.length + 1;
-    if (part.used + most > part.buffer.length) {
-      this.flush(part);
-      if (most > part.buffer.length) part.buffer = Buffer.allocUnsafe(most);
-    }
-    part.used += part.buffer.write(line, part.used);
-    part.buffer[part.used++] = 0x0a;
-  }
-
-  private flush(part: PartFile): void {
-    let at = 0;
-    while (at < part.used) at += writeSync(part.fd, part.buffer, at, part.used - at);
-    part.used = 0;
+    part.write(JSON.stringify(row));
   }
 
   close(): void {
-    for (const part of this.parts.values()) {
-      this.flush(part);
-      closeSync(part.fd);
-    }
+    for (const part of this.parts.values()) part.close();
     this.parts.clear();
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * Lines of text written to a file through one buffer: each text is encoded straight into the
+ * buffer (no array of lines joined into a string, then encoded again when written), and the
+ * buffer is written when the next text may not fit. The staging writer (a file per table) and
+ * the serving step's stored answers write their NDJSON through it.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+
+export class LineWriter {
+  private readonly fd: number;
+  private buffer: Buffer;
+  private used = 0;
+
+  /** Creates (or truncates) `path`; `bufferBytes` is what is held before a write. */
+  constructor(path: string, bufferBytes: number) {
+    this.fd = openSync(path, 'w');
+    this.buffer = Buffer.allocUnsafe(bufferBytes);
+  }
+
+  /** Appends `text` and a newline; returns the text's length in bytes. */
+  write(text: string): number {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; a text that may not fit is written after
+    // what the buffer holds, in a buffer of its size when larger.
+    const most = 3 * text.length + 1;
+    if (this.used + most > this.buffer.length) {
+      this.flush();
+      if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
+    }
+    const bytes = this.buffer.write(text, this.used);
+    this.used += bytes;
+    this.buffer[this.used++] = 0x0a;
+    return bytes;
+  }
+
+  private flush(): void {
+    for (let at = 0; at < this.used; ) at += writeSync(this.fd, this.buffer, at, this.used - at);
+    this.used = 0;
+  }
+
+  /** Writes what the buffer holds and closes the file. */
+  close(): void {
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+}
