@@ -10,6 +10,7 @@ export class LineWriter {
   private readonly fd: number;
   private buffer: Buffer;
   private used = 0;
+  private lastStart = 0;
 
   /** Creates (or truncates) `path`; `bufferBytes` is what is held before a write. */
   constructor(path: string, bufferBytes: number) {
@@ -27,9 +28,15 @@ export class LineWriter {
       if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
     }
     const bytes = this.buffer.write(text, this.used);
+    this.lastStart = this.used;
     this.used += bytes;
     this.buffer[this.used++] = 0x0a;
     return bytes;
+  }
+
+  /** The bytes of the text last written, without its newline: valid until the next write. */
+  lastLine(): Buffer {
+    return this.buffer.subarray(this.lastStart, this.used - 1);
   }
 
   private flush(): void {

@@ -19,8 +19,8 @@ import { findSkipped, type SkippedReport } from './skipped.ts';
 import type { BuildOptions, BuildResult } from './options.ts';
 import { publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
-import { createBuildDatabase, CVES_PARQUET_STEP, runSqlStep, runSqlSteps } from './sql-steps.ts';
-import { SERVING_STEP, writeServingFiles } from './serving.ts';
+import { createBuildDatabase, CVES_PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps } from './sql-steps.ts';
+import { SERVING_STEP, startRecordsFile, writeServingFiles, type EarlyRecords } from './serving.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
 /** Build ids sort by time: `20261121T201502Z-3fa9`. */
@@ -170,6 +170,10 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     // The CVEs' Parquet, written beside the serving step (see sql/09_write_cves.sql); whatever
     // happens, the database is closed only once it has settled.
     let cvesParquet: Promise<number> | null = null;
+    // records.ndjson, written from `cves` on a connection of its own as soon as its step is done,
+    // beside the later steps (they leave a share of the two cores idle; this is JavaScript's
+    // thread): the serving step then finds it written.
+    let records: EarlyRecords | null = null;
     try {
       await attachPreviousSnapshot(connection, previousDir);
       stepSeconds = await runSqlSteps(
@@ -183,6 +187,12 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
           }
           return parts.join(', ');
         },
+        async (file) => {
+          if (file !== RECORDS_STEP) return;
+          const reader = await instance.connect();
+          records = startRecordsFile(reader, join(workDir, 'records.ndjson'));
+          void records.written.finally(() => reader.closeSync()).catch(() => undefined);
+        },
       );
       const manifest = await buildManifest(connection, { buildId, opts, staged, skipped, startedMs: started, stepSeconds });
       await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -191,12 +201,13 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
       cvesParquet = runSqlStep(writer, CVES_PARQUET_STEP, params).finally(() => writer.closeSync());
       // The files a replica serves from (DESIGN §8.1), in the build's own database: the same
       // files a replica derives from the Parquet, without reading it back.
-      const serving = await step('serving files (sql/11_serving.sql, sql/09_write_cves.sql beside it)', () => writeServingFiles(outDir, { build: instance, cvesStillRead: cvesParquet! }), (r) =>
+      const serving = await step('serving files (sql/11_serving.sql, sql/09_write_cves.sql beside it)', () => writeServingFiles(outDir, { build: instance, cvesStillRead: cvesParquet!, records: records ?? undefined }), (r) =>
         `${formatCount(r.manifest.cves)} records, ${(r.manifest.record_bytes / 1e6).toFixed(0)} MB`);
       stepSeconds[SERVING_STEP] = serving.manifest.seconds;
       stepSeconds[CVES_PARQUET_STEP] = await cvesParquet;
     } finally {
       await cvesParquet?.catch(() => undefined);
+      await (records as EarlyRecords | null)?.written.catch(() => undefined);
       connection.closeSync();
       instance.closeSync();
     }

@@ -10,18 +10,18 @@
  * snapshot tables that could not be read (a damaged Parquet file): they exist empty in
  * serving.duckdb and the endpoints that need them say so, as before.
  */
-import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { DuckDBConnection, DuckDBDataChunk, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { coresBusy, info } from '../../lib/log.ts';
 import { readFlatColumns, writeFlatColumns, type FlatColumn } from '../../lib/flat-columns.ts';
-import { LineWriter } from '../../lib/line-writer.ts';
 import { packageIndexSql } from '../../lib/packages/index.ts';
 import { HIVE_PARTITIONS, SNAPSHOT_TABLES, tableReader } from '../../lib/snapshot-layout.ts';
 import { ANSWER_TEXT_COLUMN, createAnswerTables, type AnswerTable } from './answers.ts';
+import { streamChunks, streamLines, writeLines, type StreamedLines } from './line-files.ts';
 import { createBuildDatabase, fillPlaceholders, SQL_DIR } from './sql-steps.ts';
 import {
   SERVING_FORMAT,
@@ -99,132 +99,54 @@ const EMPTY_INPUTS: Record<string, string> = {
   search_docs: `SELECT NULL::VARCHAR AS cve_id, NULL::VARCHAR AS text WHERE false`,
 };
 
-/** The rows of `sql` chunk by chunk (a few thousand rows each), as DuckDB streams them. */
-async function* streamChunks(connection: DuckDBConnection, sql: string): AsyncGenerator<DuckDBDataChunk> {
-  const result = await connection.stream(sql);
-  for (;;) {
-    const chunk = await result.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) return;
-    yield chunk;
-  }
+/** The records' lines of a `cves` (record_json, cve_id), in the query's order. */
+function streamRecords(connection: DuckDBConnection, sql: string, path: string): Promise<StreamedLines> {
+  return streamLines(connection, sql, path, 'CVE record', { second: 'cve_id', digests: true });
 }
 
 /**
- * Writes the one VARCHAR column of `sql`, row by row in its order, as the lines of `path`;
- * returns each line's length in bytes (without its newline). DuckDB writes the file itself
- * (its CSV writer with no quoting writes each value as it is: a JSON text holds no raw newline),
- * twice as fast as streaming the texts through JavaScript; the lengths come from a query of
- * their own. Every line of the written file is then checked against its length, in order, so a
- * file that is not exactly the rows in order is an error, never a served file.
+ * records.ndjson written by the build beside its SQL steps (startRecordsFile), before the
+ * serving step: where it is, and the lines as written.
  */
-async function writeLines(connection: DuckDBConnection, sql: string, path: string, what: string): Promise<Uint32Array> {
-  return (await writeMeasuredLines(connection, `SELECT line FROM (${sql}) AS lines(line)`, path, what)).lengths;
-}
-
-interface MeasuredLines {
-  lengths: Uint32Array;
-  /** Each line's SHA-1, 20 bytes a line in order, when asked. */
-  digests: Buffer | null;
+export interface EarlyRecords {
+  path: string;
+  written: Promise<StreamedLines>;
 }
 
 /**
- * writeLines of `source`, a query of the columns `line` and, when `expectedIds` is given,
- * `cve_id`: the lengths pass then proves the rows come in exactly that order (a table written
- * as it is held, not sorted again, must hold them so). `withDigests` reads each line's SHA-1 in
- * the same pass.
+ * Starts writing the build's records.ndjson at `path` from its `cves` as held, on `connection`
+ * (one of its own): sql/04_records.sql leaves `cves` in doc order (published DESC, cve_id
+ * DESC), so the file is written while the later SQL steps run, instead of after them. The
+ * serving step then proves the order id by id (writeRecords). Nothing may change `cves` until
+ * `written` has settled.
  */
-async function writeMeasuredLines(
-  connection: DuckDBConnection,
-  source: string,
-  path: string,
-  what: string,
-  opts: { withDigests?: boolean; expectedIds?: readonly string[] } = {},
-): Promise<MeasuredLines> {
-  const lengths: number[] = [];
-  const hexDigests: string[] = [];
-  const { expectedIds } = opts;
-  const columns = ['strlen(line)', ...(opts.withDigests ? ['sha1(line)'] : []), ...(expectedIds ? ['cve_id'] : [])];
-  for await (const chunk of streamChunks(connection, `SELECT ${columns.join(', ')} FROM (${source})`)) {
-    const first = lengths.length;
-    for (const length of chunk.getColumnValues(0) as (number | bigint | null)[]) {
-      if (length === null) throw new Error(`${what} at line ${lengths.length + 1} has no JSON`);
-      lengths.push(Number(length));
-    }
-    if (opts.withDigests) hexDigests.push(...(chunk.getColumnValues(1) as string[]));
-    if (expectedIds) {
-      const ids = chunk.getColumnValues(columns.length - 1) as string[];
-      ids.forEach((id, i) => {
-        if (id !== expectedIds[first + i]) throw new Error(`${what} at line ${first + i + 1} is ${id}, expected ${expectedIds[first + i]}`);
-      });
-    }
-  }
-  // One thread for the copy: with more, DuckDB's writer holds finished batches until those
-  // before them are written (the order is kept), which at full scale is 800 MB more memory for
-  // the records; one thread writes them as they come, still faster than streaming them here.
-  const threads = (await connection.runAndReadAll(`SELECT current_setting('threads')`)).getRows()[0]![0];
-  await connection.run(`SET threads = 1`);
-  try {
-    await connection.run(`COPY (SELECT line FROM (${source})) TO '${path.replaceAll("'", "''")}' (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\t')`);
-  } finally {
-    await connection.run(`SET threads = ${Number(threads)}`);
-  }
-  const written = Uint32Array.from(lengths);
-  checkLines(path, written);
-  if (!opts.withDigests) return { lengths: written, digests: null };
-  const digests = Buffer.alloc(20 * hexDigests.length);
-  hexDigests.forEach((hex, line) => digests.write(hex, 20 * line, 'hex'));
-  return { lengths: written, digests };
-}
-
-/** Throws unless the file at `path` is exactly lines of `lengths` bytes, each followed by a newline. */
-export function checkLines(path: string, lengths: Uint32Array): void {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(16 * 1024 * 1024);
-    let line = 0;
-    let lineStart = 0;
-    let position = 0;
-    for (;;) {
-      const n = readSync(fd, buffer, 0, buffer.length, position);
-      if (n === 0) break;
-      for (let at = buffer.indexOf(0x0a, 0); at !== -1 && at < n; at = buffer.indexOf(0x0a, at + 1)) {
-        const end = position + at;
-        if (line >= lengths.length || end - lineStart !== lengths[line]) {
-          throw new Error(`${path}: line ${line + 1} has ${end - lineStart} bytes, ${line < lengths.length ? `expected ${lengths[line]}` : `beyond the ${lengths.length} lines`}`);
-        }
-        line++;
-        lineStart = end + 1;
-      }
-      position += n;
-    }
-    if (line !== lengths.length || lineStart !== position) {
-      throw new Error(`${path}: ${line} whole lines${lineStart !== position ? ` and ${position - lineStart} bytes after them` : ''}, expected ${lengths.length} lines`);
-    }
-  } finally {
-    closeSync(fd);
-  }
+export function startRecordsFile(connection: DuckDBConnection, path: string): EarlyRecords {
+  return { path, written: streamRecords(connection, `SELECT record_json, cve_id FROM cves`, path) };
 }
 
 /**
  * records.ndjson: each CVE's record JSON and a newline, in doc order (serving_keys, left by the
- * SQL step), and each record's SHA-1 (record-sha1.bin). The build's own `cves` is held in that
- * order already (sql/04_records.sql sorts it so): it is then written as it is held, without
- * sorting 1 GB of JSON again, and the lengths pass proves the order id by id. A snapshot's
- * Parquet files (read year by year) are sorted.
+ * SQL step), and each record's SHA-1 (record-sha1.bin). The build's file, written early from
+ * its `cves` as held (startRecordsFile), is taken when its ids are exactly the docs' in order;
+ * otherwise (and when a replica derives the files from a snapshot's Parquet, read year by year)
+ * the records are written sorted by doc.
  */
-async function writeRecords(connection: DuckDBConnection, path: string): Promise<Uint32Array> {
+async function writeRecords(connection: DuckDBConnection, path: string, early: EarlyRecords | undefined): Promise<Uint32Array> {
   const ids = ((await connection.runAndReadAll(`SELECT cve_id FROM serving_keys ORDER BY doc`)).getColumns()[0] ?? []) as string[];
-  const [misplaced] = (await connection.runAndReadAll(
-    `SELECT count(*) FROM (SELECT cve_id, row_number() OVER () - 1 AS at FROM snap.cves) s JOIN serving_keys k USING (cve_id) WHERE s.at <> k.doc`,
-  )).getRows()[0]!;
-  const { lengths, digests } =
-    Number(misplaced) === 0
-      ? await writeMeasuredLines(connection, `SELECT record_json AS line, cve_id FROM snap.cves`, path, 'CVE record', { withDigests: true, expectedIds: ids })
-      : await writeMeasuredLines(connection, `SELECT c.record_json AS line FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`, path, 'CVE record', { withDigests: true });
-  await writeFile(join(dirname(path), SERVING_RECORD_DIGESTS), digests!);
+  const inDocOrder = (written: StreamedLines) => written.ids!.length === ids.length && written.ids!.every((id, doc) => id === ids[doc]);
+  let written = early ? await early.written : null;
+  if (written && early && inDocOrder(written)) await rename(early.path, path);
+  else {
+    if (early) {
+      info(`  records: the build's cves are not held in doc order; written again, sorted`);
+      await rm(early.path, { force: true });
+    }
+    written = await streamRecords(connection, `SELECT c.record_json, c.cve_id FROM snap.cves c JOIN serving_keys k USING (cve_id) ORDER BY k.doc`, path);
+    if (!inDocOrder(written)) throw new Error(`${path}: ${written.lengths.length} records written out of doc order for ${ids.length} CVEs`);
+  }
+  await writeFile(join(dirname(path), SERVING_RECORD_DIGESTS), written.digests!);
   await connection.run(`DROP TABLE serving_keys`);
-  if (lengths.length !== ids.length) throw new Error(`${path}: ${lengths.length} records for ${ids.length} CVEs`);
-  return lengths;
+  return written.lengths;
 }
 
 /**
@@ -245,7 +167,7 @@ async function writeAnswers(connection: DuckDBConnection, writer: DuckDBConnecti
     const started = performance.now();
     const from = `memory.main.${table}`;
     if (table === 'answer_vendor_advisory') {
-      lengths.advisory_bytes = await streamLines(writer, `SELECT body FROM ${from} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORIES), 'vendor advisory');
+      lengths.advisory_bytes = (await streamLines(writer, `SELECT body FROM ${from} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORIES), 'vendor advisory')).lengths;
       await streamLines(writer, `SELECT to_json([vendor, advisory_id])::VARCHAR FROM ${from} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORY_KEYS), 'vendor advisory key');
     } else {
       const out = BY_DOC[table];
@@ -258,8 +180,8 @@ async function writeAnswers(connection: DuckDBConnection, writer: DuckDBConnecti
       const [misplaced] = (await writer.runAndReadAll(`SELECT count(*) FROM (SELECT doc, row_number() OVER () - 1 AS place FROM ${from}) WHERE place <> doc`)).getRows()[0]!;
       lengths[out.lengths] =
         Number(misplaced) === 0
-          ? await streamLines(writer, `SELECT ${out.column}, doc FROM ${from}`, join(dir, out.file), `${table} text`, { checkDocs: true })
-          : await streamLines(writer, `SELECT ${out.column} FROM ${from} ORDER BY doc`, join(dir, out.file), `${table} text`);
+          ? (await streamLines(writer, `SELECT ${out.column}, doc FROM ${from}`, join(dir, out.file), `${table} text`, { second: 'doc' })).lengths
+          : (await streamLines(writer, `SELECT ${out.column} FROM ${from} ORDER BY doc`, join(dir, out.file), `${table} text`)).lengths;
     }
     await writer.run(`DROP TABLE ${from}`);
     onStep?.(`write ${table} (beside)`, (performance.now() - started) / 1000);
@@ -283,35 +205,6 @@ async function writeAnswers(connection: DuckDBConnection, writer: DuckDBConnecti
   for (const name of [...Object.values(BY_DOC).map((o) => o.lengths), 'advisory_bytes']) if (!lengths[name]) throw new Error(`answers: ${name} was not written`);
   writeFlatColumns(join(dir, SERVING_ANSWER_LENGTHS), lengths);
   await connection.run(`RESET search_path`);
-}
-
-/**
- * Writes the first column (VARCHAR) of `sql` as the lines of `path`, in its order, streamed through
- * JavaScript (a LineWriter with a 4 MiB buffer); returns each line's length in
- * bytes. Slower per byte than DuckDB's own writer (writeLines), but it takes no DuckDB thread
- * and needs no single-thread setting, so it runs beside DuckDB's work instead of after it.
- */
-async function streamLines(connection: DuckDBConnection, sql: string, path: string, what: string, opts: { checkDocs?: boolean } = {}): Promise<Uint32Array> {
-  const lengths: number[] = [];
-  const out = new LineWriter(path, 4 * 1024 * 1024);
-  try {
-    for await (const chunk of streamChunks(connection, sql)) {
-      // With checkDocs, `sql` gives each line's doc second: line i must be doc i.
-      const docs = opts.checkDocs ? (chunk.getColumnValues(1) as number[]) : null;
-      const first = lengths.length;
-      for (const text of chunk.getColumnValues(0) as (string | null)[]) {
-        if (text === null) throw new Error(`${what} at line ${lengths.length + 1} has no JSON`);
-        if (docs !== null && docs[lengths.length - first] !== lengths.length) {
-          throw new Error(`${what} at line ${lengths.length + 1} is doc ${docs[lengths.length - first]}, expected ${lengths.length}`);
-        }
-        if (text.includes('\n')) throw new Error(`${what} at line ${lengths.length + 1} holds a newline`);
-        lengths.push(out.write(text));
-      }
-    }
-  } finally {
-    out.close();
-  }
-  return Uint32Array.from(lengths);
 }
 
 /** The per-doc arrays and ids of a serving folder (written by writeDocColumns). */
@@ -457,6 +350,8 @@ export interface WriteServingOptions {
    * those files sees, and drops it only once this has settled.
    */
   cvesStillRead?: Promise<unknown>;
+  /** With `build`: records.ndjson as the build wrote it beside its SQL steps (startRecordsFile). */
+  records?: EarlyRecords;
 }
 
 /** Every table and view the build left in its database, but the RESHAPED tables the step reads. */
@@ -548,7 +443,7 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
       }
     };
     await release(['search_terms', 'search_docs']);
-    const recordBytes = await phase('records', () => writeRecords(connection, join(work, SERVING_RECORDS)));
+    const recordBytes = await phase('records', () => writeRecords(connection, join(work, SERVING_RECORDS), opts.records));
     await opts.cvesStillRead;
     await release(['cves']);
     await connection.run(`DROP SCHEMA snap`);

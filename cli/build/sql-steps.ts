@@ -10,6 +10,9 @@ import { step } from '../../lib/log.ts';
 
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sql');
 
+/** The step that leaves `cves` complete, with each record's JSON, in doc order. */
+export const RECORDS_STEP = '04_records.sql';
+
 /** The CVEs' Parquet files, written by cli/build/build.ts beside the serving step. */
 export const CVES_PARQUET_STEP = '09_write_cves.sql';
 
@@ -59,11 +62,16 @@ export async function runSqlStep(connection: DuckDBConnection, file: string, par
   return (performance.now() - started) / 1000;
 }
 
-/** Runs every step; returns the seconds each took (its SQL only, not the row counts after it). */
+/**
+ * Runs every step; returns the seconds each took (its SQL only, not the row counts after it).
+ * `afterStep` is told of each step done, before the next starts (work that may go on beside
+ * the later steps starts there).
+ */
 export async function runSqlSteps(
   connection: DuckDBConnection,
   params: Record<string, string | number>,
   describe: (file: string) => Promise<string>,
+  afterStep: (file: string) => Promise<void> = async () => {},
 ): Promise<Record<string, number>> {
   const seconds: Record<string, number> = {};
   for (const file of await listSqlSteps()) {
@@ -75,6 +83,7 @@ export async function runSqlSteps(
       },
       (detail) => detail,
     );
+    await afterStep(file);
   }
   return seconds;
 }

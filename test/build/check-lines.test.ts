@@ -1,5 +1,5 @@
 /**
- * The check every serving line file passes after DuckDB writes it (cli/build/serving.ts
+ * The check every serving line file passes after DuckDB writes it (cli/build/line-files.ts
  * checkLines): the file must be exactly the expected lines, in order, each with its newline;
  * anything else (a line of another length, lines swapped, a missing or extra line, a cut last
  * line) is an error naming the file and the line, never a file a replica would serve.
@@ -8,7 +8,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkLines } from '../../cli/build/serving.ts';
+import { checkLines } from '../../cli/build/line-files.ts';
 
 const lines = ['{"a":1}', '', '{"é":"漢 🦆"}', '{"b":[2,3,4,5]}'];
 const lengths = Uint32Array.from(lines.map((l) => Buffer.byteLength(l)));
