@@ -5,7 +5,7 @@
  * build never damages what is being served.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CliError, RawFormatError } from '../../lib/errors.ts';
@@ -17,9 +17,9 @@ import { STAGE_TABLES } from '../stage/tables.ts';
 import { buildManifest } from './manifest.ts';
 import { findSkipped, type SkippedReport } from './skipped.ts';
 import type { BuildOptions, BuildResult } from './options.ts';
-import { publishSnapshot, pruneSnapshots } from './publish.ts';
+import { fsyncFiles, publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
-import { createBuildDatabase, CVES_PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps } from './sql-steps.ts';
+import { createBuildDatabase, CVES_PARQUET_STEP, PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps } from './sql-steps.ts';
 import { SERVING_STEP, startRecordsFile, writeServingFiles, type EarlyRecords } from './serving.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
@@ -174,6 +174,9 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     // beside the later steps (they leave a share of the two cores idle; this is JavaScript's
     // thread): the serving step then finds it written.
     let records: EarlyRecords | null = null;
+    // The side tables' Parquet made durable while the serving files are made (publish fsyncs
+    // everything again, finding these done); a failure here is left to publish to report.
+    let earlyFsync: Promise<void> | null = null;
     try {
       await attachPreviousSnapshot(connection, previousDir);
       stepSeconds = await runSqlSteps(
@@ -188,6 +191,10 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
           return parts.join(', ');
         },
         async (file) => {
+          if (file === PARQUET_STEP) {
+            const written = (await readdir(outDir)).filter((name) => name.endsWith('.parquet')).map((name) => join(outDir, name));
+            earlyFsync = fsyncFiles(written).catch(() => undefined);
+          }
           if (file !== RECORDS_STEP) return;
           const reader = await instance.connect();
           records = startRecordsFile(reader, join(workDir, 'records.ndjson'));
@@ -208,6 +215,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     } finally {
       await cvesParquet?.catch(() => undefined);
       await (records as EarlyRecords | null)?.written.catch(() => undefined);
+      await earlyFsync;
       connection.closeSync();
       instance.closeSync();
     }

@@ -4,7 +4,7 @@
  * snapshot or the new one, never a partial one; a crash before the last rename changes nothing.
  */
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { currentPointer, readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
 
@@ -17,12 +17,29 @@ function fsyncPath(path: string): void {
   }
 }
 
+/**
+ * The files at `paths` made durable, side by side (their fsyncs run in libuv's threads, not on
+ * the main thread). The build calls it early on the files it has finished (the side tables'
+ * Parquet, while the serving files are made), so that the publish finds little left to write.
+ */
+export async function fsyncFiles(paths: readonly string[]): Promise<void> {
+  await Promise.all(
+    paths.map(async (path) => {
+      const handle = await open(path, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }),
+  );
+}
+
+/** Every file under `dir`, and the folders themselves, made durable. */
 async function fsyncTree(dir: string): Promise<void> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) await fsyncTree(p);
-    else fsyncPath(p);
-  }
+  const entries = await readdir(dir, { withFileTypes: true });
+  await Promise.all(entries.filter((e) => e.isDirectory()).map((e) => fsyncTree(join(dir, e.name))));
+  await fsyncFiles(entries.filter((e) => !e.isDirectory()).map((e) => join(dir, e.name)));
   fsyncPath(dir);
 }
 

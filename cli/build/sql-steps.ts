@@ -13,6 +13,9 @@ export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..',
 /** The step that leaves `cves` complete, with each record's JSON, in doc order. */
 export const RECORDS_STEP = '04_records.sql';
 
+/** The step that writes the side tables' Parquet files. */
+export const PARQUET_STEP = '09_write.sql';
+
 /** The CVEs' Parquet files, written by cli/build/build.ts beside the serving step. */
 export const CVES_PARQUET_STEP = '09_write_cves.sql';
 
