@@ -16,12 +16,14 @@ import { findCveReferences } from '../../api/queries/references.ts';
 import { findRelatedCves } from '../../api/queries/related.ts';
 import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
 import { RecordStore } from '../../api/snapshot/records.ts';
-import { readDocColumns, writePostings, writeServingFiles } from '../../cli/build/serving.ts';
+import { readDocColumns, startRecordsFile, writePostings, writeServingFiles } from '../../cli/build/serving.ts';
 import { readFlatColumns } from '../../lib/flat-columns.ts';
 import {
   readServingManifest,
   SERVING_ANSWER_LENGTHS,
+  SERVING_COLUMNS,
   SERVING_DB,
+  SERVING_IDS,
   SERVING_MANIFEST,
   SERVING_RECORD_DIGESTS,
   SERVING_RECORDS,
@@ -29,7 +31,7 @@ import {
   SERVING_RELATED_TEMPLATES,
   servingDir,
 } from '../../lib/serving-layout.ts';
-import { currentPointer, snapshotsDir } from '../../lib/snapshot-layout.ts';
+import { currentPointer, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
 import { FlatPostings } from '../../api/snapshot/postings.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 import { damagedSampleDataDir, openDamagedSample, openSampleCopy } from './sample-reader.ts';
@@ -168,6 +170,39 @@ describe('serving files written by the build', () => {
       expect(derivedManifest).toEqual(builtManifest);
       expect(await tableDigests(join(derived, SERVING_DB))).toEqual(await tableDigests(join(built, SERVING_DB)));
     } finally {
+      await rm(target, { recursive: true, force: true });
+    }
+  });
+
+  it('takes a records file written early only in doc order: one in another order is written again, sorted', async () => {
+    // The build writes records.ndjson from its `cves` as held, beside its later steps
+    // (startRecordsFile), and the serving step takes it when its ids are the docs' in order.
+    // Here the build's `cves` are held by cve_id, not in doc order: the early file must be
+    // set aside and the records written sorted, the same files as the build's.
+    const target = await mkdtemp(join(tmpdir(), 'vulnintel-early-records-'));
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const connection = await instance.connect();
+    const reader = await instance.connect();
+    try {
+      await connection.run(`CREATE TABLE cves AS SELECT * FROM ${tableReader(snapshotDir, 'cves')} ORDER BY cve_id`);
+      for (const table of ['search_terms', 'search_docs']) await connection.run(`CREATE TABLE ${table} AS SELECT * FROM ${tableReader(snapshotDir, table)}`);
+      const early = startRecordsFile(reader, join(target, 'early-records.ndjson'));
+      const heldIds = (await early.written).ids!;
+      expect(heldIds).toEqual([...heldIds].sort());
+      const built = servingDir(snapshotDir);
+      const builtIds = (await readFile(join(built, SERVING_IDS), 'utf8')).split('\n');
+      expect(heldIds).not.toEqual(builtIds);
+      const { dir } = await writeServingFiles(snapshotDir, { target: join(target, 'serving'), build: instance, records: early });
+      for (const file of [SERVING_RECORDS, SERVING_RECORD_DIGESTS, SERVING_IDS, SERVING_COLUMNS]) {
+        const [a, b] = await Promise.all([readFile(join(built, file)), readFile(join(dir, file))]);
+        expect(a.equals(b), file).toBe(true);
+      }
+      // The early file was set aside, not left beside the snapshot.
+      expect(await readdir(target)).toEqual(['serving']);
+    } finally {
+      reader.closeSync();
+      connection.closeSync();
+      instance.closeSync();
       await rm(target, { recursive: true, force: true });
     }
   });
