@@ -2,7 +2,8 @@
  * Lines of text written to a file through one buffer: each text is encoded straight into the
  * buffer (no array of lines joined into a string, then encoded again when written), and the
  * buffer is written when the next text may not fit. The staging writer (a file per table) and
- * the serving step's stored answers write their NDJSON through it.
+ * the serving files' streamLines (cli/build/line-files.ts: records, stored answers) write
+ * through it.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 

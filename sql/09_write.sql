@@ -4,7 +4,6 @@
 -- zstd level 1 for the search terms: most of the ratio at a fraction of the time.
 -- search_terms is written in build order.
 
-
 COPY (SELECT * FROM affected_packages ORDER BY cve_id, ecosystem, package_name) TO '{{out}}/affected_packages.parquet' (FORMAT parquet, COMPRESSION zstd);
 COPY (SELECT * FROM products ORDER BY vendor_key, product_key, cve_id) TO '{{out}}/products.parquet' (FORMAT parquet, COMPRESSION zstd);
 COPY (SELECT * FROM "references" ORDER BY cve_id, url) TO '{{out}}/references.parquet' (FORMAT parquet, COMPRESSION zstd);

@@ -6,7 +6,8 @@
 --                    its memory limit, instead of copying every table into memory);
 --   records.ndjson   the API's JSON of every CVE, one per line, in `doc` order, so a record is
 --                    one positioned read of the file (through the OS page cache, not the heap);
---                    written by cli/build/serving.ts from `serving_keys`, left by this step.
+--                    written by cli/build/serving.ts, its order proven by `serving_keys`,
+--                    left by this step.
 -- Three tables are reshaped, as the API reads them:
 --   cves             every column but record_json, plus `doc` (INTEGER): the row's position in
 --                    the default order (published DESC, cve_id DESC; 0 = newest), and `id_rank`
@@ -71,5 +72,6 @@ SELECT c.doc, c.cve_id,
 FROM serving.cves c
 ORDER BY c.doc;
 
--- serving_keys stays for cli/build/serving.ts, which writes records.ndjson in doc order from it
--- (DuckDB has no writer of raw text: its CSV writer quotes a value holding '#').
+-- serving_keys stays for cli/build/serving.ts: records.ndjson is in doc order, the build's
+-- written early from `cves` as held and checked id by id against it, a derivation's written
+-- sorted by it.

@@ -23,7 +23,7 @@ function integerLiteral(n: number): string {
 export type TermIndex = (term: string) => number;
 
 /** Docs holding every term of the search (the conjunction), for CVEs of `status`. */
-export function conjunctionSql(search: SearchQuery, status: Status, params: SqlParams, termIndex: TermIndex): string {
+export function conjunctionSql(search: SearchQuery, status: Status, termIndex: TermIndex): string {
   const onStatus = postingStatus(status);
   // One equality scan per term: the postings are stored by term, so each reads only its own
   // rows (an IN list would be pruned to the whole range between its smallest and largest term).
@@ -37,7 +37,7 @@ export function conjunctionSql(search: SearchQuery, status: Status, params: SqlP
  * substring of the normalised text. Without phrases (or relaxed) it is the conjunction alone.
  */
 export function searchDocsSql(search: SearchQuery, status: Status, params: SqlParams, withPhrases: boolean, termIndex: TermIndex): string {
-  const candidates = conjunctionSql(search, status, params, termIndex);
+  const candidates = conjunctionSql(search, status, termIndex);
   if (!withPhrases || search.phrases.length === 0) return candidates;
   const tests = search.phrases.map((p) => `contains(t.text, ${params.add(p)})`).join(' AND ');
   return `SELECT t.doc FROM search_text t WHERE t.doc IN (${candidates}) AND ${tests}`;

@@ -191,14 +191,15 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
           return parts.join(', ');
         },
         async (file) => {
+          if (file === RECORDS_STEP) {
+            const reader = await instance.connect();
+            records = startRecordsFile(reader, join(workDir, 'records.ndjson'));
+            void records.written.finally(() => reader.closeSync()).catch(() => undefined);
+          }
           if (file === PARQUET_STEP) {
             const written = (await readdir(outDir)).filter((name) => name.endsWith('.parquet')).map((name) => join(outDir, name));
             earlyFsync = fsyncFiles(written).catch(() => undefined);
           }
-          if (file !== RECORDS_STEP) return;
-          const reader = await instance.connect();
-          records = startRecordsFile(reader, join(workDir, 'records.ndjson'));
-          void records.written.finally(() => reader.closeSync()).catch(() => undefined);
         },
       );
       const manifest = await buildManifest(connection, { buildId, opts, staged, skipped, startedMs: started, stepSeconds });

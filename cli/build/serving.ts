@@ -138,7 +138,7 @@ async function writeRecords(connection: DuckDBConnection, path: string, early: E
   const ids = ((await connection.runAndReadAll(`SELECT cve_id FROM serving_keys ORDER BY doc`)).getColumns()[0] ?? []) as string[];
   const inDocOrder = (written: StreamedLines) => written.ids!.length === ids.length && written.ids!.every((id, doc) => id === ids[doc]);
   let written = early ? await early.written : null;
-  if (written && early && inDocOrder(written)) await rename(early.path, path);
+  if (early && written && inDocOrder(written)) await rename(early.path, path);
   else {
     if (early) {
       info(`  records: the build's cves are not held in doc order; written again, sorted`);
@@ -169,12 +169,15 @@ async function writeAnswers(connection: DuckDBConnection, writer: DuckDBConnecti
   const write = async (table: AnswerTable) => {
     const started = performance.now();
     const from = `memory.main.${table}`;
+    let files: string[];
     if (table === 'answer_vendor_advisory') {
-      lengths.advisory_bytes = (await streamLines(writer, `SELECT body FROM ${from} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORIES), 'vendor advisory')).lengths;
-      await streamLines(writer, `SELECT to_json([vendor, advisory_id])::VARCHAR FROM ${from} ORDER BY vendor, advisory_id`, join(dir, SERVING_ADVISORY_KEYS), 'vendor advisory key');
+      files = [join(dir, SERVING_ADVISORIES), join(dir, SERVING_ADVISORY_KEYS)];
+      lengths.advisory_bytes = (await streamLines(writer, `SELECT body FROM ${from} ORDER BY vendor, advisory_id`, files[0]!, 'vendor advisory')).lengths;
+      await streamLines(writer, `SELECT to_json([vendor, advisory_id])::VARCHAR FROM ${from} ORDER BY vendor, advisory_id`, files[1]!, 'vendor advisory key');
     } else {
       const out = BY_DOC[table];
       if (!out) throw new Error(`answers: no file for ${table}`);
+      files = [join(dir, out.file)];
       // Line i must be doc i: one row for each doc, none missing, none twice.
       const [rows, docs, low, high] = (await writer.runAndReadAll(`SELECT count(*), count(DISTINCT doc), min(doc), max(doc) FROM ${from}`)).getRows()[0]!.map(Number);
       if (rows !== size || docs !== size || (size > 0 && (low !== 0 || high !== size - 1))) throw new Error(`${table}: ${rows} rows for docs ${low}…${high}, expected one for each of ${size} docs`);
@@ -183,12 +186,12 @@ async function writeAnswers(connection: DuckDBConnection, writer: DuckDBConnecti
       const [misplaced] = (await writer.runAndReadAll(`SELECT count(*) FROM (SELECT doc, row_number() OVER () - 1 AS place FROM ${from}) WHERE place <> doc`)).getRows()[0]!;
       lengths[out.lengths] =
         Number(misplaced) === 0
-          ? (await streamLines(writer, `SELECT ${out.column}, doc FROM ${from}`, join(dir, out.file), `${table} text`, { second: 'doc' })).lengths
-          : (await streamLines(writer, `SELECT ${out.column} FROM ${from} ORDER BY doc`, join(dir, out.file), `${table} text`)).lengths;
+          ? (await streamLines(writer, `SELECT ${out.column}, doc FROM ${from}`, files[0]!, `${table} text`, { second: 'doc' })).lengths
+          : (await streamLines(writer, `SELECT ${out.column} FROM ${from} ORDER BY doc`, files[0]!, `${table} text`)).lengths;
     }
     await writer.run(`DROP TABLE ${from}`);
     // Made durable now, beside the next answer, not all at once when the snapshot is published.
-    await fsyncFiles(table === 'answer_vendor_advisory' ? [join(dir, SERVING_ADVISORIES), join(dir, SERVING_ADVISORY_KEYS)] : [join(dir, BY_DOC[table]!.file)]);
+    await fsyncFiles(files);
     onStep?.(`write ${table} (beside)`, (performance.now() - started) / 1000);
   };
   // The writes, in order, one at a time: memory holds at most the table being written and the
