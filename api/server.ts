@@ -1,6 +1,7 @@
 /**
  * The HTTP server: the app on @hono/node-server, the snapshot store behind it, the rate
- * limiter when configured. `startServer` opens the published snapshot (if any) before
+ * limiter when configured (without one, the record by id is answered before the app: see
+ * api/http/record-front-door.ts). `startServer` opens the published snapshot (if any) before
  * listening, so a server that listens serves; `close` stops accepting, lets requests in flight
  * finish (exports included, up to a grace period), then closes the limiter and the snapshot.
  * Requests Node's HTTP parser refuses get the API's JSON error too (api/http/client-errors.ts).
@@ -14,6 +15,7 @@ import { openPulse, type PulseCliOptions, type PulseSetup } from '../lib/pulse/s
 import { createApp, DEFAULT_EXPORT_CAP, DEFAULT_QUERY_BUDGET_MS } from './app.ts';
 import { CallerResolver } from './ratelimit/caller.ts';
 import { answerClientErrors } from './http/client-errors.ts';
+import { recordFrontDoor, type RequestHead } from './http/record-front-door.ts';
 import type { ApiApp } from './http/context.ts';
 import { StreamRegistry, type StreamLimits } from './http/streams.ts';
 import { createRateLimiter, type RateLimitConfig, type RateLimiter } from './ratelimit/index.ts';
@@ -108,10 +110,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
   });
 
+  // Without a rate limiter, a record by id is answered before Hono (api/http/record-front-door.ts).
+  const recordDoor = limiter ? undefined : recordFrontDoor(store);
+  const fetch = recordDoor ? (request: Request, env: { incoming: RequestHead }) => recordDoor(env.incoming) ?? app.fetch(request, env) : app.fetch;
   const host = opts.host ?? '0.0.0.0';
   let server: ServerType;
   const address = await new Promise<AddressInfo>((resolve, reject) => {
-    server = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 8080 }, (info) => resolve(info));
+    server = serve({ fetch, hostname: host, port: opts.port ?? 8080 }, (info) => resolve(info));
     server.once('error', reject);
   });
   answerClientErrors(server! as import('node:http').Server, () => store.current?.buildId ?? 'none');

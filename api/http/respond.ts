@@ -59,8 +59,19 @@ export interface SendOptions {
   headers?: Record<string, string>;
 }
 
-/** Sends bytes (or text) with ETag, Cache-Control and Content-Length; 304 when it matches. */
-export function sendBody(c: Context, body: Uint8Array | string, opts: SendOptions = {}): Response {
+/** An answer's status, body (null for a 304) and headers, all in lower case. */
+export interface ComposedAnswer {
+  status: number;
+  body: Uint8Array | string | null;
+  headers: Record<string, string>;
+}
+
+/**
+ * The one rule for an answer's headers, used by sendBody and by the record's front door
+ * (api/http/record-front-door.ts): ETag, Cache-Control, the route's own headers, then the
+ * body's type and length, or a 304 without them when `If-None-Match` holds the ETag.
+ */
+export function composeAnswer(body: Uint8Array | string, ifNoneMatch: string | undefined, opts: SendOptions = {}): ComposedAnswer {
   const status = opts.status ?? 200;
   const etag = opts.etag ?? etagOf(body);
   // Names in lower case, as HTTP/2 and a Headers object write them: one spelling per header, so
@@ -70,12 +81,26 @@ export function sendBody(c: Context, body: Uint8Array | string, opts: SendOption
     etag,
   };
   for (const name in opts.headers) headers[name.toLowerCase()] = opts.headers[name]!;
-  if (status === 200 && ifNoneMatchHits(c.req.header('if-none-match'), etag)) {
-    return respond(c, null, 304, headers);
-  }
+  if (status === 200 && ifNoneMatchHits(ifNoneMatch, etag)) return { status: 304, body: null, headers };
   headers['content-type'] = opts.contentType ?? JSON_TYPE;
   headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-  return respond(c, body, status, headers);
+  return { status, body, headers };
+}
+
+/**
+ * The headers standardHeaders would add to an answer read from snapshot `buildId` (CORS and
+ * `X-Snapshot`), added in place: for answers that leave it nothing to do.
+ */
+export function completeHeaders(headers: Record<string, string>, buildId: string): Record<string, string> {
+  Object.assign(headers, CORS_LOWER);
+  headers['x-snapshot'] = buildId;
+  return headers;
+}
+
+/** Sends bytes (or text) with ETag, Cache-Control and Content-Length; 304 when it matches. */
+export function sendBody(c: Context, body: Uint8Array | string, opts: SendOptions = {}): Response {
+  const answer = composeAnswer(body, c.req.header('if-none-match'), opts);
+  return respond(c, answer);
 }
 
 /**
@@ -87,16 +112,14 @@ export function sendBody(c: Context, body: Uint8Array | string, opts: SendOption
  * connection (the rate limit's headers, see setAdmittedHeaders) is kept by the server; an
  * in-process request (app.request) goes through c.body, and standardHeaders adds the rest.
  */
-function respond(c: Context, body: Uint8Array | string | null, status: number, headers: Record<string, string>): Response {
+function respond(c: Context, { status, body, headers }: ComposedAnswer): Response {
   const snapshot = c.get('snapshot') as { buildId: string } | undefined;
   const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
   if (snapshot === undefined || outgoing === undefined) {
     return body === null ? c.body(null, status as 304, headers) : c.body(body as Uint8Array<ArrayBuffer> | string, status as 200, headers);
   }
-  Object.assign(headers, CORS_LOWER);
-  headers['x-snapshot'] = snapshot.buildId;
   c.set('headersComplete', true);
-  return new Response(body as Uint8Array<ArrayBuffer> | string | null, { status, headers });
+  return new Response(body as Uint8Array<ArrayBuffer> | string | null, { status, headers: completeHeaders(headers, snapshot.buildId) });
 }
 
 /** Serialises a value once and sends it (for bodies that are not precomputed bytes). */
