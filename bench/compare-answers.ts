@@ -1,6 +1,7 @@
 /**
  * `npm run bench:compare -- URL_A URL_B [N]`: asks two servers serving the same snapshot the
- * same few thousand requests and reports every answer whose status or body bytes differ. Used
+ * same few thousand requests and reports every answer whose status, body bytes or headers (but
+ * those of the connection) differ; each record is asked again with its ETag (the 304). Used
  * once per change of how answers are served (issue 11: the serving files against the in-memory
  * loading they replaced): start the old version on one port and the new one on another, over
  * the same data folder, then run this.
@@ -69,18 +70,38 @@ async function samplePaths(): Promise<string[]> {
   }
 }
 
+/** Headers of the connection, not of the answer. */
+const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+const answerHeaders = (res: Response) =>
+  [...res.headers]
+    .filter(([name]) => !CONNECTION_HEADERS.has(name))
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
+
 const paths = await samplePaths();
 let same = 0;
+let asked = 0;
 const differ: string[] = [];
 const byStatus = new Map<number, number>();
-for (const path of paths) {
-  const [a, b] = await Promise.all([fetch(`${urlA}${path}`), fetch(`${urlB}${path}`)]);
+/** Asks both servers; an answer differs by status, body bytes or any header of the answer. */
+async function compare(path: string, headers: Record<string, string> = {}): Promise<Response> {
+  const [a, b] = await Promise.all([fetch(`${urlA}${path}`, { headers }), fetch(`${urlB}${path}`, { headers })]);
   const [ba, bb] = await Promise.all([a.arrayBuffer(), b.arrayBuffer()]);
+  asked++;
   byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
-  if (a.status === b.status && Buffer.from(ba).equals(Buffer.from(bb))) same++;
-  else differ.push(`${path}: ${a.status} ${ba.byteLength} B vs ${b.status} ${bb.byteLength} B`);
+  const label = `${path}${headers['if-none-match'] ? ' (If-None-Match)' : ''}`;
+  if (a.status !== b.status || !Buffer.from(ba).equals(Buffer.from(bb))) differ.push(`${label}: ${a.status} ${ba.byteLength} B vs ${b.status} ${bb.byteLength} B`);
+  else if (answerHeaders(a) !== answerHeaders(b)) differ.push(`${label}: headers\n    ${answerHeaders(a).replaceAll('\n', '\n    ')}\n  vs\n    ${answerHeaders(b).replaceAll('\n', '\n    ')}`);
+  else same++;
+  return a;
 }
-console.log(`${paths.length} requests: ${same} identical, ${differ.length} different (statuses of A: ${[...byStatus].map(([s, k]) => `${s}×${k}`).join(', ')})`);
+for (const path of paths) {
+  const answer = await compare(path);
+  // Conditional asks of the records: the 304 and its headers too.
+  const etag = answer.headers.get('etag');
+  if (etag && /\/cves\/CVE-[^/]+$/.test(path)) await compare(path, { 'if-none-match': etag });
+}
+console.log(`${asked} requests: ${same} identical, ${differ.length} different (statuses of A: ${[...byStatus].map(([s, k]) => `${s}×${k}`).join(', ')})`);
 for (const line of differ.slice(0, 50)) console.log(`  ${line}`);
 if (differ.length > 50) console.log(`  … and ${differ.length - 50} more`);
 process.exitCode = differ.length === 0 ? 0 : 1;
