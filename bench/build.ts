@@ -1,6 +1,7 @@
 /**
  * `npm run bench:build`: synthesises the full-scale corpus (DESIGN §8: 340,000 CVEs) and
- * builds it, printing wall time and peak RSS of each. The build runs in its own process so its
+ * builds it, printing wall time and peak RSS of each, and the machine's speed on a fixed
+ * workload before and after the build (bench/machine-speed.ts). The build runs in its own process so its
  * peak RSS is its own. Reuses `data/bench/raw-<N>-<seed>` when it exists.
  *   BENCH_CVES=100000 npm run bench:build    # another scale
  */
@@ -8,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { describeMachineSpeed } from './machine-speed.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const cves = Number(process.env.BENCH_CVES ?? 340_000);
@@ -45,6 +47,11 @@ if (!existsSync(join(raw, 'nvd'))) {
   console.log(`reusing ${raw}`);
 }
 await rm(data, { recursive: true, force: true });
+// Before and after: the build's figures are only comparable with the machine's speed beside them.
+const speedBefore = await describeMachineSpeed('before the build');
+console.log(speedBefore);
 const build = await runMeasured('build', [raw, data]);
 console.log('');
+console.log(speedBefore);
+console.log(await describeMachineSpeed('after the build'));
 console.log(`build ${cves.toLocaleString('en-US')} CVEs: wall ${build.seconds.toFixed(1)} s (target ≤ 150 s with the change step and the serving files, DESIGN §8.1), peak RSS ${build.peakMb.toFixed(0)} MB (target ≤ 3,072 MB)`);

@@ -19,6 +19,7 @@ import { buildSnapshot } from '../cli/build/build.ts';
 import type { BuildResult } from '../cli/build/options.ts';
 import { resolveBuildOptions } from '../cli/commands/build.ts';
 import { evolveCorpus } from '../cli/synth/evolve.ts';
+import { describeMachineSpeed } from './machine-speed.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const cves = Number(process.env.BENCH_CVES ?? 340_000);
@@ -50,14 +51,18 @@ async function build(rawDir: string, dataDir: string): Promise<BuildResult> {
 }
 
 for (const dir of [withDir, withoutDir]) await rm(dir, { recursive: true, force: true });
+const speedBefore = await describeMachineSpeed('before the builds');
 const base = await build(raw, withDir);
 const withStep = await build(evolved, withDir);
 const withoutStep = process.env.BENCH_WITHOUT === '1' ? await build(evolved, withoutDir) : undefined;
 for (const dir of [withDir, withoutDir]) await rm(dir, { recursive: true, force: true });
 
+const speedAfter = await describeMachineSpeed('after the builds');
 const n = cves.toLocaleString('en-US');
 const stepOf = (r: BuildResult) => (r.stepSeconds?.[STEP] ?? NaN).toFixed(2);
 console.log('');
+console.log(speedBefore);
+console.log(speedAfter);
 console.log(`without a predecessor (first build, ${n} CVEs): ${base.seconds.toFixed(1)} s, change step ${stepOf(base)} s`);
 console.log(`with the change step (the corpus ${days} day(s) later): ${withStep.seconds.toFixed(1)} s, change step ${stepOf(withStep)} s, ${withStep.counts.changes_this_build ?? 0} changes recorded`);
 if (withoutStep) console.log(`the later corpus without a predecessor: ${withoutStep.seconds.toFixed(1)} s, change step ${stepOf(withoutStep)} s`);
