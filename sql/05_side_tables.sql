@@ -181,3 +181,19 @@ FULL OUTER JOIN (
 CREATE TABLE kev AS
 SELECT k.*, v.service_score, v.service_severity, v.service_risk
 FROM kev_current k LEFT JOIN cves v USING (cve_id);
+
+-- The current rows these tables were made from, and this step's intermediates: no later step
+-- reads them (see the end of sql/04_records.sql).
+DROP TABLE product_current;
+DROP TABLE reference_current;
+DROP TABLE cve_cwe_current;
+DROP TABLE exploit_current;
+DROP TABLE vendor_advisory_cve_current;
+DROP TABLE stg_osv_package;
+DROP TABLE stg_osv_range;
+DROP TABLE osv_package_current;
+DROP TABLE osv_range_current;
+DROP TABLE osv_affected;
+DROP TABLE osv_branches;
+DROP TABLE record_packages;
+DROP TABLE references_norm;

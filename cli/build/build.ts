@@ -14,12 +14,12 @@ import type { RawSourceKey } from '../../lib/raw-layout.ts';
 import { PARSERS } from '../parse/index.ts';
 import type { StageResult } from '../parse/source.ts';
 import { STAGE_TABLES } from '../stage/tables.ts';
-import { buildManifest } from './manifest.ts';
+import { buildManifest, readSourceFreshness, type SourceFreshness } from './manifest.ts';
 import { findSkipped, type SkippedReport } from './skipped.ts';
 import type { BuildOptions, BuildResult } from './options.ts';
 import { fsyncFiles, publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
-import { createBuildDatabase, CVES_PARQUET_STEP, PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps } from './sql-steps.ts';
+import { createBuildDatabase, CVES_PARQUET_STEP, PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps, STAGE_STEP } from './sql-steps.ts';
 import { SERVING_STEP, startRecordsFile, writeServingFiles, type EarlyRecords } from './serving.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
@@ -177,6 +177,8 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     // The side tables' Parquet made durable while the serving files are made (publish fsyncs
     // everything again, finding these done); a failure here is left to publish to report.
     let earlyFsync: Promise<void> | null = null;
+    // Read from the staging tables as soon as they are loaded: later steps drop them.
+    let freshness: SourceFreshness = {};
     try {
       await attachPreviousSnapshot(connection, previousDir);
       stepSeconds = await runSqlSteps(
@@ -191,6 +193,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
           return parts.join(', ');
         },
         async (file) => {
+          if (file === STAGE_STEP) freshness = await readSourceFreshness(connection, staged);
           if (file === RECORDS_STEP) {
             const reader = await instance.connect();
             records = startRecordsFile(reader, join(workDir, 'records.ndjson'));
@@ -202,7 +205,7 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
           }
         },
       );
-      const manifest = await buildManifest(connection, { buildId, opts, staged, skipped, startedMs: started, stepSeconds });
+      const manifest = await buildManifest(connection, { buildId, opts, staged, freshness, skipped, startedMs: started, stepSeconds });
       await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       Object.assign(counts, manifest.counts);
       const writer = await instance.connect();

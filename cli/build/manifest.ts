@@ -77,9 +77,39 @@ async function scalarRow(connection: DuckDBConnection, sql: string): Promise<Rec
   return (reader.getRowObjectsJson()[0] ?? {}) as Record<string, unknown>;
 }
 
+/** What the staging tables say of each staged source's freshness: its newest record and detail. */
+export type SourceFreshness = Record<string, { newest: string | null; detail: Record<string, string | number | null> }>;
+
+/**
+ * Reads FRESHNESS from the staging tables, right after `sql/01_stage.sql` (STAGE_STEP): the later
+ * steps drop those tables once nothing reads them.
+ */
+export async function readSourceFreshness(connection: DuckDBConnection, staged: Record<string, StageResult>): Promise<SourceFreshness> {
+  const freshness: SourceFreshness = {};
+  for (const key of Object.keys(staged)) {
+    const detail: Record<string, string | number | null> = {};
+    let newest: string | null = null;
+    if (FRESHNESS[key]) {
+      const row = await scalarRow(connection, FRESHNESS[key]);
+      newest = (row.newest as string | null) ?? null;
+      for (const [k, v] of Object.entries(row)) if (k !== 'newest') detail[k] = v === null ? null : typeof v === 'number' ? v : String(v);
+    }
+    freshness[key] = { newest, detail };
+  }
+  return freshness;
+}
+
 export async function buildManifest(
   connection: DuckDBConnection,
-  ctx: { buildId: string; opts: BuildOptions; staged: Record<string, StageResult>; skipped: SkippedReport; startedMs: number; stepSeconds?: Record<string, number> },
+  ctx: {
+    buildId: string;
+    opts: BuildOptions;
+    staged: Record<string, StageResult>;
+    freshness: SourceFreshness;
+    skipped: SkippedReport;
+    startedMs: number;
+    stepSeconds?: Record<string, number>;
+  },
 ): Promise<SnapshotManifest> {
   const counts: Record<string, number> = {};
   for (const [name, sql] of Object.entries(COUNTS)) {
@@ -89,13 +119,7 @@ export async function buildManifest(
   const statuses = await readSourceStatuses(ctx.opts.rawDir);
   const sources: Record<string, SourceManifest> = {};
   for (const [key, result] of Object.entries(ctx.staged)) {
-    const detail: Record<string, string | number | null> = {};
-    let newest: string | null = null;
-    if (FRESHNESS[key]) {
-      const row = await scalarRow(connection, FRESHNESS[key]);
-      newest = (row.newest as string | null) ?? null;
-      for (const [k, v] of Object.entries(row)) if (k !== 'newest') detail[k] = v === null ? null : typeof v === 'number' ? v : String(v);
-    }
+    const { newest, detail } = ctx.freshness[key] ?? { newest: null, detail: {} };
     const folder = RAW_SOURCES[key as RawSourceKey] ?? key;
     sources[folder] = { files: result.files, records: result.records, newest_record: newest, detail, fetch: statuses[folder] ?? null };
   }

@@ -10,6 +10,9 @@ import { step } from '../../lib/log.ts';
 
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sql');
 
+/** The step that loads the staged rows into the `stg_*` tables. */
+export const STAGE_STEP = '01_stage.sql';
+
 /** The step that leaves `cves` complete, with each record's JSON, in doc order. */
 export const RECORDS_STEP = '04_records.sql';
 
