@@ -112,11 +112,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   // Without a rate limiter, a record by id is answered before Hono (api/http/record-front-door.ts).
   const recordDoor = limiter ? undefined : recordFrontDoor(store);
-  const fetch = recordDoor ? (request: Request, env: { incoming: RequestHead }) => recordDoor(env.incoming) ?? app.fetch(request, env) : app.fetch;
+  const answerRequest = recordDoor ? (request: Request, env: { incoming: RequestHead }) => recordDoor(env.incoming) ?? app.fetch(request, env) : app.fetch;
   const host = opts.host ?? '0.0.0.0';
   let server: ServerType;
   const address = await new Promise<AddressInfo>((resolve, reject) => {
-    server = serve({ fetch, hostname: host, port: opts.port ?? 8080 }, (info) => resolve(info));
+    server = serve({ fetch: answerRequest, hostname: host, port: opts.port ?? 8080 }, (info) => resolve(info));
     server.once('error', reject);
   });
   answerClientErrors(server! as import('node:http').Server, () => store.current?.buildId ?? 'none');

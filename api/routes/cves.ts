@@ -227,7 +227,9 @@ function register(app: ApiApp, config: ApiConfig): void {
   // The hottest route: documented like the others, but its one parameter is read here instead
   // of through the zod validator app.openapi adds (a middleware and a schema run per lookup,
   // a twentieth of its time). The check and the 400 are the same: cveIdPathParam's parse, and
-  // validationHook's INVALID_PARAMETER naming `id`.
+  // validationHook's INVALID_PARAMETER naming `id`. A server without a rate limiter makes this
+  // route's 200 and 304 before Hono (api/http/record-front-door.ts), from the same composeAnswer:
+  // what changes here must change there.
   app.openAPIRegistry.registerPath(recordRoute);
   app.get(`${BASE}/:id`, async (c) => {
     const id = readCveIdParam(c.req.param('id'));
