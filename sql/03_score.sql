@@ -10,6 +10,7 @@ FROM cvss_current
 QUALIFY row_number() OVER (
   PARTITION BY cve_id, family, role
   ORDER BY (feed = 'cve5') DESC, version DESC, modified DESC NULLS LAST, base_score DESC) = 1;
+DROP TABLE cvss_current;
 
 CREATE TABLE cvss_by_cve AS
 SELECT
@@ -44,6 +45,7 @@ SELECT
   bool_or(role = 'cna') AS has_cna_cvss
 FROM cvss_pick
 GROUP BY cve_id;
+DROP TABLE cvss_pick;
 
 -- 3b. The v3 metric in force (contract 1.6): NVD analyst vs CNA; when both exist and their
 --     scores differ, the fresher modified time wins (NVD on an equal time).
@@ -141,6 +143,14 @@ LEFT JOIN kev_current k USING (cve_id)
 LEFT JOIN epss_current e USING (cve_id)
 LEFT JOIN ssvc_pick s USING (cve_id)
 LEFT JOIN exploit_by_cve x USING (cve_id);
+DROP TABLE cve_base;
+DROP TABLE cvss_by_cve;
+DROP TABLE cvss_v3_choice;
+DROP TABLE epss_current;
+DROP TABLE exploit_by_cve;
+DROP TABLE ghsa_by_cve;
+DROP TABLE vendor_by_cve;
+DROP TABLE ssvc_pick;
 
 -- 3f. The base (DESIGN §5.1 step 2, first that exists) and the exploitation signals.
 CREATE TABLE score_base AS
@@ -159,6 +169,7 @@ SELECT
     ELSE 'no_signal'
   END AS base_rule
 FROM score_inputs i;
+DROP TABLE score_inputs;
 
 CREATE TABLE score_base2 AS
 SELECT
@@ -182,6 +193,7 @@ SELECT
   CASE WHEN b.base_rule = 'cvss_v2_only' THEN b.v2.user_interaction END AS base_v2_user_interaction,
   b.in_kev OR b.svc_kev AS exploited
 FROM score_base b;
+DROP TABLE score_base;
 
 -- 3g. Escalation, clamp, rounding (DESIGN §5.1 steps 3–4), in exact decimals so half-up
 --     rounding is exact.
@@ -317,3 +329,5 @@ SELECT
           WHERE t.exploitation = d.dp_exploitation AND t.automatable = d.dp_automatable AND t.technical_impact = d.dp_technical_impact)
   END AS service_ssvc_decision
 FROM decision d;
+DROP TABLE score_final;
+DROP TABLE ssvc_tree;

@@ -172,6 +172,8 @@ FROM s
 -- The published order (DESIGN §4), sorted once here while the rows are narrow; the JSON and the
 -- Parquet files keep it.
 ORDER BY s.published DESC, s.cve_id DESC;
+DROP TABLE cve_cwes_by_cve;
+DROP TABLE scored;
 
 -- The API's JSON for each record. score_unassessed_reason is absent when assessed (contract 2.2).
 CREATE TABLE cves_with_json AS
@@ -235,47 +237,3 @@ FROM (
 
 DROP TABLE cves;
 ALTER TABLE cves_with_json RENAME TO cves;
-
--- The scoring intermediates have served their purpose; dropping them keeps the build's memory
--- to what later steps read.
-DROP TABLE score_base;
-DROP TABLE score_base2;
-DROP TABLE score_final;
-DROP TABLE score_inputs;
-
--- So have the staged rows and the merge's tables that only the record and its score read
--- (their counts and the sources' freshness were read right after their steps, by
--- cli/build/build.ts). Past the memory limit the build's tables spill to disk: at full scale
--- these are 1.8 GB of the 3.1 GB spilled by the end of step 9.
-DROP TABLE stg_nvd_cve;
-DROP TABLE stg_cve5;
-DROP TABLE stg_cvss;
-DROP TABLE stg_reference;
-DROP TABLE stg_product;
-DROP TABLE stg_cve_cwe;
-DROP TABLE stg_cwe;
-DROP TABLE stg_kev;
-DROP TABLE stg_epss;
-DROP TABLE stg_ssvc;
-DROP TABLE stg_exploit;
-DROP TABLE stg_file;
-DROP TABLE stg_osv_advisory;
-DROP TABLE stg_vendor_advisory;
-DROP TABLE stg_vendor_advisory_cve;
-DROP TABLE current_docs;
-DROP TABLE nvd_latest;
-DROP TABLE cve5_latest;
-DROP TABLE cve_base;
-DROP TABLE cvss_current;
-DROP TABLE cvss_pick;
-DROP TABLE cvss_by_cve;
-DROP TABLE cvss_v3_choice;
-DROP TABLE cve_cwes_by_cve;
-DROP TABLE epss_current;
-DROP TABLE exploit_by_cve;
-DROP TABLE ghsa_by_cve;
-DROP TABLE vendor_by_cve;
-DROP TABLE ssvc_current;
-DROP TABLE ssvc_pick;
-DROP TABLE ssvc_tree;
-DROP TABLE scored;

@@ -8,9 +8,11 @@
 -- loaded, none is on record).
 CREATE TABLE osv_package_current AS
 SELECT p.* FROM stg_osv_package p SEMI JOIN osv_latest o ON o.advisory_id = p.advisory_id AND o.file = p.file;
+DROP TABLE stg_osv_package;
 
 CREATE TABLE osv_range_current AS
 SELECT r.* FROM stg_osv_range r SEMI JOIN osv_latest o ON o.advisory_id = r.advisory_id AND o.file = r.file;
+DROP TABLE stg_osv_range;
 
 CREATE TABLE osv_affected AS
 SELECT
@@ -38,6 +40,7 @@ FROM osv_cve oc
 JOIN osv_package_current p ON p.advisory_id = oc.advisory_id
 JOIN osv_range_current r ON r.advisory_id = p.advisory_id AND r.affected_index = p.affected_index
 GROUP BY oc.cve_id, p.ecosystem, p.package_name;
+DROP TABLE osv_range_current;
 
 -- Packages named only by a CVE 5 / NVD `affected[]` entry: their ranges were never loaded as
 -- OSV ranges, so `fixed_branches` is null (contract 2.6), never `[]`.
@@ -74,6 +77,9 @@ SELECT
   NULL AS fixed_branches, NULL AS fixed_version, [] AS versions, NULL AS last_known_affected_version_range
 FROM record_packages r
 WHERE NOT EXISTS (SELECT 1 FROM osv_affected a WHERE a.cve_id = r.cve_id AND lower(a.package_name) = lower(r.package_name));
+DROP TABLE osv_affected;
+DROP TABLE osv_branches;
+DROP TABLE record_packages;
 
 -- Vendor/product pairs (CPE and CNA/ADP `affected[]`), with normalised keys for matching:
 -- lower case, spaces as underscores, as CPE spells names.
@@ -89,6 +95,7 @@ SELECT
 FROM product_current
 WHERE vendor IS NOT NULL AND product IS NOT NULL AND lower(vendor) NOT IN ('n/a', '*', '-', '') AND lower(product) NOT IN ('n/a', '*', '-', '')
 GROUP BY ALL;
+DROP TABLE product_current;
 
 -- Vendor advisories with their CVEs; `has_cve` answers the contract's filter.
 CREATE TABLE advisory_cves AS
@@ -101,6 +108,7 @@ SELECT a.vendor, a.advisory_id, c.cve_id, NULL, NULL, NULL, NULL, NULL, NULL, fa
 FROM (SELECT vendor, advisory_id, unnest(cve_ids) AS cve_id FROM vendor_advisory_latest) c
 JOIN vendor_advisory_latest a USING (vendor, advisory_id)
 WHERE NOT EXISTS (SELECT 1 FROM vendor_advisory_cve_current v WHERE v.vendor = c.vendor AND v.advisory_id = c.advisory_id AND v.cve_id = c.cve_id);
+DROP TABLE vendor_advisory_cve_current;
 
 CREATE TABLE advisories AS
 SELECT
@@ -129,6 +137,7 @@ LEFT JOIN (
   SELECT advisory_id, list(DISTINCT struct_pack(ecosystem := ecosystem, name := package_name)) AS packages
   FROM osv_package_current GROUP BY advisory_id
 ) p USING (advisory_id);
+DROP TABLE osv_package_current;
 
 -- References: one row per CVE and URL, tags of every feed folded to one spelling
 -- (`Vendor Advisory`, `vendor-advisory`, `x_refsource_…` → `vendor-advisory`), with the
@@ -144,6 +153,7 @@ SELECT
 FROM reference_current r
 WHERE r.url IS NOT NULL
 GROUP BY r.cve_id, r.url;
+DROP TABLE reference_current;
 
 CREATE TABLE "references" AS
 SELECT
@@ -159,9 +169,11 @@ LEFT JOIN (SELECT DISTINCT ON (url) url, vendor, advisory_id FROM vendor_advisor
   ON va.url = n.url
 LEFT JOIN (SELECT DISTINCT ON (cve_id, url) cve_id, url, source FROM exploit_current WHERE url IS NOT NULL ORDER BY cve_id, url, source) x
   ON x.cve_id = n.cve_id AND x.url = n.url;
+DROP TABLE references_norm;
 
 CREATE TABLE exploits AS
 SELECT cve_id, source, exploit_id, url, title, published, verified FROM exploit_current;
+DROP TABLE exploit_current;
 
 CREATE TABLE cve_cwes AS
 SELECT cc.cve_id, cc.cwe_id FROM cve_cwe_current cc;
@@ -177,23 +189,8 @@ FULL OUTER JOIN (
   FROM cve_cwe_current cc JOIN cves v ON v.cve_id = cc.cve_id AND v.status = 'active'
   GROUP BY cc.cwe_id
 ) n ON n.cwe_id = c.cwe_id;
+DROP TABLE cve_cwe_current;
 
 CREATE TABLE kev AS
 SELECT k.*, v.service_score, v.service_severity, v.service_risk
 FROM kev_current k LEFT JOIN cves v USING (cve_id);
-
--- The current rows these tables were made from, and this step's intermediates: no later step
--- reads them (see the end of sql/04_records.sql).
-DROP TABLE product_current;
-DROP TABLE reference_current;
-DROP TABLE cve_cwe_current;
-DROP TABLE exploit_current;
-DROP TABLE vendor_advisory_cve_current;
-DROP TABLE stg_osv_package;
-DROP TABLE stg_osv_range;
-DROP TABLE osv_package_current;
-DROP TABLE osv_range_current;
-DROP TABLE osv_affected;
-DROP TABLE osv_branches;
-DROP TABLE record_packages;
-DROP TABLE references_norm;
