@@ -6,6 +6,7 @@ CREATE TABLE cve_cwes_by_cve AS
 SELECT cve_id, list(cwe_id ORDER BY TRY_CAST(regexp_extract(cwe_id, '(\d+)$', 1) AS INTEGER) NULLS LAST, cwe_id) AS cwe_ids
 FROM cve_cwe_current WHERE cwe_id LIKE 'CWE-%' GROUP BY cve_id;
 
+-- One statement: the typed columns (`typed`), then the API's JSON of each row beside them.
 CREATE TABLE cves AS
 WITH s AS (
   SELECT
@@ -48,7 +49,8 @@ WITH s AS (
     END AS automatable_reason
   FROM scored sc
   LEFT JOIN cve_cwes_by_cve cw USING (cve_id)
-)
+),
+typed AS (
 SELECT
   s.cve_id,
   s.published,
@@ -171,12 +173,9 @@ SELECT
 FROM s
 -- The published order (DESIGN §4), sorted once here while the rows are narrow; the JSON and the
 -- Parquet files keep it.
-ORDER BY s.published DESC, s.cve_id DESC;
-DROP TABLE cve_cwes_by_cve;
-DROP TABLE scored;
-
+ORDER BY s.published DESC, s.cve_id DESC
+)
 -- The API's JSON for each record. score_unassessed_reason is absent when assessed (contract 2.2).
-CREATE TABLE cves_with_json AS
 SELECT
   * EXCLUDE (j),
   -- Removing the one fragment as text: json_merge_patch would re-parse every record. The
@@ -232,8 +231,7 @@ FROM (
     vendor_severity_evidence := vendor_severity_evidence,
     score_factors := score_factors
   )) AS j
-  FROM cves
+  FROM typed
 );
-
-DROP TABLE cves;
-ALTER TABLE cves_with_json RENAME TO cves;
+DROP TABLE cve_cwes_by_cve;
+DROP TABLE scored;
