@@ -67,7 +67,7 @@ FROM cvss_by_cve;
 CREATE TABLE ghsa_by_cve AS
 SELECT
   oc.cve_id,
-  list(DISTINCT o.advisory_id ORDER BY o.advisory_id) AS ghsa_ids,
+  list_sort(list_distinct(list(o.advisory_id))) AS ghsa_ids,
   arg_max(struct_pack(score := coalesce(o.cvss_v3_score, o.cvss_v4_score),
                       vector := CASE WHEN o.cvss_v3_score IS NOT NULL THEN o.cvss_v3_vector ELSE o.cvss_v4_vector END,
                       advisory_id := o.advisory_id),
@@ -93,16 +93,15 @@ SELECT
            a.modified, v.advisory_id))
     FILTER (v.vendor_severity IN ('CRITICAL', 'HIGH', 'MEDIUM', 'LOW')) AS band,
   bool_or(v.exploited) AS vendor_exploited,
-  list(DISTINCT v.vendor || ': ' || coalesce(v.exploited_evidence, 'exploited') ORDER BY v.vendor || ': ' || coalesce(v.exploited_evidence, 'exploited'))
-    FILTER (v.exploited) AS exploited_evidence,
-  list(DISTINCT struct_pack(vendor := v.vendor, advisory_id := v.advisory_id) ORDER BY struct_pack(vendor := v.vendor, advisory_id := v.advisory_id)) AS advisories
+  list_sort(list_distinct(list(v.vendor || ': ' || coalesce(v.exploited_evidence, 'exploited')) FILTER (v.exploited))) AS exploited_evidence,
+  list_sort(list_distinct(list(struct_pack(vendor := v.vendor, advisory_id := v.advisory_id)))) AS advisories
 FROM vendor_advisory_cve_current v
 JOIN vendor_advisory_latest a ON a.vendor = v.vendor AND a.advisory_id = v.advisory_id
 LEFT JOIN cve_base b ON b.cve_id = v.cve_id
 GROUP BY v.cve_id;
 
 CREATE TABLE exploit_by_cve AS
-SELECT cve_id, count(*) AS exploit_count, list(DISTINCT source ORDER BY source) AS exploit_sources
+SELECT cve_id, count(*) AS exploit_count, list_sort(list_distinct(list(source))) AS exploit_sources
 FROM exploit_current GROUP BY cve_id;
 
 -- 3e. All inputs side by side, one row per CVE.

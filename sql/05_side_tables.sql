@@ -19,8 +19,8 @@ SELECT
   oc.cve_id,
   p.ecosystem,
   p.package_name,
-  any_value(p.purl) AS purl,
-  list(DISTINCT p.advisory_id ORDER BY p.advisory_id) AS advisory_ids,
+  min(p.purl) AS purl,
+  list_sort(list_distinct(list(p.advisory_id))) AS advisory_ids,
   flatten(list(p.versions ORDER BY p.advisory_id, p.affected_index)) AS versions,
   max(p.last_known_affected_version_range) AS last_known_affected_version_range
 FROM osv_cve oc
@@ -88,10 +88,13 @@ SELECT
   cve_id,
   regexp_replace(lower(trim(vendor)), '\s+', '_', 'g') AS vendor_key,
   regexp_replace(lower(trim(product)), '\s+', '_', 'g') AS product_key,
-  any_value(vendor) AS vendor,
-  any_value(product) AS product,
-  list(DISTINCT feed ORDER BY feed) AS feeds,
-  list(DISTINCT cpe ORDER BY cpe) FILTER (cpe IS NOT NULL) AS cpes
+  -- The spellings a key gathers (CPE's `pixcor_labs`, the CNA's `pixcor labs`; the parsers
+  -- lower-case both): the least, so every build names it alike (a space sorts before an
+  -- underscore: the CNA's, where it differs).
+  min(vendor) AS vendor,
+  min(product) AS product,
+  list_sort(list_distinct(list(feed))) AS feeds,
+  list_sort(list_distinct(list(cpe) FILTER (cpe IS NOT NULL))) AS cpes
 FROM product_current
 WHERE vendor IS NOT NULL AND product IS NOT NULL AND lower(vendor) NOT IN ('n/a', '*', '-', '') AND lower(product) NOT IN ('n/a', '*', '-', '')
 GROUP BY ALL;
@@ -121,7 +124,7 @@ SELECT
   coalesce(c.exploited, false) AS exploited
 FROM vendor_advisory_latest a
 LEFT JOIN (
-  SELECT vendor, advisory_id, list(DISTINCT cve_id ORDER BY cve_id) AS cve_ids, bool_or(exploited) AS exploited
+  SELECT vendor, advisory_id, list_sort(list_distinct(list(cve_id))) AS cve_ids, bool_or(exploited) AS exploited
   FROM advisory_cves GROUP BY vendor, advisory_id
 ) c USING (vendor, advisory_id);
 
@@ -148,7 +151,7 @@ SELECT
   r.url,
   list_distinct(flatten(list(list_transform(coalesce(r.tags, []),
     t -> regexp_replace(regexp_replace(lower(trim(t)), '^x_refsource_', ''), '[^a-z0-9]+', '-', 'g'))))) AS tags,
-  list(DISTINCT coalesce(r.provider, r.feed) ORDER BY coalesce(r.provider, r.feed)) AS sources,
+  list_sort(list_distinct(list(coalesce(r.provider, r.feed)))) AS sources,
   max(r.name) AS name
 FROM reference_current r
 WHERE r.url IS NOT NULL

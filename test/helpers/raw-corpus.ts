@@ -98,6 +98,8 @@ export interface Cve5Case {
   dateUpdated?: string;
   cnaMetrics?: Array<{ version: '3.0' | '3.1' | '4.0'; vector: string; score: number; severity?: string }>;
   adpSsvc?: { Exploitation: string; Automatable: string; 'Technical Impact': string };
+  /** The CNA's `affected[]` vendor and product (default examplecorp / widget). */
+  affected?: { vendor: string; product: string };
 }
 
 export function cve5Record(c: Cve5Case): Record<string, unknown> {
@@ -108,7 +110,7 @@ export function cve5Record(c: Cve5Case): Record<string, unknown> {
       : {
           providerMetadata: { orgId: 'org', shortName: c.cnaShortName ?? 'example', dateUpdated: c.cnaDateUpdated },
           descriptions: [{ lang: 'en', value: `Test vulnerability ${c.id}.` }],
-          affected: [{ vendor: 'examplecorp', product: 'widget', versions: [{ version: '1.0', status: 'affected' }] }],
+          affected: [{ vendor: c.affected?.vendor ?? 'examplecorp', product: c.affected?.product ?? 'widget', versions: [{ version: '1.0', status: 'affected' }] }],
           references: [{ url: `https://example.com/cna/${c.id}` }],
           metrics: (c.cnaMetrics ?? []).map((m) => ({
             [metricKey[m.version]]: { version: m.version, vectorString: m.vector, baseScore: m.score, baseSeverity: m.severity ?? severityOf(m.score) },

@@ -1,0 +1,60 @@
+/**
+ * The products table (sql/05_side_tables.sql): one row per CVE and normalised vendor/product
+ * key, whichever feeds name it. The display spelling of a key named differently by NVD's CPE
+ * and the CNA's `affected[]` (both lower-cased by the parsers) is the same in every build: the
+ * least, which is the CNA's spaced one (a space sorts before CPE's underscore).
+ */
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readCurrentBuildId, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
+import { buildCorpus } from '../helpers/sample-snapshot.ts';
+import { writeCorpus, type Corpus } from '../helpers/raw-corpus.ts';
+
+const CPE = 'cpe:2.3:a:pixcor_labs:pixcor_cms:*:*:*:*:*:*:*:*';
+
+const corpus: Corpus = {
+  nvd: [
+    { id: 'CVE-2024-20001', cpes: [CPE] },
+    { id: 'CVE-2024-20002', cpes: [CPE] },
+  ],
+  cve5: [
+    { id: 'CVE-2024-20001', cnaDateUpdated: '2024-05-01T00:00:00.000Z', affected: { vendor: 'Pixcor Labs', product: 'Pixcor CMS' } },
+  ],
+};
+
+interface ProductRow {
+  cve_id: string;
+  vendor_key: string;
+  product_key: string;
+  vendor: string;
+  product: string;
+  feeds: string[];
+  cpes: string[] | null;
+}
+
+let rows: ProductRow[] = [];
+
+beforeAll(async () => {
+  const { dataDir } = await buildCorpus(await writeCorpus(corpus));
+  const buildId = await readCurrentBuildId(dataDir);
+  const db = await (await DuckDBInstance.create(':memory:')).connect();
+  const reader = await db.runAndReadAll(`SELECT * FROM ${tableReader(join(snapshotsDir(dataDir), buildId!), 'products')} ORDER BY cve_id`);
+  rows = reader.getRowObjectsJson() as unknown as ProductRow[];
+}, 120_000);
+
+describe('products', () => {
+  it('gathers the CPE and the CNA naming of one key into one row, with the feeds and the CPE', () => {
+    expect(rows.map((r) => [r.cve_id, r.vendor_key, r.product_key, r.feeds, r.cpes])).toEqual([
+      ['CVE-2024-20001', 'pixcor_labs', 'pixcor_cms', ['cve5', 'nvd'], [CPE]],
+      ['CVE-2024-20002', 'pixcor_labs', 'pixcor_cms', ['nvd'], [CPE]],
+    ]);
+  });
+
+  it('names a key with the least of its spellings: the CNA one where it has one, else the CPE one', () => {
+    expect(rows.map((r) => [r.vendor, r.product])).toEqual([
+      ['pixcor labs', 'pixcor cms'],
+      ['pixcor_labs', 'pixcor_cms'],
+    ]);
+  });
+});
