@@ -1,25 +1,26 @@
 -- Step 7 — search terms: the project's own full-text index (DuckDB's fts extension cannot be
--- downloaded offline). Per CVE, one normalised text (id, title, description, vendors,
--- products, packages, advisory titles): lower case, every run of non-letters/digits folded to
--- one space, padded with spaces, so a phrase is a plain substring test (' use after free ').
+-- downloaded offline). Per CVE, one normalised text: its id, title and description, then its
+-- vendors and products, packages, vendor advisory and OSV titles, sorted (so every build gives
+-- the same text, and a phrase across two of them matches alike); lower case, every run of
+-- non-letters/digits folded to one space, padded with spaces, so a phrase is a plain substring
+-- test (' use after free ').
 -- The term table is the inverted index, one row per (term, CVE), with the CVE's publication
 -- time and status so a search can order and filter postings without touching `cves`.
 
 CREATE TABLE search_docs AS
-WITH parts AS (
-  SELECT cve_id, cve_id AS t FROM cves
-  UNION ALL SELECT cve_id, title FROM cves WHERE title IS NOT NULL
-  UNION ALL SELECT cve_id, description FROM cves WHERE description IS NOT NULL
-  UNION ALL SELECT cve_id, vendor || ' ' || product FROM products
+WITH others AS (
+  SELECT cve_id, vendor || ' ' || product AS t FROM products
   UNION ALL SELECT cve_id, package_name FROM affected_packages
   UNION ALL SELECT ac.cve_id, a.title FROM advisory_cves ac JOIN advisories a USING (vendor, advisory_id) WHERE a.title IS NOT NULL
   UNION ALL SELECT oc.cve_id, o.summary FROM osv_cve oc JOIN osv_latest o USING (advisory_id) WHERE o.summary IS NOT NULL
+),
+others_by_cve AS (
+  SELECT cve_id, array_to_string(list_sort(list(t)), ' ') AS t FROM others GROUP BY cve_id
 )
 SELECT
   c.cve_id, c.published, c.status,
-  ' ' || trim(regexp_replace(lower(string_agg(p.t, ' ')), '[^\p{L}\p{N}]+', ' ', 'g')) || ' ' AS text
-FROM cves c JOIN parts p USING (cve_id)
-GROUP BY c.cve_id, c.published, c.status;
+  ' ' || trim(regexp_replace(lower(concat_ws(' ', c.cve_id, c.title, c.description, o.t)), '[^\p{L}\p{N}]+', ' ', 'g')) || ' ' AS text
+FROM cves c LEFT JOIN others_by_cve o USING (cve_id);
 
 -- Terms are made distinct per document before unnesting: no global DISTINCT over millions of rows.
 CREATE TABLE search_terms AS

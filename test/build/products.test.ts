@@ -1,6 +1,6 @@
 /**
  * The products table (sql/05_side_tables.sql): one row per CVE and normalised vendor/product
- * key, whichever feeds name it. The display spelling of a key named differently by NVD's CPE
+ * key, whichever feeds name it, and the search text made from them (sql/07_search_terms.sql). The display spelling of a key named differently by NVD's CPE
  * and the CNA's `affected[]` (both lower-cased by the parsers) is the same in every build: the
  * least, which is the CNA's spaced one (a space sorts before CPE's underscore).
  */
@@ -17,6 +17,7 @@ const corpus: Corpus = {
   nvd: [
     { id: 'CVE-2024-20001', cpes: [CPE] },
     { id: 'CVE-2024-20002', cpes: [CPE] },
+    { id: 'CVE-2024-20003', cpes: ['cpe:2.3:a:zeta:app:*:*:*:*:*:*:*:*', 'cpe:2.3:a:alpha:tool:*:*:*:*:*:*:*:*'] },
   ],
   cve5: [
     { id: 'CVE-2024-20001', cnaDateUpdated: '2024-05-01T00:00:00.000Z', affected: { vendor: 'Pixcor Labs', product: 'Pixcor CMS' } },
@@ -34,13 +35,16 @@ interface ProductRow {
 }
 
 let rows: ProductRow[] = [];
+let searchText = new Map<string, string>();
 
 beforeAll(async () => {
   const { dataDir } = await buildCorpus(await writeCorpus(corpus));
   const buildId = await readCurrentBuildId(dataDir);
   const db = await (await DuckDBInstance.create(':memory:')).connect();
   const reader = await db.runAndReadAll(`SELECT * FROM ${tableReader(join(snapshotsDir(dataDir), buildId!), 'products')} ORDER BY cve_id`);
-  rows = reader.getRowObjectsJson() as unknown as ProductRow[];
+  rows = (reader.getRowObjectsJson() as unknown as ProductRow[]).filter((r) => r.vendor_key === 'pixcor_labs');
+  const docs = await db.runAndReadAll(`SELECT cve_id, text FROM ${tableReader(join(snapshotsDir(dataDir), buildId!), 'search_docs')}`);
+  searchText = new Map(docs.getRows() as [string, string][]);
 }, 120_000);
 
 describe('products', () => {
@@ -56,5 +60,11 @@ describe('products', () => {
       ['pixcor labs', 'pixcor cms'],
       ['pixcor_labs', 'pixcor_cms'],
     ]);
+  });
+});
+
+describe('search text', () => {
+  it('is the id and description, then the product names sorted, whatever order the record lists them in', () => {
+    expect(searchText.get('CVE-2024-20003')).toBe(' cve 2024 20003 test vulnerability cve 2024 20003 alpha tool zeta app ');
   });
 });
