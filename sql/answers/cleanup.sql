@@ -14,7 +14,7 @@ DROP TABLE IF EXISTS answer_timeline_events;
 DROP TABLE IF EXISTS answer_package_rows;
 DROP TABLE IF EXISTS answer_related_keys;
 DROP TABLE IF EXISTS answer_related_evidence;
-DROP TABLE IF EXISTS answer_related_facts;
+DROP TABLE IF EXISTS answer_related_basis;
 DROP TABLE IF EXISTS answer_related_key_lists;
 DROP TABLE IF EXISTS answer_related_product;
 DROP TABLE IF EXISTS answer_related_vendor;

@@ -217,28 +217,15 @@ SELECT
     ',"same_product":', coalesce(answer_join(l.same_product), '[]'),
     ',"same_vendor":', coalesce(answer_join(l.same_vendor), '[]'),
     ',"same_cwe":', coalesce(answer_join(l.same_cwe), '[]'),
-    -- basisOf of related.ts: ok; no_data (no key of the kind); for same_product
-    -- no_specific_key (shared only through too-common keys) else no_siblings; for the others
-    -- capped (shared only past the first keys) else no_siblings.
-    ',"basis":{"same_product":"', CASE WHEN l.same_product IS NOT NULL THEN 'ok'
-                                       WHEN coalesce(fp.keys, 0) = 0 THEN 'no_data'
-                                       WHEN fp.too_common_keys > 0 THEN 'no_specific_key'
-                                       ELSE 'no_siblings' END,
-    '","same_vendor":"', CASE WHEN l.same_vendor IS NOT NULL THEN 'ok'
-                              WHEN coalesce(fv.keys, 0) = 0 THEN 'no_data'
-                              WHEN fv.shared_beyond_cap > 0 THEN 'capped'
-                              ELSE 'no_siblings' END,
-    '","same_cwe":"', CASE WHEN l.same_cwe IS NOT NULL THEN 'ok'
-                           WHEN coalesce(fw.keys, 0) = 0 THEN 'no_data'
-                           WHEN fw.shared_beyond_cap > 0 THEN 'capped'
-                           ELSE 'no_siblings' END,
+    -- basisOf of related.ts: ok, else why (answer_related_basis, related_keys.sql).
+    ',"basis":{"same_product":"', CASE WHEN l.same_product IS NOT NULL THEN 'ok' ELSE coalesce(b.same_product, 'no_data') END,
+    '","same_vendor":"', CASE WHEN l.same_vendor IS NOT NULL THEN 'ok' ELSE coalesce(b.same_vendor, 'no_data') END,
+    '","same_cwe":"', CASE WHEN l.same_cwe IS NOT NULL THEN 'ok' ELSE coalesce(b.same_cwe, 'no_data') END,
     '"}}'
   ) AS template
 FROM cves c
 LEFT JOIN lists l ON l.target = c.doc
-LEFT JOIN answer_related_facts fp ON fp.doc = c.doc AND fp.kind = 'product'
-LEFT JOIN answer_related_facts fv ON fv.doc = c.doc AND fv.kind = 'advisory'
-LEFT JOIN answer_related_facts fw ON fw.doc = c.doc AND fw.kind = 'cwe'
+LEFT JOIN answer_related_basis b ON b.doc = c.doc
 WHERE c.doc >= {{from}} AND c.doc < {{to}}
 -- Batches come in doc order: so, sorted within each, the table is held in doc order and is
 -- written out as it is held (cli/build/serving.ts), without sorting 0.5 GB of templates again.

@@ -40,17 +40,24 @@ SELECT
 FROM answer_related_keys
 GROUP BY doc;
 
--- Why a list may be empty (basisOf): per CVE and kind of key, how many keys it has, how many
--- are too common to be evidence, how many ranked past the cap are shared.
-CREATE TEMP TABLE answer_related_facts AS
+-- Why a list may be empty (basisOf of related.ts), per CVE and list, for when it is: no key of
+-- the kind (no_data); for same_product, keys too common to be evidence (no_specific_key); for
+-- the others, shared keys ranked past the cap (capped); else no_siblings. A CVE without keys
+-- has no row here: no_data for all three.
+CREATE TEMP TABLE answer_related_basis AS
 SELECT
   doc,
-  kind,
-  count(*) AS keys,
-  count(*) FILTER (WHERE too_common) AS too_common_keys,
-  count(*) FILTER (WHERE key_rank > {{key_cap}} AND key_cve_count > 1) AS shared_beyond_cap
+  CASE WHEN count(*) FILTER (WHERE kind = 'product') = 0 THEN 'no_data'
+       WHEN count(*) FILTER (WHERE kind = 'product' AND too_common) > 0 THEN 'no_specific_key'
+       ELSE 'no_siblings' END AS same_product,
+  CASE WHEN count(*) FILTER (WHERE kind = 'advisory') = 0 THEN 'no_data'
+       WHEN count(*) FILTER (WHERE kind = 'advisory' AND key_rank > {{key_cap}} AND key_cve_count > 1) > 0 THEN 'capped'
+       ELSE 'no_siblings' END AS same_vendor,
+  CASE WHEN count(*) FILTER (WHERE kind = 'cwe') = 0 THEN 'no_data'
+       WHEN count(*) FILTER (WHERE kind = 'cwe' AND key_rank > {{key_cap}} AND key_cve_count > 1) > 0 THEN 'capped'
+       ELSE 'no_siblings' END AS same_cwe
 FROM answer_related_keys
-GROUP BY doc, kind;
+GROUP BY doc;
 
 -- same_product reads, per product key, its first {{list_max}} + 1 members by score and id
 -- (see related_batch.sql).
