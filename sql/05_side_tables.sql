@@ -137,7 +137,7 @@ SELECT
   coalesce(p.packages, []) AS packages
 FROM osv_latest o
 LEFT JOIN (
-  SELECT advisory_id, list(DISTINCT struct_pack(ecosystem := ecosystem, name := package_name)) AS packages
+  SELECT advisory_id, list_sort(list_distinct(list(struct_pack(ecosystem := ecosystem, name := package_name)))) AS packages
   FROM osv_package_current GROUP BY advisory_id
 ) p USING (advisory_id);
 DROP TABLE osv_package_current;

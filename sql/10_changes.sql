@@ -186,14 +186,14 @@ CREATE TABLE change_cve_brief AS
 WITH ids AS (SELECT DISTINCT cve_id FROM change_cve_kinds),
 prod AS (
   SELECT p.cve_id,
-         list(DISTINCT p.vendor_key ORDER BY p.vendor_key) AS vendors,
-         list(DISTINCT p.vendor_key || ':' || p.product_key ORDER BY p.vendor_key || ':' || p.product_key) AS products
+         list_sort(list_distinct(list(p.vendor_key))) AS vendors,
+         list_sort(list_distinct(list(p.vendor_key || ':' || p.product_key))) AS products
   FROM products p SEMI JOIN ids USING (cve_id) GROUP BY p.cve_id
 ),
 pkg AS (
   SELECT a.cve_id,
-         list(DISTINCT a.ecosystem ORDER BY a.ecosystem) FILTER (a.ecosystem IS NOT NULL) AS ecosystems,
-         list(DISTINCT a.ecosystem || ':' || a.package_name ORDER BY a.ecosystem || ':' || a.package_name) FILTER (a.ecosystem IS NOT NULL) AS packages
+         list_sort(list_distinct(list(a.ecosystem) FILTER (a.ecosystem IS NOT NULL))) AS ecosystems,
+         list_sort(list_distinct(list(a.ecosystem || ':' || a.package_name) FILTER (a.ecosystem IS NOT NULL))) AS packages
   FROM affected_packages a SEMI JOIN ids USING (cve_id) GROUP BY a.cve_id
 )
 SELECT
@@ -242,7 +242,7 @@ SELECT
   k.why,
   a.title, NULL, NULL, NULL, NULL, NULL, a.vendor_severity,
   [regexp_replace(lower(trim(a.vendor)), '\s+', '_', 'g')], [], [], [],
-  coalesce((SELECT list(DISTINCT ac.cwe_id ORDER BY ac.cwe_id) FROM advisory_cves ac
+  coalesce((SELECT list_sort(list_distinct(list(ac.cwe_id))) FROM advisory_cves ac
             WHERE ac.vendor = k.vendor AND ac.advisory_id = k.advisory_id AND ac.cwe_id LIKE 'CWE-%'), [])
 FROM change_advisory_kinds k
 JOIN advisories a ON a.vendor = k.vendor AND a.advisory_id = k.advisory_id;
