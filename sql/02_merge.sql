@@ -4,11 +4,11 @@
 -- Here and in the steps after it, a table that no later statement reads is dropped right after
 -- its last reader. The build's tables live in memory up to its memory limit, and past it they
 -- spill to disk: dropping tables at the end of a step instead left 3.7 GB spilled by the middle
--- of step 4 at full scale (1.3 GB this way), and the SQL took 5–8 s longer.
+-- of step 4 at full scale (1.3–1.5 GB this way), and the SQL took ~5 s longer on average.
 -- Sorted distinct lists are written list_sort(list_distinct(list(x))), not
 -- list(DISTINCT x ORDER BY x): an ordered aggregate sorts each group's rows apart (the
 -- references' sources took 0.8 s more at full scale). Where x is never NULL, as in every use
--- here, the two are the same list.
+-- in sql/ (steps 3, 5 and 10), the two are the same list.
 
 -- The raw paths behind the staged rows' `file` ids: only the sources' freshness reads them,
 -- right after step 1 (cli/build/manifest.ts).
