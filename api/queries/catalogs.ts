@@ -111,15 +111,30 @@ export function vendorKeyOf(name: string): string {
   return name.trim().toLowerCase().replace(/\s+/g, '_');
 }
 
-/** Vendors of affected products of active CVEs, most CVEs first; `q` is a prefix of the key. */
+/**
+ * Vendors of affected products of active CVEs, most CVEs first; `q` is a prefix of the key. A
+ * vendor's `name` is its spelling on the most of those rows, a tie going to the least spelling
+ * (as products.vendor itself is chosen, sql/05_side_tables.sql): the same name in every build
+ * and on every replica, where `mode()` left a tie to the aggregation's order.
+ */
 export async function listVendors(reader: SnapshotReader, q: string | undefined, paging: Paging): Promise<VendorPage> {
   requireTables(reader, 'products');
   const all = await cached(vendorCache, reader.connection, () =>
     selectRows<VendorEntry>(
       reader,
-      `SELECT p.vendor_key AS vendor, mode(p.vendor) AS name,
+      `WITH active_products AS (
+         SELECT p.vendor_key, p.vendor, p.product_key, p.cve_id
+         FROM products p SEMI JOIN cves c ON c.cve_id = p.cve_id AND c.status = 'active'
+       ),
+       spellings AS (
+         SELECT vendor_key, vendor, count(*) AS uses FROM active_products GROUP BY vendor_key, vendor
+       ),
+       names AS (
+         SELECT vendor_key, first(vendor ORDER BY uses DESC, vendor) AS name FROM spellings GROUP BY vendor_key
+       )
+       SELECT p.vendor_key AS vendor, any_value(n.name) AS name,
               count(DISTINCT p.product_key)::INTEGER AS product_count, count(DISTINCT p.cve_id)::INTEGER AS cve_count
-       FROM products p SEMI JOIN cves c ON c.cve_id = p.cve_id AND c.status = 'active'
+       FROM active_products p JOIN names n USING (vendor_key)
        GROUP BY p.vendor_key
        ORDER BY cve_count DESC, p.vendor_key`,
     ),

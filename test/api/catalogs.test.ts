@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listCwes, listEcosystems, listVendors, vendorKeyOf } from '../../api/queries/catalogs.ts';
 import { TableUnavailableError } from '../../api/queries/support.ts';
 import type { OpenSnapshot } from '../../api/snapshot/open.ts';
-import { openDamagedSample, openSample } from './sample-reader.ts';
+import { openDamagedSample, openSample, openSampleCopy } from './sample-reader.ts';
 import { startSampleServer, type SampleServer } from './server-harness.ts';
 
 let sample: OpenSnapshot;
@@ -95,6 +95,43 @@ describe('/vendors', () => {
     expect(vendorKeyOf('  Red   Hat ')).toBe('red_hat');
   });
 
+  it('names a vendor by its spelling on the most rows of active CVEs, a tie going to the least spelling', async () => {
+    const copy = await openSampleCopy();
+    try {
+      const [[activeCve]] = (await copy.connection.runAndReadAll(`SELECT cve_id FROM cves WHERE status = 'active' ORDER BY cve_id LIMIT 1`)).getRows() as [[string]];
+      // Rows inserted with the least spelling last, so that neither file order nor a first-seen
+      // pick gives the rule's answer by chance; `acme_works` is spelt one way more often.
+      const rows: [string, string, string][] = [
+        ['tie_vendor', 'tie_vendor', 'one'],
+        ['tie_vendor', 'tie_vendor', 'two'],
+        ['tie_vendor', 'Tie Vendor', 'three'],
+        ['tie_vendor', 'Tie Vendor', 'four'],
+        ['acme_works', 'acme works', 'one'],
+        ['acme_works', 'acme_works', 'two'],
+        ['acme_works', 'acme_works', 'three'],
+      ];
+      for (const [key, spelling, product] of rows) {
+        await copy.connection.run(`INSERT INTO products BY NAME SELECT $1 AS cve_id, $2 AS vendor_key, $3 AS vendor, $4 AS product_key, $4 AS product`, [activeCve, key, spelling, product]);
+      }
+      const names = new Map((await listVendors(copy, undefined, { limit: 1000, offset: 0 })).vendors.map((v) => [v.vendor, v.name]));
+      expect(names.get('tie_vendor')).toBe('Tie Vendor');
+      expect(names.get('acme_works')).toBe('acme_works');
+      // Every other vendor of the sample follows the same rule, counted here from the rows.
+      const spellings = (await copy.connection.runAndReadAll(
+        `SELECT p.vendor_key, p.vendor, count(*)::INTEGER AS uses FROM products p JOIN cves c USING (cve_id) WHERE c.status = 'active' GROUP BY ALL`,
+      )).getRows() as [string, string, number][];
+      const expected = new Map<string, [string, number]>();
+      for (const [key, spelling, uses] of spellings) {
+        const best = expected.get(key);
+        if (!best || uses > best[1] || (uses === best[1] && spelling < best[0])) expected.set(key, [spelling, uses]);
+      }
+      expect(names.size).toBe(expected.size);
+      for (const [key, [spelling]] of expected) expect([key, names.get(key)]).toEqual([key, spelling]);
+    } finally {
+      copy.close();
+    }
+  });
+
   it('pages', async () => {
     const a = await listVendors(sample, undefined, { limit: 5, offset: 45 });
     expect(a).toMatchObject({ total: 49, limit: 5, offset: 45 });
@@ -141,6 +178,39 @@ describe('HTTP', () => {
   it('/vendors pages and filters by prefix', async () => {
     const { body } = await api.json<{ vendors: { vendor: string }[]; total: number }>('/api/v1/public/vendors?q=gr&limit=1');
     expect(body).toMatchObject({ total: 1, vendors: [{ vendor: 'grafana' }] });
+  });
+
+  it('/pulse/suggest offers vendors, products, packages and CWEs by prefix, labelled the same way every time', async () => {
+    type Suggestions = { field: string; values: { value: string; label: string }[] };
+    const vendors = await api.json<Suggestions>('/pulse/suggest?field=vendor&q=Red%20H');
+    expect(vendors.body).toEqual({ field: 'vendor', values: [{ value: 'red_hat', label: 'red hat (3 CVEs)' }] });
+
+    // A product key of several vendors, and a package of several ecosystems, are labelled with
+    // the least of them (read here from the tables).
+    const [[product, vendor, productCves]] = (await sample.connection.runAndReadAll(
+      `SELECT product_key, min(vendor_key), count(DISTINCT cve_id)::INTEGER FROM products GROUP BY product_key
+       HAVING count(DISTINCT vendor_key) > 1 ORDER BY product_key LIMIT 1`,
+    )).getRows() as [[string, string, number]];
+    const products = await api.json<Suggestions>(`/pulse/suggest?field=product&q=${encodeURIComponent(product)}`);
+    expect(products.body.values).toContainEqual({ value: product, label: `${product} (${vendor}), ${productCves} CVEs` });
+    const [[pkg, ecosystem, packageCves]] = (await sample.connection.runAndReadAll(
+      `SELECT package_name, min(ecosystem), count(DISTINCT cve_id)::INTEGER FROM affected_packages GROUP BY package_name
+       HAVING count(DISTINCT ecosystem) > 1 ORDER BY package_name LIMIT 1`,
+    )).getRows() as [[string, string, number]];
+    const packages = await api.json<Suggestions>(`/pulse/suggest?field=package&q=${encodeURIComponent(pkg)}`);
+    expect(packages.body.values).toContainEqual({ value: pkg, label: `${pkg} (${ecosystem}), ${packageCves} CVEs` });
+
+    // Scoped to a vendor, only its products; a LIKE wildcard in q is a character, not a pattern.
+    const scoped = await api.json<Suggestions>(`/pulse/suggest?field=product&q=&scope=${encodeURIComponent(vendor)}`);
+    const ofVendor = (await sample.connection.runAndReadAll(`SELECT DISTINCT product_key FROM products WHERE vendor_key = $1`, [vendor])).getRows().map((r) => r[0]);
+    expect(scoped.body.values.length).toBeGreaterThan(0);
+    for (const v of scoped.body.values) expect(ofVendor).toContain(v.value);
+    expect((await api.json<Suggestions>('/pulse/suggest?field=product&q=%25')).body.values).toEqual([]);
+    expect((await api.json<Suggestions>('/pulse/suggest?field=cwe&q=CWE-79')).body.values[0]).toMatchObject({ value: 'CWE-79', label: expect.stringMatching(/^CWE-79 .*\(7 CVEs\)$/) });
+
+    const bad = await api.json('/pulse/suggest?field=colour&q=x');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'field' });
   });
 
   it('400 naming the malformed parameter', async () => {

@@ -50,12 +50,14 @@ export async function suggest(snapshot: ServingSnapshot, field: SuggestField, ra
         .map((e) => ({ value: e.ecosystem, label: `${e.ecosystem} (${e.package_count} packages)` }));
     }
     case 'product': {
+      // A product key of several vendors (or a package of several ecosystems, below) is labelled
+      // with the least of them: the same label on every replica and in every build.
       const params: string[] = [likePrefix(productKey(q))];
       const vendor = scope ? productKey(scope) : '';
       if (vendor !== '') params.push(vendor);
       const rows = await selectRows<{ product_key: string; vendor_key: string; n: number }>(
         snapshot,
-        `SELECT product_key, any_value(vendor_key) AS vendor_key, count(DISTINCT cve_id)::INTEGER AS n FROM products
+        `SELECT product_key, min(vendor_key) AS vendor_key, count(DISTINCT cve_id)::INTEGER AS n FROM products
          WHERE product_key LIKE $1 ESCAPE '\\' ${vendor !== '' ? 'AND vendor_key = $2' : ''}
          GROUP BY product_key ORDER BY n DESC, product_key LIMIT ${Math.trunc(max)}`,
         params,
@@ -67,7 +69,7 @@ export async function suggest(snapshot: ServingSnapshot, field: SuggestField, ra
       if (scope) params.push(scope.toLowerCase());
       const rows = await selectRows<{ package_name: string; ecosystem: string | null; n: number }>(
         snapshot,
-        `SELECT package_name, any_value(ecosystem) AS ecosystem, count(DISTINCT cve_id)::INTEGER AS n FROM affected_packages
+        `SELECT package_name, min(ecosystem) AS ecosystem, count(DISTINCT cve_id)::INTEGER AS n FROM affected_packages
          WHERE lower(package_name) LIKE $1 ESCAPE '\\' ${scope ? 'AND lower(ecosystem) = $2' : ''}
          GROUP BY package_name ORDER BY n DESC, package_name LIMIT ${Math.trunc(max)}`,
         params,
