@@ -2,14 +2,16 @@
 -- Every intermediate is a column, so `score_factors` can show the evidence of each number.
 
 -- 3a. One CVSS metric per CVE, family and assessor. The CNA's own CVE 5 container beats its
---     copy inside the NVD record; v3.1 beats v3.0; then the freshest.
+--     copy inside the NVD record; v3.1 beats v3.0; then the freshest, then the highest score;
+--     then, so that every build picks the same one (an NVD record gives all its metrics one
+--     time, and two ADPs may score alike), the least vector and provider.
 CREATE TABLE cvss_pick AS
 SELECT *,
   CASE WHEN version IN ('3.0', '3.1') THEN 'v3' WHEN version = '4.0' THEN 'v4' ELSE 'v2' END AS family
 FROM cvss_current
 QUALIFY row_number() OVER (
   PARTITION BY cve_id, family, role
-  ORDER BY (feed = 'cve5') DESC, version DESC, modified DESC NULLS LAST, base_score DESC) = 1;
+  ORDER BY (feed = 'cve5') DESC, version DESC, modified DESC NULLS LAST, base_score DESC, vector, provider) = 1;
 DROP TABLE cvss_current;
 
 CREATE TABLE cvss_by_cve AS
@@ -63,7 +65,8 @@ SELECT
 FROM cvss_by_cve;
 
 -- 3c. GHSA evidence per CVE: the highest-scoring vector of a linked, live GHSA record, and the
---     highest database severity band.
+--     highest database severity band; of advisories alike, the one with the greatest id (the
+--     same in every build).
 CREATE TABLE ghsa_by_cve AS
 SELECT
   oc.cve_id,
@@ -71,11 +74,11 @@ SELECT
   arg_max(struct_pack(score := coalesce(o.cvss_v3_score, o.cvss_v4_score),
                       vector := CASE WHEN o.cvss_v3_score IS NOT NULL THEN o.cvss_v3_vector ELSE o.cvss_v4_vector END,
                       advisory_id := o.advisory_id),
-          coalesce(o.cvss_v3_score, o.cvss_v4_score))
+          (coalesce(o.cvss_v3_score, o.cvss_v4_score), o.advisory_id))
     FILTER (coalesce(o.cvss_v3_score, o.cvss_v4_score) IS NOT NULL) AS ghsa_cvss,
   arg_max(struct_pack(band := CASE upper(o.severity_band) WHEN 'MODERATE' THEN 'MEDIUM' ELSE upper(o.severity_band) END,
                       advisory_id := o.advisory_id),
-          CASE upper(o.severity_band) WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MODERATE' THEN 2 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 1 END)
+          (CASE upper(o.severity_band) WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MODERATE' THEN 2 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 1 END, o.advisory_id))
     FILTER (upper(o.severity_band) IN ('CRITICAL', 'HIGH', 'MODERATE', 'MEDIUM', 'LOW')) AS ghsa_band
 FROM osv_cve oc JOIN osv_latest o USING (advisory_id)
 WHERE oc.database = 'ghsa'

@@ -51,6 +51,12 @@ const corpus: Corpus = {
     { id: 'CVE-2024-10027', metrics: [v3(7.5, NVD, NET)], kevDateAdded: '2025-01-10' },
     // v2-only, the same network vector as 10008, but NVD says a user must interact.
     { id: 'CVE-2024-10028', published: '2008-01-01T00:00:00.000', metrics: [{ version: '2.0', source: NVD, vector: V2_FULL, score: 10.0, userInteractionRequired: true }] },
+    // Ties every build must settle alike: two ADPs scoring alike in one NVD record (one time for
+    // all its metrics), the greater vector listed first; two GHSA advisories alike, the lesser
+    // id first (below).
+    { id: 'CVE-2024-10029', metrics: [v3(7.5, 'adp-b@example.org', NET), v3(7.5, 'adp-a@example.org', LOCAL)] },
+    { id: 'CVE-2024-10030', vulnStatus: 'Received' },
+    { id: 'CVE-2024-10031', vulnStatus: 'Received' },
   ],
   cve5: [
     { id: 'CVE-2024-10002', cnaDateUpdated: '2024-07-01T00:00:00.000Z', cnaMetrics: [{ version: '3.1', vector: LOCAL, score: 9.4 }] },
@@ -72,6 +78,10 @@ const corpus: Corpus = {
   ghsa: [
     { id: 'GHSA-2222-3333-4444', cve: 'CVE-2024-10007', vector: NET_PARTIAL },
     { id: 'GHSA-5555-6666-7777', cve: 'CVE-2024-10010', band: 'MODERATE' },
+    { id: 'GHSA-1111-aaaa-aaaa', cve: 'CVE-2024-10030', vector: NET_PARTIAL },
+    { id: 'GHSA-9999-aaaa-aaaa', cve: 'CVE-2024-10030', vector: NET_PARTIAL },
+    { id: 'GHSA-1111-bbbb-bbbb', cve: 'CVE-2024-10031', band: 'HIGH' },
+    { id: 'GHSA-9999-bbbb-bbbb', cve: 'CVE-2024-10031', band: 'HIGH' },
   ],
   csaf: { redhat: [{ trackingId: 'RHSA-2025:0001', cve: 'CVE-2024-10009', severityText: 'Important' }] },
 };
@@ -147,6 +157,18 @@ describe('service_score base (DESIGN §5.1 step 2)', () => {
     expect(r).toMatchObject({ service_score: 7.5, vendor_severity: 'HIGH', vendor_severity_source: 'redhat', score_confidence: 'LOW' });
     expect(r.vendor_severity_evidence).toContain('Important');
     expect(rules('CVE-2024-10009')).toEqual(['vendor_severity']);
+  });
+
+  it('settles a tie between two metrics of one assessor alike in every build: the least vector', () => {
+    expect(cve('CVE-2024-10029')).toMatchObject({ service_score: 7.5, cvss_v3_source: 'adp' });
+    expect(cve('CVE-2024-10029').score_factors.cvss).toMatchObject({ vector: LOCAL, provider: 'adp-a@example.org' });
+  });
+
+  it('settles a tie between GHSA advisories alike in every build: the greatest advisory id', () => {
+    expect(rules('CVE-2024-10030')).toEqual(['ghsa_cvss']);
+    expect(cve('CVE-2024-10030').score_factors.cvss).toMatchObject({ provider: 'GHSA-9999-aaaa-aaaa', vector: NET_PARTIAL });
+    expect(rules('CVE-2024-10031')).toEqual(['ghsa_severity']);
+    expect(cve('CVE-2024-10031').score_factors.cvss).toMatchObject({ provider: 'GHSA-9999-bbbb-bbbb' });
   });
 
   it('maps a GHSA database band (MODERATE → 5.0)', () => {
