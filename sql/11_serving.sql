@@ -9,9 +9,11 @@
 --                    written by cli/build/serving.ts, its order proven by `serving_keys`,
 --                    left by this step.
 -- Three tables are reshaped, as the API reads them:
---   cves             every column but record_json, plus `doc` (INTEGER): the row's position in
---                    the default order (published DESC, cve_id DESC; 0 = newest), and `id_rank`
---                    (INTEGER): the position in cve_id DESC order, the tie-break of every sort;
+--   cves             every column but record_json and score_factors (read only inside the
+--                    record's JSON, records.ndjson; the nested struct was 40 % of the table's
+--                    writing), plus `doc` (INTEGER): the row's position in the default order
+--                    (published DESC, cve_id DESC; 0 = newest), and `id_rank` (INTEGER): the
+--                    position in cve_id DESC order, the tie-break of every sort;
 --   search_postings  (term_id, doc, active) replaces search_terms (term, cve_id, published, status),
 --                    stored by term_id (the term's line in terms.txt) so `term_id = ?` reads
 --                    only that term's row groups;
@@ -25,7 +27,7 @@ SELECT cve_id,
 FROM (SELECT cve_id, published FROM snap.cves);
 
 CREATE TABLE serving.cves AS
-SELECT c.* EXCLUDE (record_json), k.doc, k.id_rank
+SELECT c.* EXCLUDE (record_json, score_factors), k.doc, k.id_rank
 FROM snap.cves c JOIN serving_keys k USING (cve_id)
 ORDER BY k.doc;
 
