@@ -132,10 +132,10 @@ export async function listVendors(reader: SnapshotReader, q: string | undefined,
        names AS (
          SELECT vendor_key, first(vendor ORDER BY uses DESC, vendor) AS name FROM spellings GROUP BY vendor_key
        )
-       SELECT p.vendor_key AS vendor, any_value(n.name) AS name,
+       SELECT p.vendor_key AS vendor, n.name,
               count(DISTINCT p.product_key)::INTEGER AS product_count, count(DISTINCT p.cve_id)::INTEGER AS cve_count
        FROM active_products p JOIN names n USING (vendor_key)
-       GROUP BY p.vendor_key
+       GROUP BY p.vendor_key, n.name
        ORDER BY cve_count DESC, p.vendor_key`,
     ),
   );
