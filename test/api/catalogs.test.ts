@@ -186,19 +186,19 @@ describe('HTTP', () => {
     expect(vendors.body).toEqual({ field: 'vendor', values: [{ value: 'red_hat', label: 'red hat (3 CVEs)' }] });
 
     // A product key of several vendors, and a package of several ecosystems, are labelled with
-    // the least of them (read here from the tables).
-    const [[product, vendor, productCves]] = (await sample.connection.runAndReadAll(
-      `SELECT product_key, min(vendor_key), count(DISTINCT cve_id)::INTEGER FROM products GROUP BY product_key
-       HAVING count(DISTINCT vendor_key) > 1 ORDER BY product_key LIMIT 1`,
-    )).getRows() as [[string, string, number]];
-    const products = await api.json<Suggestions>(`/pulse/suggest?field=product&q=${encodeURIComponent(product)}`);
-    expect(products.body.values).toContainEqual({ value: product, label: `${product} (${vendor}), ${productCves} CVEs` });
-    const [[pkg, ecosystem, packageCves]] = (await sample.connection.runAndReadAll(
-      `SELECT package_name, min(ecosystem), count(DISTINCT cve_id)::INTEGER FROM affected_packages GROUP BY package_name
-       HAVING count(DISTINCT ecosystem) > 1 ORDER BY package_name LIMIT 1`,
-    )).getRows() as [[string, string, number]];
-    const packages = await api.json<Suggestions>(`/pulse/suggest?field=package&q=${encodeURIComponent(pkg)}`);
-    expect(packages.body.values).toContainEqual({ value: pkg, label: `${pkg} (${ecosystem}), ${packageCves} CVEs` });
+    // the least of them (read here from the tables): the first such name of each, its least
+    // group and its CVEs, then the suggestion asked for by that name.
+    const sharedName = async (field: string, table: string, name: string, group: string) => {
+      const [[value, least, cves]] = (await sample.connection.runAndReadAll(
+        `SELECT ${name}, min(${group}), count(DISTINCT cve_id)::INTEGER FROM ${table} GROUP BY ${name}
+         HAVING count(DISTINCT ${group}) > 1 ORDER BY ${name} LIMIT 1`,
+      )).getRows() as [[string, string, number]];
+      const suggested = await api.json<Suggestions>(`/pulse/suggest?field=${field}&q=${encodeURIComponent(value)}`);
+      expect(suggested.body.values).toContainEqual({ value, label: `${value} (${least}), ${cves} CVEs` });
+      return least;
+    };
+    const vendor = await sharedName('product', 'products', 'product_key', 'vendor_key');
+    await sharedName('package', 'affected_packages', 'package_name', 'ecosystem');
 
     // Scoped to a vendor, only its products; a LIKE wildcard in q is a character, not a pattern.
     const scoped = await api.json<Suggestions>(`/pulse/suggest?field=product&q=&scope=${encodeURIComponent(vendor)}`);

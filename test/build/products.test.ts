@@ -1,8 +1,9 @@
 /**
  * The products table (sql/05_side_tables.sql): one row per CVE and normalised vendor/product
- * key, whichever feeds name it, and the search text made from them (sql/07_search_terms.sql). The display spelling of a key named differently by NVD's CPE
- * and the CNA's `affected[]` (both lower-cased by the parsers) is the same in every build: the
- * least, which is the CNA's spaced one (a space sorts before CPE's underscore).
+ * key, whichever feeds name it, and the search text made from them (sql/07_search_terms.sql).
+ * The display spelling of a key named differently by NVD's CPE and the CNA's `affected[]` (both
+ * lower-cased by the parsers) is the same in every build: the least, which is the CNA's spaced
+ * one (a space sorts before CPE's underscore).
  */
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -39,11 +40,11 @@ let searchText = new Map<string, string>();
 
 beforeAll(async () => {
   const { dataDir } = await buildCorpus(await writeCorpus(corpus));
-  const buildId = await readCurrentBuildId(dataDir);
+  const snapshot = join(snapshotsDir(dataDir), (await readCurrentBuildId(dataDir))!);
   const db = await (await DuckDBInstance.create(':memory:')).connect();
-  const reader = await db.runAndReadAll(`SELECT * FROM ${tableReader(join(snapshotsDir(dataDir), buildId!), 'products')} ORDER BY cve_id`);
+  const reader = await db.runAndReadAll(`SELECT * FROM ${tableReader(snapshot, 'products')} ORDER BY cve_id`);
   rows = (reader.getRowObjectsJson() as unknown as ProductRow[]).filter((r) => r.vendor_key === 'pixcor_labs');
-  const docs = await db.runAndReadAll(`SELECT cve_id, text FROM ${tableReader(join(snapshotsDir(dataDir), buildId!), 'search_docs')}`);
+  const docs = await db.runAndReadAll(`SELECT cve_id, text FROM ${tableReader(snapshot, 'search_docs')}`);
   searchText = new Map(docs.getRows() as [string, string][]);
 }, 120_000);
 
