@@ -113,14 +113,18 @@ export function enumParam<const V extends string>(values: readonly V[], opts: { 
   );
 }
 
-/** A regex source matching `text` in any case (`high` → `[Hh][Ii][Gg][Hh]`), other characters escaped. */
+/**
+ * A regex source matching `text` in any case (`high` → `[Hh][Ii][Gg][Hh]`), syntax characters
+ * escaped. Only those: validators compile JSON Schema patterns in Unicode mode (ajv's default),
+ * where an escape of anything else (`\-`) is a syntax error.
+ */
 function anyCase(text: string): string {
   return [...text]
     .map((ch) => {
       const lower = ch.toLowerCase();
       const upper = ch.toUpperCase();
       if (lower !== upper) return `[${upper}${lower}]`;
-      return ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+      return ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     })
     .join('');
 }

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRateLimitConfig } from '../../api/ratelimit/index.ts';
+import { patternProblems } from '../helpers/openapi-validator.ts';
 import { emptyDataDir, startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 interface Parameter {
@@ -108,6 +109,12 @@ describe('the document', () => {
     const summary = doc.paths['/api/v1/public/cves/summary']!.get!;
     expect(Object.keys(summary.responses)).toEqual(expect.arrayContaining(['200', '304', '429', '500', '503']));
     expect(summary.responses['400']).toBeUndefined();
+  });
+
+  it('writes every pattern as a JSON Schema pattern: ECMA-262 in Unicode mode, no flags', () => {
+    expect(patternProblems(doc)).toEqual([]);
+    // And the check finds both faults it names.
+    expect(patternProblems({ a: { pattern: '^CWE-\\d+$/i' }, b: { pattern: '^x\\-y$' }, c: { pattern: '^x-y$' } })).toHaveLength(2);
   });
 });
 

@@ -1,10 +1,11 @@
 /**
  * Checks an HTTP answer of the API against the OpenAPI document the server serves: the
- * operation (path template and method), the status (declared for that operation), the required
- * headers and their values, and the body (its media type declared, the JSON valid against the
- * schema; none where none is declared, e.g. 304). Answers to paths the document does not
- * describe must be the JSON error shape when they are errors, and may not be successes under
- * /api/v1/public (an endpoint missing from the document).
+ * operation (path template and method, HEAD by its GET), the status (declared for that
+ * operation), the required headers and their values, and the body (its media type declared, the
+ * JSON valid against the schema; none where none is declared, e.g. 304). Answers of /api/ and
+ * /pulse/api/ the document does not describe must be the JSON error shape when they are errors,
+ * and may not be successes under /api/v1/public (an endpoint missing from the document); the
+ * HTML pages of /pulse are not the document's. checkRequest checks a JSON request body.
  *
  * JSON Schema validation is ajv's (draft 2020-12, the dialect of OpenAPI 3.1) with ajv-formats.
  */
@@ -41,6 +42,8 @@ export interface Exchange {
 }
 
 const PUBLIC_PREFIX = '/api/v1/public/';
+/** Where every answer is JSON: the read API and the subscription API. */
+const JSON_PREFIXES = ['/api/', '/pulse/api/'];
 const DOC_ID = 'openapi.json';
 
 interface Template {
@@ -60,6 +63,8 @@ export class OpenApiValidator {
     // Schemas refer to `#/components/schemas/…` of the document: hold the components under an id
     // the compiled fragments can point to.
     this.ajv.addSchema({ $id: DOC_ID, components: document.components ?? {} });
+    const broken = patternProblems(document);
+    if (broken.length > 0) throw new Error(`The served OpenAPI document has patterns no validating client can use:\n  ${broken.join('\n  ')}`);
     const paths = Object.keys((document.paths ?? {}) as Json);
     this.templates = paths.map((path) => {
       const segments = path.split('/');
@@ -89,10 +94,13 @@ export class OpenApiValidator {
     const where = `${method} ${url.pathname}${url.search} → ${ex.status}`;
     const problems: string[] = [];
     const template = this.templateOf(url.pathname);
-    const operation = template && (method === 'GET' || method === 'HEAD') ? this.operation(template, 'get') : undefined;
+    // HEAD is answered by the GET operation; every other method by its own.
+    const operation = template ? this.operation(template, method === 'HEAD' ? 'get' : method.toLowerCase()) : undefined;
 
     if (!operation) {
       if (method === 'OPTIONS') return ex.status === 204 ? [] : [`${where}: a preflight answers 204`];
+      // The web pages (/pulse/…, outside /pulse/api/) are HTML and not the document's to describe.
+      if (!JSON_PREFIXES.some((prefix) => url.pathname.startsWith(prefix))) return [];
       if (ex.status >= 400) return this.checkJson(where, '#/components/schemas/Error', ex.body);
       if (url.pathname.startsWith(PUBLIC_PREFIX)) problems.push(`${where}: no operation of the document serves this`);
       return problems;
@@ -124,6 +132,21 @@ export class OpenApiValidator {
       problems.push(...this.checkJson(where, media.schema, ex.body));
     }
     return problems;
+  }
+
+  /**
+   * Every problem with a request's JSON body against the operation's declared request body, in
+   * words (what a client that validates before sending would refuse); empty when it matches.
+   */
+  checkRequest(method: string, url: string, body: unknown): string[] {
+    const pathname = new URL(url).pathname;
+    const where = `${method.toUpperCase()} ${pathname} request`;
+    const template = this.templateOf(pathname);
+    const operation = template ? (this.operation(template, method.toLowerCase()) as (Operation & { requestBody?: { content?: Record<string, { schema?: Json }> } }) | undefined) : undefined;
+    if (!operation) return [`${where}: no operation of the document takes this`];
+    const schema = operation.requestBody?.content?.['application/json']?.schema;
+    if (!schema) return [`${where}: the operation declares no JSON body`];
+    return this.checkValue(`${where}: body`, schema, body);
   }
 
   private resolve(response: ResponseObject | { $ref: string }): ResponseObject {
@@ -168,6 +191,34 @@ export class OpenApiValidator {
 function headerValue(text: string, schema: Json): unknown {
   if ((schema.type === 'integer' || schema.type === 'number') && /^-?\d+(\.\d+)?$/.test(text.trim())) return Number(text);
   return text;
+}
+
+/**
+ * Every `pattern` of the document that a validating client cannot use, in words: one that does
+ * not compile as ECMA-262 in Unicode mode (how ajv and most validators compile them), or that
+ * carries a regex literal's flags into its text (`…$/i`: JSON Schema patterns have no flags, so
+ * nothing matches it).
+ */
+export function patternProblems(document: unknown): string[] {
+  const problems: string[] = [];
+  const walk = (node: unknown, at: string): void => {
+    if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${at}/${i}`));
+    else if (node !== null && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key !== 'pattern' || typeof value !== 'string') walk(value, `${at}/${key}`);
+        else if (/\$\/[dgimsuvy]+$/.test(value)) problems.push(`${at}: ${value} ends in regex flags`);
+        else {
+          try {
+            new RegExp(value, 'u');
+          } catch (err) {
+            problems.push(`${at}: ${(err as Error).message}`);
+          }
+        }
+      }
+    }
+  };
+  walk(document, '#');
+  return problems;
 }
 
 /** Throws, listing the problems, when the exchange does not match the document. */
