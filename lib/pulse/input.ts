@@ -35,7 +35,9 @@ export const FilterSchema = z.strictObject({
   cwe: z
     .string()
     .trim()
-    .regex(/^CWE-\d{1,6}$/i, 'cwe must look like CWE-79')
+    // Case by character classes, not the `i` flag: the OpenAPI document carries the pattern,
+    // and a JSON Schema pattern has no flags (the generator wrote `…$/i`, which nothing matches).
+    .regex(/^[Cc][Ww][Ee]-\d{1,6}$/, 'cwe must look like CWE-79')
     .transform((s) => s.toUpperCase())
     .optional(),
   search: keyText('search').optional(),

@@ -9,11 +9,14 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../api/server.ts';
+import { checkAnswer, documentValidator } from '../api/server-harness.ts';
+import type { OpenApiValidator } from '../helpers/openapi-validator.ts';
 import { startSmtpSink, type SmtpSink } from './sinks.ts';
 
 let dataDir: string;
 let server: RunningServer;
 let smtp: SmtpSink;
+let validator: () => Promise<OpenApiValidator>;
 const PUBLIC = 'https://alerts.example.org';
 
 beforeAll(async () => {
@@ -27,6 +30,7 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     pulse: { smtp: smtp.url, publicUrl: PUBLIC, limits: { createsPerCallerPerHour: 10, createsPerAddressPerHour: 3 } },
   });
+  validator = documentValidator(server.url);
 });
 
 afterAll(async () => {
@@ -35,7 +39,22 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const call = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, init);
+/**
+ * Every answer is checked against the served OpenAPI document, as a validating client would; a
+ * JSON body the server accepted (2xx) must be one the document accepts too.
+ */
+async function call(path: string, init: RequestInit = {}): Promise<Response> {
+  const url = `${server.url}${path}`;
+  const method = init.method ?? 'GET';
+  const res = await fetch(url, init);
+  await checkAnswer(await validator(), method, url, res);
+  const json = typeof init.body === 'string' && init.body !== '' && new Headers(init.headers).get('content-type') === 'application/json';
+  if (res.ok && json) {
+    const problems = (await validator()).checkRequest(method, url, JSON.parse(init.body as string));
+    if (problems.length > 0) throw new Error(`The document refuses a request the server accepted:\n  ${problems.join('\n  ')}`);
+  }
+  return res;
+}
 const post = (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   call(path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 const local = (url: string) => url.replace(PUBLIC, '');
@@ -155,9 +174,24 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).not.toContain('<img');
 
-    const patched = await call(`/pulse/api/subscriptions/${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ cadence: 'daily', filter: { vendor: 'cisco', kev_only: true } }) });
+    // Every filter member at once: the document must take the request and describe the answer
+    // (a CWE is written in any case and kept upper-case).
+    const filter = {
+      kinds: ['new_cve', 'kev_added'],
+      vendor: 'cisco',
+      product: 'ios_xe',
+      ecosystem: 'npm',
+      package: 'lodash',
+      cwe: 'cwe-79',
+      search: 'remote code',
+      min_severity: 'HIGH',
+      min_risk: 50,
+      kev_only: true,
+    };
+    const patched = await call(`/pulse/api/subscriptions/${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ cadence: 'daily', filter }) });
     expect(patched.status).toBe(200);
-    expect(await patched.json()).toMatchObject({ cadence: 'daily', filter: { vendor: 'cisco', kev_only: true } });
+    expect(await patched.json()).toMatchObject({ cadence: 'daily', filter: { ...filter, cwe: 'CWE-79' } });
+    expect(await (await call(`/pulse/api/subscriptions/${token}`)).json()).toMatchObject({ filter: { ...filter, cwe: 'CWE-79' } });
     await expect400(await call(`/pulse/api/subscriptions/${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'webhook' }) }), 'channel');
     await expect400(await call(`/pulse/api/subscriptions/${token}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{}' }), 'body');
 
