@@ -26,6 +26,7 @@ import { cacheResponses } from './http/response-cache.ts';
 import { CACHE_CONTROL, sendJson } from './http/respond.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
+import { pulseApiAllow } from './pulse/api-methods.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
 import { pulseNotFound, registerPulse } from './pulse/routes.tsx';
 import { registerPulseLinkPages } from './pulse/link-pages.tsx';
@@ -91,7 +92,7 @@ export function createApp(opts: AppOptions): ApiApp {
   };
   const app: ApiApp = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook as never });
 
-  app.use('*', standardHeaders(opts.store));
+  app.use('*', standardHeaders(opts.store, opts.pulse ? pulseApiAllow : undefined));
   // ── Rate limiting mount point ─────────────────────────────────────────────────────────────
   // createRateLimiter(config).middleware goes here: before any work is done for the request,
   // inside standardHeaders so that its 429s carry CORS, X-Snapshot and ETag like any answer.

@@ -82,6 +82,11 @@ export function methodNotAllowed(method: string): ApiError {
   );
 }
 
+/** 405 for a path that takes other methods than the read API's (the /pulse subscription API). */
+export function methodNotAllowedHere(method: string, allow: string): ApiError {
+  return new ApiError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed here: ${allow}.`, { method, allowed: allow.split(', ') }, { Allow: allow });
+}
+
 export function noSnapshot(): ApiError {
   return new ApiError(
     'NO_SNAPSHOT',

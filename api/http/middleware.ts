@@ -16,16 +16,22 @@ import { CACHE_CONTROL, defaultCacheControl, etagOf, ifNoneMatchHits } from './r
 /** Bodies never buffered to compute an ETag (streams set their own). */
 const STREAMED_TYPES = /^(application\/x-ndjson|text\/event-stream)/;
 
-export function standardHeaders(store: SnapshotStore): MiddlewareHandler<ApiEnv> {
+/**
+ * `allowOf` names the methods of paths that take more than the read API's GET and HEAD (the
+ * /pulse subscription API); undefined for any other path.
+ */
+export function standardHeaders(store: SnapshotStore, allowOf: (path: string) => string | undefined = () => undefined): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     if (c.req.method === 'OPTIONS') {
       // Preflight: the API takes no credentials and reads no custom request header but the
-      // conditional ones, so every origin may send GET/HEAD with any header it asks for.
+      // conditional ones, so every origin may send GET/HEAD with any header it asks for (and
+      // the path's own methods where it takes others).
+      const allow = allowOf(c.req.path) ?? ALLOWED_METHODS;
       const headers = new Headers({
         ...CORS_HEADERS,
-        'Access-Control-Allow-Methods': ALLOWED_METHODS,
+        'Access-Control-Allow-Methods': allow,
         'Access-Control-Max-Age': '86400',
-        Allow: ALLOWED_METHODS,
+        Allow: allow,
         'Cache-Control': CACHE_CONTROL.static,
         ETag: etagOf(''),
         'X-Snapshot': store.current?.buildId ?? 'none',

@@ -26,6 +26,7 @@ import type { CallerResolver } from '../ratelimit/caller.ts';
 import type { ApiApp } from '../http/context.ts';
 import { ApiError, invalidParameter, notFound } from '../http/errors.ts';
 import { CACHE_CONTROL, sendBody, sendJson } from '../http/respond.ts';
+import { PULSE_API_METHODS, pulseMethodNotAllowed } from './api-methods.ts';
 import { registerPulseOpenApi } from './openapi.ts';
 
 export interface PulseHttpOptions {
@@ -132,6 +133,14 @@ export function registerPulseRoutes(app: ApiApp, opts: PulseHttpOptions): void {
       return json(c, await service.previewMatches(filter ?? {}, (days as number | undefined) ?? 30));
     });
   });
+
+  // Any other method on these paths: 405 with the path's Allow (registered last, so the
+  // methods above match first).
+  for (const [pattern] of PULSE_API_METHODS) {
+    app.all(pattern, (c) => {
+      throw pulseMethodNotAllowed(c.req.method, c.req.path);
+    });
+  }
 
   // The pages these links lead to are the web area's (api/pulse/link-pages.tsx).
   registerPulseOpenApi(app);

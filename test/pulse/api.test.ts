@@ -74,6 +74,27 @@ describe('the read API stays GET-only', () => {
     await expect400(await post('/pulse/api/subscriptions', {}), 'channel');
   });
 
+  it('every /pulse/api path answers OPTIONS with the methods the document declares, and any other method with 405 and Allow', async () => {
+    const doc = (await (await call('/api/v1/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    const paths = Object.entries(doc.paths).filter(([path]) => path.startsWith('/pulse/api/'));
+    expect(paths.length).toBe(7);
+    for (const [template, operations] of paths) {
+      const path = template.replace(/\{\w+\}/g, 'AAAAAAAAAAAAAAAAAAAAAA');
+      const declared = Object.keys(operations).map((m) => m.toUpperCase());
+      const expected = new Set([...declared, ...(declared.includes('GET') ? ['HEAD'] : []), 'OPTIONS']);
+      const options = await call(path, { method: 'OPTIONS' });
+      expect(options.status, path).toBe(204);
+      expect(new Set(options.headers.get('allow')!.split(', ')), path).toEqual(expected);
+      expect(new Set(options.headers.get('access-control-allow-methods')!.split(', ')), path).toEqual(expected);
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !expected.has(m))) {
+        const res = await call(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(new Set(res.headers.get('allow')!.split(', ')), `${method} ${path}`).toEqual(expected);
+        expect(await res.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED', method });
+      }
+    }
+  });
+
   it('the OpenAPI document describes the /pulse endpoints', async () => {
     const doc = (await (await call('/api/v1/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(doc.paths['/pulse/api/subscriptions'] ?? {})).toEqual(['post']);
