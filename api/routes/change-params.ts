@@ -13,16 +13,25 @@ import type { ChangePosition } from '../queries/changes.ts';
 
 const TEXT_MAX = 200;
 
+/**
+ * Text as sent: at most TEXT_MAX characters (code points, as JSON Schema's maxLength counts),
+ * not blank; used trimmed. The document's maxLength and pattern say exactly this.
+ */
 function nonEmptyText(raw: string): string {
+  if ([...raw].length > TEXT_MAX) throw new Error(`at most ${TEXT_MAX} characters`);
   const text = raw.trim();
   if (text === '') throw new Error('empty');
-  if (text.length > TEXT_MAX) throw new Error(`at most ${TEXT_MAX} characters`);
   return text;
 }
 
 function textFilter(description: string, example?: string) {
-  return queryParam(nonEmptyText, { description, ...(example ? { example } : {}) });
+  // `\S` unanchored: holds a character other than white space (what trim() removes is `\s`).
+  return queryParam(nonEmptyText, { description, maxLength: TEXT_MAX, pattern: '\\S', ...(example ? { example } : {}) });
 }
+
+/** A CWE id, any case, white space around it ignored (the document's pattern says so). */
+const CWE_PATTERN = '^\\s*[Cc][Ww][Ee]-\\d{1,6}\\s*$';
+const CWE = new RegExp(CWE_PATTERN);
 
 export const changeFilterParams = {
   kind: enumListParam(CHANGE_KINDS, { description: 'Kinds of change, comma-separated (PULSE §2).', example: 'kev_added,epss_crossed' }),
@@ -32,10 +41,10 @@ export const changeFilterParams = {
   package: textFilter('A package name; with `ecosystem`, in that ecosystem.', 'lodash'),
   cwe: queryParam(
     (raw) => {
-      if (!/^CWE-\d{1,6}$/i.test(raw.trim())) throw new Error('expected a CWE identifier such as CWE-79');
+      if (!CWE.test(raw)) throw new Error('expected a CWE identifier such as CWE-79');
       return raw.trim().toUpperCase();
     },
-    { description: 'A CWE identifier.', example: 'CWE-79' },
+    { description: 'A CWE identifier, any case.', example: 'CWE-79', pattern: CWE_PATTERN },
   ),
   search: textFilter('Words that must all occur in the subject id, title, why, vendors or products.', 'remote code execution'),
   min_severity: enumParam(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const, {

@@ -90,16 +90,23 @@ export const CveListQuery = z.object({
     .openapi({ description: 'Not allowed here: 400 VENDOR_FILTER_NOT_ALLOWED. Filter by vendor with /api/v1/public/cves/match.' }),
 });
 
+/** At most 200 characters counted as JSON Schema's maxLength counts them: by code point. */
+const MATCH_TEXT_MAX = 200;
+const matchText = () => z.string().refine((s) => [...s].length <= MATCH_TEXT_MAX, `at most ${MATCH_TEXT_MAX} characters`);
+
 export const CveMatchQuery = z.object({
-  vendor: z
-    .string()
-    .max(200)
-    .openapi({ description: 'Vendor, any case; spaces match underscores (CPE spelling: `palo alto networks` = `palo_alto_networks`).', example: 'linux' }),
-  product: z
-    .string()
-    .max(200)
+  vendor: matchText()
+    .refine((s) => /\S/.test(s), 'empty')
+    .openapi({
+      description: 'Vendor, any case; spaces match underscores (CPE spelling: `palo alto networks` = `palo_alto_networks`).',
+      example: 'linux',
+      maxLength: MATCH_TEXT_MAX,
+      // Not blank (unanchored: some character other than white space).
+      pattern: '\\S',
+    }),
+  product: matchText()
     .optional()
-    .openapi({ description: 'Product of that vendor, spelled like `vendor`. Absent: every product of the vendor.', example: 'linux_kernel' }),
+    .openapi({ description: 'Product of that vendor, spelled like `vendor`. Absent or blank: every product of the vendor.', example: 'linux_kernel', maxLength: MATCH_TEXT_MAX }),
   ...listParams,
 });
 

@@ -8,7 +8,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ApiApp, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, invalidParameter } from '../http/errors.ts';
-import { parseCveId, queryParam } from '../http/params.ts';
+import { CVE_ID_PATTERN, parseCveId, queryParam } from '../http/params.ts';
 import { cacheKey } from '../http/response-cache.ts';
 import { asRouteResponse, etagOf, sendBody } from '../http/respond.ts';
 import { jsonBytesReusing } from '../../lib/json-reuse.ts';
@@ -41,7 +41,15 @@ async function asking<T>(work: () => Promise<T>): Promise<T> {
 const rawText = (description: string, example?: string) => queryParam((raw) => raw, { description, ...(example ? { example } : {}) });
 
 /** A query parameter the operation cannot answer without: declared required in the document. */
-const requiredText = (description: string, example: string) => z.string().openapi({ type: 'string', description, example });
+const requiredText = (description: string, example: string, pattern = '\\S') => z.string().openapi({ type: 'string', description, example, pattern });
+
+/**
+ * `ids` as parseCveIds reads it: comma-separated CVE ids, white space around each and empty
+ * items ignored, at least one id. (The count of distinct ids, at most MAX_BATCH, is the one
+ * rule a pattern cannot say.)
+ */
+const CVE_ID_ITEM = `\\s*${CVE_ID_PATTERN.slice(1, -1)}\\s*`;
+export const CVE_IDS_PATTERN = `^(?:\\s*,)*${CVE_ID_ITEM}(?:,(?:${CVE_ID_ITEM}|\\s*))*$`;
 
 const byNameRoute = createRoute({
   method: 'get',
@@ -95,7 +103,7 @@ const cveBatchRoute = createRoute({
   tags: ['CVEs'],
   summary: `Up to ${MAX_BATCH} CVE records in one round trip`,
   description: `\`ids\`: comma-separated CVE ids, any case. At most ${MAX_BATCH} distinct ids; duplicates (in any case) are answered once, where they first appear. Records come in the order asked; ids the snapshot does not hold are listed in \`unknown\`. A malformed id is a 400 naming it.`,
-  request: { query: z.object({ ids: requiredText('Comma-separated CVE ids.', 'CVE-2024-3400,CVE-2023-4966') }) },
+  request: { query: z.object({ ids: requiredText('Comma-separated CVE ids, any case.', 'CVE-2024-3400,CVE-2023-4966', CVE_IDS_PATTERN) }) },
   responses: {
     200: { description: 'The records in the order asked, unknown ids apart.', content: { 'application/json': { schema: CveBatchSchema } } },
     ...errorResponses(400, 503),

@@ -37,7 +37,8 @@ export const FilterSchema = z.strictObject({
     .trim()
     // Case by character classes, not the `i` flag: the OpenAPI document carries the pattern,
     // and a JSON Schema pattern has no flags (the generator wrote `…$/i`, which nothing matches).
-    .regex(/^[Cc][Ww][Ee]-\d{1,6}$/, 'cwe must look like CWE-79')
+    // (\s* too: the document describes the value as sent, before the trim above.)
+    .regex(/^\s*[Cc][Ww][Ee]-\d{1,6}\s*$/, 'cwe must look like CWE-79')
     .transform((s) => s.toUpperCase())
     .optional(),
   search: keyText('search').optional(),

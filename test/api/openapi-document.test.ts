@@ -242,6 +242,28 @@ describe('parameter schemas accept exactly what the server accepts', () => {
     await agree('/api/v1/public/vendor-advisories', 'vendor', ['redhat', 'RedHat', 'siemens.com', 'a_b-c', 'a'.repeat(64), 'a'.repeat(65), '-cisco', 'red hat', '']);
   });
 
+  it('the change feed\'s text filters: not blank, at most the declared length in characters; cwe by its pattern', async () => {
+    for (const name of ['vendor', 'product', 'ecosystem', 'package', 'search']) {
+      await agree('/api/v1/public/changes', name, ['cisco', ' cisco ', '', '   ', 'x'.repeat(200), 'x'.repeat(201), '🙂'.repeat(200), '🙂'.repeat(201), ` ${'x'.repeat(199)}`]);
+    }
+    await agree('/api/v1/public/changes', 'cwe', ['CWE-79', 'cwe-79', ' CWE-79 ', 'CWE-123456', 'CWE-1234567', 'CWE-', '79', 'CWE79', '']);
+  });
+
+  it('/cves/match: vendor not blank, vendor and product at most 200 characters', async () => {
+    await agree('/api/v1/public/cves/match', 'vendor', ['linux', 'Palo Alto Networks', '', '  ', '🙂'.repeat(200), '🙂'.repeat(201), 'x'.repeat(201)]);
+    await agree('/api/v1/public/cves/match', 'product', ['linux_kernel', '', '  ', '🙂'.repeat(200), '🙂'.repeat(201)], '&vendor=linux');
+  });
+
+  it('the batches: ids by the declared pattern, purls not blank', async () => {
+    await agree('/api/v1/public/cves/batch', 'ids', ['CVE-2024-3400', 'cve-2024-3400, CVE-2023-4966', ',CVE-2024-3400,,', ' CVE-2024-3400 ,', ' , ', '', 'CVE-2024-3400,x', 'x', 'CVE-2024-3400;CVE-2023-4966']);
+    await agree('/api/v1/public/packages/batch', 'purls', ['pkg:npm/lodash@4.17.20', 'pkg:npm/a@1,pkg:npm/b@2', ',', 'x', '', '   ']);
+  });
+
+  it('since: an RFC 3339 date-time with any number of fraction digits', async () => {
+    const res = await s.get(`/api/v1/public/cves?since=${encodeURIComponent('2024-01-01T00:00:00.1234567890123+02:00')}`);
+    expect(res.status).toBe(200);
+  });
+
   it('search: at most the declared length, in characters', async () => {
     await agree('/api/v1/public/cves', 'search', ['kernel', 'é'.repeat(500), 'x'.repeat(500), 'x'.repeat(501), `kernel ${'🙂'.repeat(493)}`, `kernel ${'🙂'.repeat(494)}`]);
   });
