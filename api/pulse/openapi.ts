@@ -4,7 +4,7 @@
  * described here with the same zod schemas rather than validated by zod-openapi.
  */
 import { z } from '@hono/zod-openapi';
-import { FilterSchema } from '../../lib/pulse/input.ts';
+import { CadenceField, EmailField, FilterSchema, UrlField } from '../../lib/pulse/input.ts';
 import { CADENCES, CHANNELS } from '../../lib/pulse/types.ts';
 import type { ApiApp } from '../http/context.ts';
 import { ErrorSchema } from '../routes/cves-schemas.ts';
@@ -50,14 +50,27 @@ const Subscription = z
     deliveries: z.array(Delivery),
   })
   .openapi('PulseSubscription');
+// One shape per channel, strict like the handler (lib/pulse/input.ts): what the document takes,
+// the server takes, but for what no schema can say (a webhook that must answer its ping).
 const CreateBody = z
-  .object({
-    channel: z.enum(CHANNELS),
-    email: z.string().optional().openapi({ description: 'channel email: the address (a confirmation link is sent to it).' }),
-    url: z.string().optional().openapi({ description: 'channel webhook: an http(s) URL that must answer a signed ping with 2xx. Internal addresses are refused.' }),
-    cadence: z.enum(CADENCES).default('realtime'),
-    filter: Filter.optional(),
-  })
+  .discriminatedUnion('channel', [
+    z
+      .strictObject({
+        channel: z.literal('email'),
+        email: EmailField.openapi({ description: 'The address (a confirmation link is sent to it).' }),
+        cadence: CadenceField,
+        filter: Filter.optional(),
+      })
+      .openapi('PulseCreateEmail'),
+    z
+      .strictObject({
+        channel: z.literal('webhook'),
+        url: UrlField.openapi({ description: 'An http(s) URL that must answer a signed ping with 2xx. Internal addresses are refused.' }),
+        cadence: CadenceField,
+        filter: Filter.optional(),
+      })
+      .openapi('PulseCreateWebhook'),
+  ])
   .openapi('PulseCreate');
 const Created = z
   .object({
@@ -86,7 +99,11 @@ export function registerPulseOpenApi(app: ApiApp): void {
     path: '/pulse/api/subscriptions/{token}',
     tags: [TAG],
     summary: 'Change the filter and/or the cadence',
-    request: { params: z.object({ token }), body: { content: { 'application/json': { schema: z.object({ cadence: z.enum(CADENCES).optional(), filter: Filter.optional() }) } }, required: true } },
+    request: {
+      params: z.object({ token }),
+      // Either or both; nothing else (strict like the handler).
+      body: { content: { 'application/json': { schema: z.strictObject({ cadence: z.enum(CADENCES).optional(), filter: Filter.optional() }).openapi({ minProperties: 1 }) } }, required: true },
+    },
     responses: { 200: jsonOf(Subscription, 'The changed subscription.'), ...errors(400, 404) },
   });
   r.registerPath({ method: 'delete', path: '/pulse/api/subscriptions/{token}', tags: [TAG], summary: 'Delete a subscription', request: { params: z.object({ token }) }, responses: { 200: jsonOf(z.object({ deleted: z.boolean() }), 'Deleted.'), ...errors(404) } });
@@ -98,7 +115,7 @@ export function registerPulseOpenApi(app: ApiApp): void {
     path: '/pulse/api/subscriptions/{token}/deliveries',
     tags: [TAG],
     summary: 'The delivery ledger, newest first',
-    request: { params: z.object({ token }), query: z.object({ limit: z.string().optional().openapi({ description: '1-200, default 50.' }) }) },
+    request: { params: z.object({ token }), query: z.object({ limit: z.string().optional().openapi({ type: 'integer', minimum: 1, maximum: 200, default: 50, description: 'Deliveries to list, 1-200.' }) }) },
     responses: { 200: jsonOf(z.object({ deliveries: z.array(Delivery) }), 'Deliveries.'), ...errors(400, 404) },
   });
   r.registerPath({ method: 'post', path: '/pulse/api/confirm/{token}', tags: [TAG], summary: 'Confirm an e-mail subscription (the link of the confirmation e-mail)', request: { params: z.object({ token }) }, responses: { 200: jsonOf(z.object({ subscription: Subscription, manage_url: z.string() }), 'Confirmed; a manage link.'), ...errors(404) } });
@@ -107,7 +124,7 @@ export function registerPulseOpenApi(app: ApiApp): void {
     path: '/pulse/api/preview',
     tags: [TAG],
     summary: 'What a filter matched over the last days of published changes',
-    request: { body: { content: { 'application/json': { schema: z.object({ filter: Filter.optional(), days: z.number().int().min(1).max(90).default(30) }) } }, required: true } },
+    request: { body: { content: { 'application/json': { schema: z.strictObject({ filter: Filter.optional(), days: z.number().int().min(1).max(90).default(30) }) } }, required: true } },
     responses: { 200: jsonOf(z.object({ days: z.number().int(), total: z.number().int(), by_kind: z.record(z.string(), z.number().int()), changes: z.array(z.record(z.string(), z.unknown())) }), 'Matches, newest 50.'), ...errors(400) },
   });
 }

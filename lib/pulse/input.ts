@@ -14,19 +14,27 @@ import { CADENCES, CHANNELS, type Cadence, type Channel } from './types.ts';
 export const MAX_BODY_BYTES = 16 * 1024;
 const MAX_TEXT = 200;
 
+/**
+ * A text member as the OpenAPI document states it (maxLength, pattern), checked on the value as
+ * sent: at most MAX_TEXT characters (code points, as maxLength counts), no control character,
+ * not blank. Stored trimmed.
+ */
+const KEY_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
 const keyText = (field: string) =>
   z
     .string()
+    .refine((s) => [...s].length <= MAX_TEXT, `${field} is limited to ${MAX_TEXT} characters`)
+    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), `${field} must not contain control characters`)
     .trim()
     .min(1, `${field} must not be empty`)
-    .max(MAX_TEXT, `${field} is limited to ${MAX_TEXT} characters`)
-    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), `${field} must not contain control characters`);
+    .openapi({ maxLength: MAX_TEXT, pattern: KEY_TEXT_PATTERN });
 
 export const FilterSchema = z.strictObject({
   kinds: z
     .array(z.enum(CHANGE_KINDS))
     .max(CHANGE_KINDS.length)
     .refine((kinds) => new Set(kinds).size === kinds.length, 'kinds must not repeat a kind')
+    .openapi({ uniqueItems: true })
     .optional(),
   vendor: keyText('vendor').optional(),
   product: keyText('product').optional(),
@@ -50,11 +58,21 @@ export const FilterSchema = z.strictObject({
 /** A deliberately plain check: one @, no spaces or control characters (no header injection), a dotted domain. */
 const EMAIL = /^[^\s@<>()",;:\\[\]\u0000-\u001f\u007f]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$/;
 
+/** The members of a creation (CreateSchema), also the pieces of its OpenAPI description (api/pulse/openapi.ts). */
+export const EmailField = z.string().max(254, 'email is limited to 254 characters').regex(EMAIL, 'email is not an e-mail address');
+// The scheme checked here too (as the URL parser reads it: any case, after leading controls and
+// spaces) so that the document's pattern says it; the rest is lib/pulse/ssrf.ts's.
+export const UrlField = z
+  .string()
+  .max(MAX_WEBHOOK_URL_LENGTH, `url is limited to ${MAX_WEBHOOK_URL_LENGTH} characters`)
+  .regex(/^[\u0000-\u0020]*[Hh][Tt][Tt][Pp][Ss]?:/, 'url must be an http:// or https:// URL');
+export const CadenceField = z.enum(CADENCES).default('realtime');
+
 const CreateSchema = z.strictObject({
   channel: z.enum(CHANNELS),
-  email: z.string().max(254, 'email is limited to 254 characters').regex(EMAIL, 'email is not an e-mail address').optional(),
-  url: z.string().max(MAX_WEBHOOK_URL_LENGTH, `url is limited to ${MAX_WEBHOOK_URL_LENGTH} characters`).optional(),
-  cadence: z.enum(CADENCES).default('realtime'),
+  email: EmailField.optional(),
+  url: UrlField.optional(),
+  cadence: CadenceField,
   filter: FilterSchema.default({}),
 });
 

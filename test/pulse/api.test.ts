@@ -132,6 +132,57 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     it(name, async () => expect400(await post('/pulse/api/subscriptions', body), parameter));
   }
 
+  // What no schema can say: a URL's user name, where its host resolves.
+  const BEYOND_THE_DOCUMENT = new Set(['a webhook URL with credentials', 'a loopback webhook (no --pulse-allow-private-webhooks)', 'a metadata webhook']);
+
+  it('the document refuses these bodies too (a validating client never sends them)', async () => {
+    const validator = await documentValidator(server.url)();
+    for (const [name, body] of cases) {
+      if (typeof body !== 'object' || BEYOND_THE_DOCUMENT.has(name)) continue;
+      expect(validator.checkRequest('POST', `${server.url}/pulse/api/subscriptions`, body), name).not.toEqual([]);
+    }
+  });
+
+  it('a filter the document takes, the server takes, and the other way round (preview, PATCH)', async () => {
+    const validator = await documentValidator(server.url)();
+    const filters: unknown[] = [
+      {},
+      { vendor: 'cisco' },
+      { vendor: ' cisco ' },
+      { vendor: '' },
+      { vendor: '   ' },
+      { vendor: 'a\u0001b' },
+      { vendor: '🙂'.repeat(200) },
+      { vendor: '🙂'.repeat(201) },
+      { search: 'x'.repeat(200) },
+      { search: 'x'.repeat(201) },
+      { cwe: 'cwe-79' },
+      { cwe: ' CWE-79 ' },
+      { cwe: 'CWE-1234567' },
+      { kinds: [] },
+      { kinds: ['new_cve', 'new_cve'] },
+      { kinds: ['new_cve', 'kev_added'] },
+      { min_risk: 0 },
+      { min_risk: 100.5 },
+      { min_severity: 'high' },
+      { kev_only: 'yes' },
+      { other: 1 },
+    ];
+    for (const filter of filters) {
+      const documented = validator.checkRequest('POST', `${server.url}/pulse/api/preview`, { filter, days: 7 }).length === 0;
+      const res = await post('/pulse/api/preview', { filter, days: 7 });
+      expect(res.status === 200 ? 'taken' : 'refused', JSON.stringify(filter)).toBe(documented ? 'taken' : 'refused');
+      await res.arrayBuffer();
+    }
+    for (const body of [{ days: 0 }, { days: 91 }, { days: 1.5 }, { days: '7' }, { days: 90 }, { extra: true }]) {
+      const documented = validator.checkRequest('POST', `${server.url}/pulse/api/preview`, body).length === 0;
+      const res = await post('/pulse/api/preview', body);
+      expect(res.status === 200 ? 'taken' : 'refused', JSON.stringify(body)).toBe(documented ? 'taken' : 'refused');
+      await res.arrayBuffer();
+    }
+    expect(validator.checkRequest('PATCH', `${server.url}/pulse/api/subscriptions/x`, {})).not.toEqual([]);
+  });
+
   it('a body past 16 KiB is refused unread, named body', async () => {
     await expect400(await post('/pulse/api/subscriptions', { channel: 'email', email: 'a@example.org', filter: { search: 'x'.repeat(20_000) } }), 'body');
   });
