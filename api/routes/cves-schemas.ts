@@ -87,7 +87,9 @@ export const CveListQuery = z.object({
   vendor: z
     .string()
     .optional()
-    .openapi({ description: 'Not allowed here: 400 VENDOR_FILTER_NOT_ALLOWED. Filter by vendor with /api/v1/public/cves/match.' }),
+    // `not: {}`: no value is valid, which is the truth (every value is refused), so a client
+    // that generates requests from the document leaves it out.
+    .openapi({ description: 'Not allowed here: 400 VENDOR_FILTER_NOT_ALLOWED. Filter by vendor with /api/v1/public/cves/match.', not: {} }),
 });
 
 /** At most 200 characters counted as JSON Schema's maxLength counts them: by code point. */

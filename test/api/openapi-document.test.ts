@@ -196,6 +196,8 @@ describe('parameter schemas accept exactly what the server accepts', () => {
       if (schema.type === 'integer' && !Number.isInteger(value)) return false;
       return value >= (schema.minimum as number) && value <= (schema.maximum as number);
     }
+    // `not: {}`: the schema no value satisfies.
+    if (schema.not !== undefined && Object.keys(schema.not as object).length === 0) return false;
     if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(raw)) return false;
     if (schema.maxLength !== undefined && [...raw].length > (schema.maxLength as number)) return false;
     return true;
@@ -252,6 +254,12 @@ describe('parameter schemas accept exactly what the server accepts', () => {
   it('/cves/match: vendor not blank, vendor and product at most 200 characters', async () => {
     await agree('/api/v1/public/cves/match', 'vendor', ['linux', 'Palo Alto Networks', '', '  ', '🙂'.repeat(200), '🙂'.repeat(201), 'x'.repeat(201)]);
     await agree('/api/v1/public/cves/match', 'product', ['linux_kernel', '', '  ', '🙂'.repeat(200), '🙂'.repeat(201)], '&vendor=linux');
+  });
+
+  it('vendor on /cves: refused whatever its value, and the schema takes no value', async () => {
+    const { status, body } = await s.json<{ code: string }>('/api/v1/public/cves?vendor=linux');
+    expect([status, body.code]).toEqual([400, 'VENDOR_FILTER_NOT_ALLOWED']);
+    await agree('/api/v1/public/cves', 'vendor', ['linux', '', 'x'.repeat(300)]);
   });
 
   it('the batches: ids by the declared pattern, purls not blank', async () => {
