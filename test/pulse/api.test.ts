@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import { checkAnswer, documentValidator } from '../api/server-harness.ts';
 import type { OpenApiValidator } from '../helpers/openapi-validator.ts';
-import { startSmtpSink, type SmtpSink } from './sinks.ts';
+import { startSmtpSink, startWebhookReceiver, type SmtpSink } from './sinks.ts';
 
 let dataDir: string;
 let server: RunningServer;
@@ -43,14 +43,15 @@ afterAll(async () => {
  * Every answer is checked against the served OpenAPI document, as a validating client would; a
  * JSON body the server accepted (2xx) must be one the document accepts too.
  */
-async function call(path: string, init: RequestInit = {}): Promise<Response> {
-  const url = `${server.url}${path}`;
+async function call(path: string, init: RequestInit = {}, on: RunningServer = server): Promise<Response> {
+  const url = `${on.url}${path}`;
   const method = init.method ?? 'GET';
   const res = await fetch(url, init);
-  await checkAnswer(await validator(), method, url, res);
+  const check = on === server ? await validator() : await documentValidator(on.url)();
+  await checkAnswer(check, method, url, res);
   const json = typeof init.body === 'string' && init.body !== '' && new Headers(init.headers).get('content-type') === 'application/json';
   if (res.ok && json) {
-    const problems = (await validator()).checkRequest(method, url, JSON.parse(init.body as string));
+    const problems = check.checkRequest(method, url, JSON.parse(init.body as string));
     if (problems.length > 0) throw new Error(`The document refuses a request the server accepted:\n  ${problems.join('\n  ')}`);
   }
   return res;
@@ -289,6 +290,43 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     await expect400(await post('/pulse/api/preview', { filter: { min_severity: 'URGENT' } }), 'filter.min_severity');
     await expect400(await post('/pulse/api/preview', { days: 400 }), 'days');
     await expect400(await post('/pulse/api/preview', { dayz: 4 }), 'dayz');
+  });
+});
+
+describe('a webhook subscription over HTTP, every answer as the document says', () => {
+  it('is created (pinged, its secret shown once), read, paused, resumed and deleted', async () => {
+    const hooks = await startWebhookReceiver();
+    const hookData = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-hook-'));
+    const hookServer = await startServer({
+      dataDir: hookData,
+      host: '127.0.0.1',
+      port: 0,
+      rateLimit: false,
+      logger: pino({ level: 'silent' }),
+      pulse: { publicUrl: PUBLIC, pulseAllowPrivateWebhooks: true },
+    });
+    try {
+      const json = { 'content-type': 'application/json' };
+      const body = { channel: 'webhook', url: hooks.url('/ops'), cadence: 'realtime', filter: { cwe: 'cwe-79', kev_only: true } };
+      const created = await call('/pulse/api/subscriptions', { method: 'POST', headers: json, body: JSON.stringify(body) }, hookServer);
+      expect(created.status).toBe(201);
+      const answer = (await created.json()) as { subscription: { status: string; filter: unknown }; manage_url: string; secret: string; confirmation: null };
+      expect(answer).toMatchObject({ subscription: { status: 'active', filter: { cwe: 'CWE-79', kev_only: true } }, confirmation: null });
+      expect(answer.secret.length).toBeGreaterThan(20);
+      expect(hooks.on('/ops', true)).toHaveLength(1);
+      const token = answer.manage_url.split('/').at(-1)!;
+      const path = `/pulse/api/subscriptions/${token}`;
+      expect(((await (await call(path, {}, hookServer)).json()) as { secret?: string }).secret).toBeUndefined();
+      expect((await (await call(`${path}/pause`, { method: 'POST' }, hookServer)).json()) as object).toMatchObject({ status: 'paused' });
+      expect((await (await call(`${path}/resume`, { method: 'POST' }, hookServer)).json()) as object).toMatchObject({ status: 'active' });
+      expect(await (await call(`${path}/deliveries?limit=200`, {}, hookServer)).json()).toEqual({ deliveries: [] });
+      expect(await (await call(path, { method: 'DELETE' }, hookServer)).json()).toEqual({ deleted: true });
+      expect((await call(path, {}, hookServer)).status).toBe(404);
+    } finally {
+      await hookServer.close();
+      await hooks.close();
+      await rm(hookData, { recursive: true, force: true });
+    }
   });
 });
 
