@@ -211,8 +211,8 @@ function register(app: ApiApp, config: ApiConfig): void {
   app.openapi(matchRoute, async (c) => {
     const deadline = performance.now() + config.queryBudgetMs;
     const query = c.req.valid('query');
+    // Not blank: the query schema refuses a blank vendor (400 naming it).
     const vendor = productKey(query.vendor);
-    if (vendor === '') throw invalidParameter('vendor', 'vendor: empty');
     const product = query.product === undefined || query.product.trim() === '' ? null : productKey(query.product);
     const { request } = interpretList(query, presence(c), 'vendor');
     request.scope = vendorScope(vendor, product);

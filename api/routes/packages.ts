@@ -49,7 +49,7 @@ const requiredText = (description: string, example: string, pattern = '\\S') => 
  * rule a pattern cannot say.)
  */
 const CVE_ID_ITEM = `\\s*${CVE_ID_PATTERN.slice(1, -1)}\\s*`;
-export const CVE_IDS_PATTERN = `^(?:\\s*,)*${CVE_ID_ITEM}(?:,(?:${CVE_ID_ITEM}|\\s*))*$`;
+const CVE_IDS_PATTERN = `^(?:\\s*,)*${CVE_ID_ITEM}(?:,(?:${CVE_ID_ITEM}|\\s*))*$`;
 
 const byNameRoute = createRoute({
   method: 'get',
