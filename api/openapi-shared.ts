@@ -1,7 +1,7 @@
 /**
  * What every operation of the OpenAPI document shares, declared once here rather than in each
  * route module, so a route added later gets it without a line of its own:
- *   - 304 (a matching `If-None-Match`, api/http/respond.ts): no body, the `ETag`;
+ *   - 304 on GET (a matching `If-None-Match`, api/http/respond.ts): no body, the `ETag`;
  *   - 429 (api/ratelimit): the RateLimitError body, `Retry-After` and `X-RateLimit-*`;
  *   - 431 (api/http/client-errors.ts): a request head too large for Node's parser;
  *   - 500 INTERNAL (api/app.ts), possible anywhere;
@@ -148,7 +148,8 @@ export function withSharedDeclarations(document: Record<string, unknown>): Recor
       const add = (status: string, ref: string) => {
         responses[status] ??= { $ref: `#/components/responses/${ref}` };
       };
-      add('304', 'NotModified');
+      // Conditional requests are GET's (and HEAD's): an unsafe method ignores If-None-Match.
+      if (method === 'get') add('304', 'NotModified');
       if ((op.parameters?.length ?? 0) > 0) add('400', 'InvalidParameter');
       add('429', 'RateLimited');
       add('431', 'RequestHeadersTooLarge');

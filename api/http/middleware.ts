@@ -11,7 +11,7 @@ import type { SnapshotStore } from '../snapshot/store.ts';
 import type { ApiEnv } from './context.ts';
 import { CORS_HEADERS } from './cors.ts';
 import { ALLOWED_METHODS, methodNotAllowed, noSnapshot } from './errors.ts';
-import { CACHE_CONTROL, defaultCacheControl, etagOf, ifNoneMatchHits } from './respond.ts';
+import { CACHE_CONTROL, conditionalTag, defaultCacheControl, etagOf, ifNoneMatchHits } from './respond.ts';
 
 /** Bodies never buffered to compute an ETag (streams set their own). */
 const STREAMED_TYPES = /^(application\/x-ndjson|text\/event-stream)/;
@@ -51,7 +51,7 @@ export function standardHeaders(store: SnapshotStore, allowOf: (path: string) =>
       const etag = etagOf(bytes);
       const copy = new Headers(res.headers);
       copy.set('ETag', etag);
-      if (res.status === 200 && ifNoneMatchHits(c.req.header('if-none-match'), etag)) {
+      if (res.status === 200 && ifNoneMatchHits(conditionalTag(c), etag)) {
         copy.delete('content-type');
         copy.delete('content-length');
         res = new Response(null, { status: 304, headers: copy });

@@ -97,9 +97,18 @@ export function completeHeaders(headers: Record<string, string>, buildId: string
   return headers;
 }
 
-/** Sends bytes (or text) with ETag, Cache-Control and Content-Length; 304 when it matches. */
+/**
+ * `If-None-Match` of a GET or HEAD; none for any other method, whose answer is not a
+ * representation to revalidate (RFC 9110 §13.2.1: such a request ignores the precondition).
+ */
+export function conditionalTag(c: Context): string | undefined {
+  const method = c.req.method;
+  return method === 'GET' || method === 'HEAD' ? c.req.header('if-none-match') : undefined;
+}
+
+/** Sends bytes (or text) with ETag, Cache-Control and Content-Length; 304 when it matches (GET, HEAD). */
 export function sendBody(c: Context, body: Uint8Array | string, opts: SendOptions = {}): Response {
-  const answer = composeAnswer(body, c.req.header('if-none-match'), opts);
+  const answer = composeAnswer(body, conditionalTag(c), opts);
   return respond(c, answer);
 }
 

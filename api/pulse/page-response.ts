@@ -4,7 +4,7 @@
  * revalidation costs no rendering), and the HTML error pages (404, 400 naming the filter, 503).
  */
 import type { Context } from 'hono';
-import { etagOf, ifNoneMatchHits, CACHE_CONTROL, defaultCacheControl } from '../http/respond.ts';
+import { conditionalTag, etagOf, ifNoneMatchHits, CACHE_CONTROL, defaultCacheControl } from '../http/respond.ts';
 import { ASSETS_VERSION } from './assets.ts';
 
 export const HTML_TYPE = 'text/html; charset=utf-8';
@@ -43,7 +43,7 @@ export function snapshotPageEtag(c: Context, buildId: string): string {
 
 /** 304 when the request already holds this ETag. */
 export function notModified(c: Context, etag: string): Response | null {
-  if (!ifNoneMatchHits(c.req.header('if-none-match'), etag)) return null;
+  if (!ifNoneMatchHits(conditionalTag(c), etag)) return null;
   return c.body(null, 304, { ETag: etag, 'Cache-Control': CACHE_CONTROL.snapshot });
 }
 

@@ -285,6 +285,15 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     expect((await call(`/pulse/s/${token}`)).status).toBe(404);
   });
 
+  it('a POST ignores If-None-Match (never a 304: that is for GET and HEAD)', async () => {
+    const first = await post('/pulse/api/preview', { filter: { vendor: 'cisco' }, days: 7 });
+    const etag = first.headers.get('etag')!;
+    expect(etag).toBeTruthy();
+    const again = await call('/pulse/api/preview', { method: 'POST', headers: { 'content-type': 'application/json', 'if-none-match': etag }, body: JSON.stringify({ filter: { vendor: 'cisco' }, days: 7 }) });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(await first.json());
+  });
+
   it('previews what a filter would have matched (no snapshot yet: nothing)', async () => {
     expect(await (await post('/pulse/api/preview', { filter: { vendor: 'cisco' }, days: 7 })).json()).toEqual({ days: 7, total: 0, by_kind: {}, changes: [] });
     await expect400(await post('/pulse/api/preview', { filter: { min_severity: 'URGENT' } }), 'filter.min_severity');
