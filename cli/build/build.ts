@@ -5,7 +5,7 @@
  * build never damages what is being served.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CliError, RawFormatError } from '../../lib/errors.ts';
@@ -129,7 +129,15 @@ function reportSkipped(report: SkippedReport): void {
   if (report.total > 20) info(`  … and ${formatCount(report.total - 20)} more`);
 }
 
+/** The raw folder must be one: a mistyped --raw says so, not "no CVE records". */
+async function requireRawFolder(rawDir: string): Promise<void> {
+  const found = await stat(rawDir).catch(() => null);
+  if (found === null) throw new CliError(`--raw ${rawDir}: no such folder (run \`vulnintel fetch --raw ${rawDir}\` first): nothing published`);
+  if (!found.isDirectory()) throw new CliError(`--raw ${rawDir}: not a folder (the raw folder holds nvd/, cvelist/, kev/, …): nothing published`);
+}
+
 export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
+  await requireRawFolder(opts.rawDir);
   const started = performance.now();
   const builtAt = new Date();
   const buildId = newBuildId(builtAt);

@@ -121,6 +121,20 @@ describe('publishing', () => {
     expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
   });
 
+  it('names a --raw that is no folder, keeping the published snapshot', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const good = await build(raw, data);
+    const missing = join(data, 'no-such-raw');
+    expect(((await build(missing, data).catch((e: unknown) => e)) as Error).message).toBe(
+      `--raw ${missing}: no such folder (run \`vulnintel fetch --raw ${missing}\` first): nothing published`,
+    );
+    const file = join(data, 'a-file');
+    await writeFile(file, 'x');
+    expect(((await build(file, data).catch((e: unknown) => e)) as Error).message).toMatch(/^--raw .*a-file: not a folder/);
+    expect(await readCurrentBuildId(data)).toBe(good.buildId);
+    expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
+  });
+
   it('keeps the newest 3 snapshots and always the published one', async () => {
     const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
     const ids: string[] = [];
