@@ -6,32 +6,23 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { CHANGE_KINDS, type ChangeFilter } from '../../lib/changes/model.ts';
+import { CHANGE_KINDS, FILTER_CWE_PATTERN, FILTER_TEXT_MAX, FILTER_TEXT_PATTERN, filterTextProblem, type ChangeFilter } from '../../lib/changes/model.ts';
 import { invalidParameter } from '../http/errors.ts';
 import { booleanParam, enumListParam, enumParam, integerParam, numberParam, queryParam, timestampParam } from '../http/params.ts';
 import type { ChangePosition } from '../queries/changes.ts';
 
-const TEXT_MAX = 200;
-
-/**
- * Text as sent: at most TEXT_MAX characters (code points, as JSON Schema's maxLength counts),
- * not blank; used trimmed. The document's maxLength and pattern say exactly this.
- */
-function nonEmptyText(raw: string): string {
-  if ([...raw].length > TEXT_MAX) throw new Error(`at most ${TEXT_MAX} characters`);
-  const text = raw.trim();
-  if (text === '') throw new Error('empty');
-  return text;
+/** A filter text (see filterTextProblem): used trimmed. */
+function filterText(raw: string): string {
+  const problem = filterTextProblem(raw);
+  if (problem !== null) throw new Error(problem);
+  return raw.trim();
 }
 
 function textFilter(description: string, example?: string) {
-  // `\S` unanchored: holds a character other than white space (what trim() removes is `\s`).
-  return queryParam(nonEmptyText, { description, maxLength: TEXT_MAX, pattern: '\\S', ...(example ? { example } : {}) });
+  return queryParam(filterText, { description, maxLength: FILTER_TEXT_MAX, pattern: FILTER_TEXT_PATTERN, ...(example ? { example } : {}) });
 }
 
-/** A CWE id, any case, white space around it ignored (the document's pattern says so). */
-const CWE_PATTERN = '^\\s*[Cc][Ww][Ee]-\\d{1,6}\\s*$';
-const CWE = new RegExp(CWE_PATTERN);
+const CWE = new RegExp(FILTER_CWE_PATTERN);
 
 export const changeFilterParams = {
   kind: enumListParam(CHANGE_KINDS, { description: 'Kinds of change, comma-separated (PULSE §2).', example: 'kev_added,epss_crossed' }),
@@ -44,7 +35,7 @@ export const changeFilterParams = {
       if (!CWE.test(raw)) throw new Error('expected a CWE identifier such as CWE-79');
       return raw.trim().toUpperCase();
     },
-    { description: 'A CWE identifier, any case.', example: 'CWE-79', pattern: CWE_PATTERN },
+    { description: 'A CWE identifier, any case.', example: 'CWE-79', pattern: FILTER_CWE_PATTERN },
   ),
   search: textFilter('Words that must all occur in the subject id, title, why, vendors or products.', 'remote code execution'),
   min_severity: enumParam(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const, {

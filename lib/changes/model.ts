@@ -127,6 +127,27 @@ export interface ChangeFilter {
   kev_only?: boolean;
 }
 
+/**
+ * The text members of a ChangeFilter (vendor, product, ecosystem, package, search), as every
+ * reader takes them (the query parameters of /changes, the feed and the stream; a
+ * subscription's filter): at most FILTER_TEXT_MAX characters as sent (code points, as JSON
+ * Schema's maxLength counts), no control character, not blank; used trimmed.
+ * FILTER_TEXT_PATTERN says the same to the OpenAPI document.
+ */
+export const FILTER_TEXT_MAX = 200;
+export const FILTER_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
+
+/** What is wrong with a filter text as sent (in words), or null when it is one. */
+export function filterTextProblem(raw: string): string | null {
+  if ([...raw].length > FILTER_TEXT_MAX) return `longer than ${FILTER_TEXT_MAX} characters`;
+  if (/[\u0000-\u001f\u007f]/.test(raw)) return 'holds a control character';
+  if (raw.trim() === '') return 'empty';
+  return null;
+}
+
+/** A CWE id as a filter takes it: any case, white space around it (JSON Schema pattern and RegExp). */
+export const FILTER_CWE_PATTERN = '^\\s*[Cc][Ww][Ee]-\\d{1,6}\\s*$';
+
 /** The key form products.parquet uses: lower case, spaces as '_'. */
 export function vendorKey(text: string): string {
   return text.trim().toLowerCase().replace(/\s+/g, '_');

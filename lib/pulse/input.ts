@@ -5,29 +5,24 @@
  */
 // zod as extended by @hono/zod-openapi: the same schemas also describe the endpoints (api/pulse/openapi.ts).
 import { z } from '@hono/zod-openapi';
-import { CHANGE_KINDS, type ChangeFilter } from '../changes/model.ts';
+import { CHANGE_KINDS, FILTER_CWE_PATTERN, FILTER_TEXT_MAX, FILTER_TEXT_PATTERN, filterTextProblem, type ChangeFilter } from '../changes/model.ts';
 import { PulseInputError } from './errors.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from './ssrf.ts';
 import { CADENCES, CHANNELS, type Cadence, type Channel } from './types.ts';
 
 /** Bodies above this are refused before parsing (413-free: a 400 naming `body`). */
 export const MAX_BODY_BYTES = 16 * 1024;
-const MAX_TEXT = 200;
 
-/**
- * A text member as the OpenAPI document states it (maxLength, pattern), checked on the value as
- * sent: at most MAX_TEXT characters (code points, as maxLength counts), no control character,
- * not blank. Stored trimmed.
- */
-const KEY_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
-const keyText = (field: string) =>
+/** A filter text member (lib/changes/model.ts: filterTextProblem), stored trimmed. */
+const keyText = () =>
   z
     .string()
-    .refine((s) => [...s].length <= MAX_TEXT, `${field} is limited to ${MAX_TEXT} characters`)
-    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), `${field} must not contain control characters`)
+    .superRefine((s, ctx) => {
+      const problem = filterTextProblem(s);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .trim()
-    .min(1, `${field} must not be empty`)
-    .openapi({ maxLength: MAX_TEXT, pattern: KEY_TEXT_PATTERN });
+    .openapi({ minLength: 1, maxLength: FILTER_TEXT_MAX, pattern: FILTER_TEXT_PATTERN });
 
 export const FilterSchema = z.strictObject({
   kinds: z
@@ -36,20 +31,20 @@ export const FilterSchema = z.strictObject({
     .refine((kinds) => new Set(kinds).size === kinds.length, 'kinds must not repeat a kind')
     .openapi({ uniqueItems: true })
     .optional(),
-  vendor: keyText('vendor').optional(),
-  product: keyText('product').optional(),
-  ecosystem: keyText('ecosystem').optional(),
-  package: keyText('package').optional(),
+  vendor: keyText().optional(),
+  product: keyText().optional(),
+  ecosystem: keyText().optional(),
+  package: keyText().optional(),
   cwe: z
     .string()
     .trim()
     // Case by character classes, not the `i` flag: the OpenAPI document carries the pattern,
     // and a JSON Schema pattern has no flags (the generator wrote `…$/i`, which nothing matches).
-    // (\s* too: the document describes the value as sent, before the trim above.)
-    .regex(/^\s*[Cc][Ww][Ee]-\d{1,6}\s*$/, 'cwe must look like CWE-79')
+    // (white space around it allowed too: the document describes the value as sent, before the trim above.)
+    .regex(new RegExp(FILTER_CWE_PATTERN), 'cwe must look like CWE-79')
     .transform((s) => s.toUpperCase())
     .optional(),
-  search: keyText('search').optional(),
+  search: keyText().optional(),
   min_severity: z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']).optional(),
   min_risk: z.number().min(0).max(100).optional(),
   kev_only: z.boolean().optional(),
