@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
-import { sendJson } from '../http/respond.ts';
+import { conditionalTag, ifNoneMatchHits, sendJson } from '../http/respond.ts';
 import { ASSETS } from './assets.ts';
 import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
 import { loadCve } from './load/cve.ts';
@@ -67,7 +67,7 @@ export function registerPulse(app: ApiApp, config: ApiConfig): void {
     const asset = ASSETS[c.req.param('file')];
     if (!asset) return pulseNotFound(c);
     const headers = { ETag: asset.etag, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' };
-    if (c.req.header('if-none-match') === asset.etag) return c.body(null, 304, headers);
+    if (ifNoneMatchHits(conditionalTag(c), asset.etag)) return c.body(null, 304, headers);
     return c.body(new Uint8Array(asset.body), 200, { ...headers, 'Content-Type': asset.contentType });
   });
 

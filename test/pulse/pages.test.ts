@@ -246,6 +246,11 @@ describe('/pulse over plain HTTP', () => {
       const res = await api.get(asset);
       expect(res.status, asset).toBe(200);
       expect(res.headers.get('cache-control')).toContain('immutable');
+      // Revalidated like every answer: the tag weak or strong, alone or in a list.
+      const tag = res.headers.get('etag')!;
+      for (const sent of [tag, `W/${tag}`, `"other", ${tag}`]) {
+        expect((await api.get(asset, { headers: { 'If-None-Match': sent } })).status, `${asset} ${sent}`).toBe(304);
+      }
     }
     // No page refers to another origin for an asset.
     expect(html).not.toMatch(/(?:href|src)="(?:https?:)?\/\/[^"]*\.(?:css|js)/);
