@@ -160,6 +160,13 @@ export function timestampParam(description: string, example = '2024-01-31T00:00:
   return queryParam(parseTimestampMicros, { format: 'date-time', description, example });
 }
 
+/**
+ * Not blank: some character other than white space (unanchored, as JSON Schema patterns are; `\s`
+ * is what trim() removes). As a JSON Schema pattern and as the RegExp testing it.
+ */
+export const NOT_BLANK_PATTERN = '\\S';
+export const NOT_BLANK = new RegExp(NOT_BLANK_PATTERN);
+
 /** A CVE id in any case, as a JSON Schema pattern (no flags there) and as the RegExp testing it. */
 export const CVE_ID_PATTERN = '^[Cc][Vv][Ee]-\\d{4}-\\d{4,19}$';
 export const CVE_ID = new RegExp(CVE_ID_PATTERN);

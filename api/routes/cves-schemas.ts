@@ -10,6 +10,8 @@ import {
   enumListParam,
   enumParam,
   integerParam,
+  NOT_BLANK,
+  NOT_BLANK_PATTERN,
   numberParam,
   queryParam,
   parseCveId,
@@ -98,13 +100,12 @@ const matchText = () => z.string().refine((s) => [...s].length <= MATCH_TEXT_MAX
 
 export const CveMatchQuery = z.object({
   vendor: matchText()
-    .refine((s) => /\S/.test(s), 'empty')
+    .refine((s) => NOT_BLANK.test(s), 'empty')
     .openapi({
       description: 'Vendor, any case; spaces match underscores (CPE spelling: `palo alto networks` = `palo_alto_networks`).',
       example: 'linux',
       maxLength: MATCH_TEXT_MAX,
-      // Not blank (unanchored: some character other than white space).
-      pattern: '\\S',
+      pattern: NOT_BLANK_PATTERN,
     }),
   product: matchText()
     .optional()

@@ -8,7 +8,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ApiApp, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, invalidParameter } from '../http/errors.ts';
-import { CVE_ID_PATTERN, parseCveId, queryParam } from '../http/params.ts';
+import { CVE_ID_PATTERN, NOT_BLANK_PATTERN, parseCveId, queryParam } from '../http/params.ts';
 import { cacheKey } from '../http/response-cache.ts';
 import { asRouteResponse, etagOf, sendBody } from '../http/respond.ts';
 import { jsonBytesReusing } from '../../lib/json-reuse.ts';
@@ -41,7 +41,7 @@ async function asking<T>(work: () => Promise<T>): Promise<T> {
 const rawText = (description: string, example?: string) => queryParam((raw) => raw, { description, ...(example ? { example } : {}) });
 
 /** A query parameter the operation cannot answer without: declared required in the document. */
-const requiredText = (description: string, example: string, pattern = '\\S') => z.string().openapi({ type: 'string', description, example, pattern });
+const requiredText = (description: string, example: string, pattern = NOT_BLANK_PATTERN) => z.string().openapi({ type: 'string', description, example, pattern });
 
 /**
  * `ids` as parseCveIds reads it: comma-separated CVE ids, white space around each and empty
