@@ -16,7 +16,13 @@ import { startSmtpSink, startWebhookReceiver, type SmtpSink } from './sinks.ts';
 let dataDir: string;
 let server: RunningServer;
 let smtp: SmtpSink;
-let validator: () => Promise<OpenApiValidator>;
+/** Each server's document validator, fetched once (the hook test starts a second server). */
+const validators = new Map<RunningServer, () => Promise<OpenApiValidator>>();
+const validatorOf = (on: RunningServer): Promise<OpenApiValidator> => {
+  let get = validators.get(on);
+  if (!get) validators.set(on, (get = documentValidator(on.url)));
+  return get();
+};
 const PUBLIC = 'https://alerts.example.org';
 
 beforeAll(async () => {
@@ -30,7 +36,6 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     pulse: { smtp: smtp.url, publicUrl: PUBLIC, limits: { createsPerCallerPerHour: 10, createsPerAddressPerHour: 3 } },
   });
-  validator = documentValidator(server.url);
 });
 
 afterAll(async () => {
@@ -47,7 +52,7 @@ async function call(path: string, init: RequestInit = {}, on: RunningServer = se
   const url = `${on.url}${path}`;
   const method = init.method ?? 'GET';
   const res = await fetch(url, init);
-  const check = on === server ? await validator() : await documentValidator(on.url)();
+  const check = await validatorOf(on);
   await checkAnswer(check, method, url, res);
   const json = typeof init.body === 'string' && init.body !== '' && new Headers(init.headers).get('content-type') === 'application/json';
   if (res.ok && json) {
@@ -137,7 +142,7 @@ describe('bad input is a 400 naming the field, never a 500', () => {
   const BEYOND_THE_DOCUMENT = new Set(['a webhook URL with credentials', 'a loopback webhook (no --pulse-allow-private-webhooks)', 'a metadata webhook']);
 
   it('the document refuses these bodies too (a validating client never sends them)', async () => {
-    const validator = await documentValidator(server.url)();
+    const validator = await validatorOf(server);
     for (const [name, body] of cases) {
       if (typeof body !== 'object' || BEYOND_THE_DOCUMENT.has(name)) continue;
       expect(validator.checkRequest('POST', `${server.url}/pulse/api/subscriptions`, body), name).not.toEqual([]);
@@ -145,7 +150,7 @@ describe('bad input is a 400 naming the field, never a 500', () => {
   });
 
   it('a filter the document takes, the server takes, and the other way round (preview, PATCH)', async () => {
-    const validator = await documentValidator(server.url)();
+    const validator = await validatorOf(server);
     const filters: unknown[] = [
       {},
       { vendor: 'cisco' },
