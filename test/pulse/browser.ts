@@ -85,3 +85,21 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })) }));
 }
+
+/**
+ * Elements of the page whose content spills out of their own box (wider than it, with overflow
+ * left visible): text drawn over a panel's border or outside it, which no page-width check
+ * sees. Scrolling containers (overflow other than visible) and inline boxes are not counted.
+ */
+export async function spillingElements(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('body *'))) {
+      const style = getComputedStyle(el);
+      if (style.display === 'inline' || style.display === 'none' || style.overflowX !== 'visible' || el.clientWidth === 0) continue;
+      const spill = el.scrollWidth - el.clientWidth;
+      if (spill > 1) found.push(`${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).replace(/ /g, '.')}` : ''} by ${spill}px: ${(el.textContent ?? '').trim().slice(0, 60)}`);
+    }
+    return found;
+  });
+}

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startOn, type SampleServer } from '../api/server-harness.ts';
-import { launchChromium, screenshot, seriousAxeViolations, type RealBrowser } from './browser.ts';
+import { launchChromium, screenshot, seriousAxeViolations, spillingElements, type RealBrowser } from './browser.ts';
 import { buildPulseCorpus, MARKUP_CVE, MARKUP_DESCRIPTION } from './corpus.ts';
 
 let api: SampleServer;
@@ -188,13 +188,21 @@ describe('/pulse in Chromium', () => {
     }
   });
 
-  it('every page passes an axe-core scan (no serious or critical violation), light and dark, desktop and 375 px', async () => {
+  it('every page passes an axe-core scan (no serious or critical violation) and draws no text outside its box, light and dark, desktop and 375 px', async () => {
     const advisory = (await api.json<{ advisories: { vendor: string; advisory_id: string }[] }>('/api/v1/public/vendor-advisories?has_cve=false&limit=1')).body.advisories[0]!;
     const kevId = (await api.json<{ cves: { cve_id: string }[] }>('/api/v1/public/cves?kev_only=true&limit=1')).body.cves[0]!.cve_id;
+    // A CVE scored in all three CVSS versions: three vector panels side by side, v4's metric
+    // names the longest.
+    type Vectors = { cve_id: string; cvss_v2_vector: string | null; cvss_v3_vector: string | null; cvss_v4_vector: string | null };
+    const everyCvss = (await api.json<{ cves: Vectors[] }>('/api/v1/public/cves?limit=200')).body.cves.find(
+      (c) => c.cvss_v2_vector && c.cvss_v3_vector && c.cvss_v4_vector,
+    );
+    expect(everyCvss, 'a CVE of the corpus with CVSS v2, v3 and v4 vectors').toBeDefined();
     const pages: [string, string][] = [
       ['dashboard', '/pulse'],
       ['cves', '/pulse/cves'],
       ['cve', `/pulse/cves/${kevId}`],
+      ['cve-every-cvss', `/pulse/cves/${everyCvss!.cve_id}`],
       ['advisories', '/pulse/advisories'],
       ['advisory-without-cve', `/pulse/advisories/${advisory.vendor}/${advisory.advisory_id}`],
       ['not-found', '/pulse/cves/CVE-1999-99999'],
@@ -207,6 +215,8 @@ describe('/pulse in Chromium', () => {
         const label = `${path} ${JSON.stringify(variant)}`;
         expect(violations, `${label}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
         expect(await page.locator('h1').count(), label).toBe(1);
+        // No text drawn outside its box (a score over a panel's border, a value pushed out of it).
+        expect(await spillingElements(page), label).toEqual([]);
         // Nothing wider than a phone's screen at 375 px.
         if ('width' in variant) {
           const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
