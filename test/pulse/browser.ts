@@ -92,14 +92,15 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
  * sees. Scrolling containers (overflow other than visible) and inline boxes are not counted.
  */
 export async function spillingElements(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const found: string[] = [];
-    for (const el of Array.from(document.querySelectorAll<HTMLElement>('body *'))) {
+  // A script text, as the other in-page checks: the project's types have no DOM.
+  return (await page.evaluate(`(() => {
+    const found = [];
+    for (const el of document.querySelectorAll('body *')) {
       const style = getComputedStyle(el);
       if (style.display === 'inline' || style.display === 'none' || style.overflowX !== 'visible' || el.clientWidth === 0) continue;
       const spill = el.scrollWidth - el.clientWidth;
-      if (spill > 1) found.push(`${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).replace(/ /g, '.')}` : ''} by ${spill}px: ${(el.textContent ?? '').trim().slice(0, 60)}`);
+      if (spill > 1) found.push(el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).replace(/ /g, '.') : '') + ' by ' + spill + 'px: ' + (el.textContent || '').trim().slice(0, 60));
     }
     return found;
-  });
+  })()`)) as string[];
 }
