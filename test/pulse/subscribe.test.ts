@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import { buildChangesCorpus } from '../helpers/changes-corpus.ts';
-import { launchChromium, screenshot, seriousAxeViolations, type RealBrowser } from './browser.ts';
+import { launchChromium, screenshot, seriousAxeViolations, spillingElements, type RealBrowser } from './browser.ts';
 import { startSmtpSink, type SmtpSink } from './sinks.ts';
 
 const PUBLIC = 'https://alerts.example.org';
@@ -40,6 +40,21 @@ afterAll(async () => {
 
 const local = (url: string) => `${server.url}${url.replace(PUBLIC, '')}`;
 
+/**
+ * The page as a user sees it, at the desktop width and at 375 px: no serious accessibility
+ * violation, no text outside its box, nothing wider than a phone's screen; then a screenshot.
+ */
+async function checkLooks(page: import('playwright-core').Page, name: string): Promise<void> {
+  expect(await seriousAxeViolations(page), name).toEqual([]);
+  expect(await spillingElements(page), name).toEqual([]);
+  await screenshot(page, name);
+  const desktop = page.viewportSize()!;
+  await page.setViewportSize({ width: 375, height: 800 });
+  expect(await spillingElements(page), `${name} at 375 px`).toEqual([]);
+  expect(Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')), `${name} at 375 px`).toBeLessThanOrEqual(0);
+  await page.setViewportSize(desktop);
+}
+
 describe('subscribing in the browser', () => {
   it('builds a filter, previews it, subscribes, confirms from the mail, manages and unsubscribes', async () => {
     const page = await browser.newPage();
@@ -52,23 +67,21 @@ describe('subscribing in the browser', () => {
     const previewed = await page.locator('#preview-list > li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-change-id')));
     expect(new Set(previewed)).toEqual(new Set(feed.changes.map((c) => c.change_id)));
     expect(await page.locator('#filter-summary').textContent()).toContain('vendor: cisco');
-    expect(await seriousAxeViolations(page)).toEqual([]);
-    await screenshot(page, 'subscribe-preview');
+    await checkLooks(page, 'subscribe-preview');
 
     await page.getByLabel('E-mail address').fill('secops@example.org');
     await page.getByLabel('How often').selectOption('daily');
     await Promise.all([page.waitForURL(/\/pulse\/subscribe$/), page.getByRole('button', { name: 'Subscribe' }).click()]);
     expect(await page.locator('h1').textContent()).toBe('Check your mail');
     expect(await page.locator('#created').textContent()).toContain('secops@example.org');
-    await screenshot(page, 'subscribe-sent');
+    await checkLooks(page, 'subscribe-sent');
 
     await smtp.waitFor(1, 10_000);
     const mail = smtp.to('secops@example.org')[0]!;
     const link = /https:\/\/alerts\.example\.org\/pulse\/confirm\/[A-Za-z0-9_-]+/.exec(mail.text ?? '')?.[0];
     expect(link).toBeDefined();
     await page.goto(local(link!));
-    expect(await seriousAxeViolations(page)).toEqual([]);
-    await screenshot(page, 'confirm');
+    await checkLooks(page, 'confirm');
     await Promise.all([page.waitForLoadState('load'), page.locator('#confirm').click()]);
     expect(await page.locator('h1').textContent()).toBe('Subscription confirmed');
     const manage = await page.locator('#manage-link').getAttribute('href');
@@ -79,8 +92,7 @@ describe('subscribing in the browser', () => {
     expect(await page.locator('#sub-cadence').textContent()).toBe('daily');
     expect(await page.locator('#sub-filter').textContent()).toContain('vendor cisco');
     expect(await page.locator('#sub-status').getAttribute('data-status')).toBe('active');
-    expect(await seriousAxeViolations(page)).toEqual([]);
-    await screenshot(page, 'manage');
+    await checkLooks(page, 'manage');
 
     // Edit: a lowest severity and a weekly digest, through the page's form.
     await page.locator('#m-min-severity').selectOption('HIGH');
@@ -97,7 +109,7 @@ describe('subscribing in the browser', () => {
     // Unsubscribe: the subscription is gone, the manage link is dead.
     await Promise.all([page.waitForLoadState('load'), page.locator('#delete').click()]);
     expect(await page.locator('#unsubscribed').textContent()).toContain('deleted');
-    await screenshot(page, 'unsubscribed');
+    await checkLooks(page, 'unsubscribed');
     const after = await page.goto(local(manage!));
     expect(after?.status()).toBe(404);
     await page.close();
