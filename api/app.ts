@@ -1,6 +1,6 @@
 /**
  * The Hono app of the read API (DESIGN §6). Middleware order, outermost first:
- *   1. standardHeaders — CORS preflight; CORS, X-Snapshot, Cache-Control, ETag on every
+ *   1. standardHeaders — CORS preflight; CORS, nosniff, X-Snapshot, Cache-Control, ETag on every
  *      response (errors and 429s included, since it wraps everything below);
  *   2. the rate limiter (api/ratelimit), when configured — the first thing a request meets;
  *   3. readOnly (paths under /api/) — 405 for methods other than GET/HEAD/OPTIONS: the read API
@@ -95,7 +95,7 @@ export function createApp(opts: AppOptions): ApiApp {
   app.use('*', standardHeaders(opts.store, opts.pulse ? pulseApiAllow : undefined));
   // ── Rate limiting mount point ─────────────────────────────────────────────────────────────
   // createRateLimiter(config).middleware goes here: before any work is done for the request,
-  // inside standardHeaders so that its 429s carry CORS, X-Snapshot and ETag like any answer.
+  // inside standardHeaders so that its 429s carry CORS, nosniff, X-Snapshot and ETag like any answer.
   if (opts.rateLimiter) app.use('*', opts.rateLimiter.middleware);
   app.use('/api/*', readOnly);
   app.use('/api/v1/public/*', retainSnapshot(opts.store, cacheResponses));

@@ -10,7 +10,7 @@
 import { maxHeaderSize, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './errors.ts';
-import { CORS_HEADERS } from './cors.ts';
+import { ANSWER_HEADERS } from './cors.ts';
 import { CACHE_CONTROL, JSON_TYPE } from './respond.ts';
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
@@ -46,7 +46,7 @@ export function rawErrorResponse(error: ApiError, snapshot: string): string {
     'Content-Type': JSON_TYPE,
     'Content-Length': String(Buffer.byteLength(body)),
     'Cache-Control': CACHE_CONTROL.noStore,
-    ...CORS_HEADERS,
+    ...ANSWER_HEADERS,
     'X-Snapshot': snapshot,
     Connection: 'close',
   };

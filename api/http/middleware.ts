@@ -1,7 +1,8 @@
 /**
  * The app's own middleware, outermost first (see app.ts for the order):
  *   - `standardHeaders`: answers CORS preflights, and gives every response, errors included,
- *     CORS headers, `X-Snapshot`, `Cache-Control` and an `ETag` (DESIGN §6);
+ *     the headers of every answer (CORS, nosniff: ANSWER_HEADERS), `X-Snapshot`, `Cache-Control`
+ *     and an `ETag` (DESIGN §6);
  *   - `readOnly`: 405 METHOD_NOT_ALLOWED with `Allow` for anything but GET/HEAD/OPTIONS;
  *   - `retainSnapshot`: holds the served snapshot for the request, 503 NO_SNAPSHOT without one
  *     (on the JSON API with the response cache inside it).
@@ -9,7 +10,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { ApiEnv } from './context.ts';
-import { CORS_HEADERS } from './cors.ts';
+import { ANSWER_HEADERS } from './cors.ts';
 import { ALLOWED_METHODS, methodNotAllowed, noSnapshot } from './errors.ts';
 import { CACHE_CONTROL, conditionalTag, defaultCacheControl, etagOf, ifNoneMatchHits } from './respond.ts';
 
@@ -28,7 +29,7 @@ export function standardHeaders(store: SnapshotStore, allowOf: (path: string) =>
       // the path's own methods where it takes others).
       const allow = allowOf(c.req.path) ?? ALLOWED_METHODS;
       const headers = new Headers({
-        ...CORS_HEADERS,
+        ...ANSWER_HEADERS,
         'Access-Control-Allow-Methods': allow,
         'Access-Control-Max-Age': '86400',
         Allow: allow,
@@ -63,7 +64,7 @@ export function standardHeaders(store: SnapshotStore, allowOf: (path: string) =>
       c.res = res;
     }
     const out = c.res.headers;
-    for (const [name, value] of Object.entries(CORS_HEADERS)) out.set(name, value);
+    for (const [name, value] of Object.entries(ANSWER_HEADERS)) out.set(name, value);
     if (!out.has('Cache-Control')) {
       const status = c.res.status;
       out.set('Cache-Control', defaultCacheControl(status));

@@ -6,7 +6,7 @@
  */
 import { hash } from 'node:crypto';
 import type { Context } from 'hono';
-import { CORS_HEADERS } from './cors.ts';
+import { ANSWER_HEADERS } from './cors.ts';
 
 /** Cache lifetimes by kind of answer. Snapshots change at most every few hours. */
 export const CACHE_CONTROL = {
@@ -29,8 +29,8 @@ export function defaultCacheControl(status: number): string {
   return status < 400 ? CACHE_CONTROL.snapshot : status < 500 ? CACHE_CONTROL.clientError : CACHE_CONTROL.noStore;
 }
 
-/** CORS_HEADERS with names in lower case, sendBody's one spelling per header (made once, not per answer). */
-const CORS_LOWER: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(CORS_HEADERS).map(([name, value]) => [name.toLowerCase(), value]));
+/** ANSWER_HEADERS with names in lower case, sendBody's one spelling per header (made once, not per answer). */
+const ANSWER_HEADERS_LOWER: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(ANSWER_HEADERS).map(([name, value]) => [name.toLowerCase(), value]));
 
 /** Strong ETag of a body: its SHA-1, base64url (27 characters). */
 export function etagOf(body: Uint8Array | string): string {
@@ -88,11 +88,11 @@ export function composeAnswer(body: Uint8Array | string, ifNoneMatch: string | u
 }
 
 /**
- * The headers standardHeaders would add to an answer read from snapshot `buildId` (CORS and
- * `X-Snapshot`), added in place: for answers that leave it nothing to do.
+ * The headers standardHeaders would add to an answer read from snapshot `buildId` (ANSWER_HEADERS
+ * and `X-Snapshot`), added in place: for answers that leave it nothing to do.
  */
 export function completeHeaders(headers: Record<string, string>, buildId: string): Record<string, string> {
-  Object.assign(headers, CORS_LOWER);
+  Object.assign(headers, ANSWER_HEADERS_LOWER);
   headers['x-snapshot'] = buildId;
   return headers;
 }

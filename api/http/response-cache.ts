@@ -15,6 +15,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from './context.ts';
+import { ANSWER_HEADERS } from './cors.ts';
 import { CACHE_CONTROL, sendBody } from './respond.ts';
 
 export const MAX_ENTRY_BYTES = 256 * 1024;
@@ -98,7 +99,7 @@ export function cacheKey(url: string): string {
  * Response headers not replayed as they are: sendBody sets the first three from the entry, the
  * outer middleware the others on every answer.
  */
-const NOT_REPLAYED = new Set(['etag', 'content-type', 'content-length', 'x-snapshot', 'access-control-allow-origin', 'access-control-expose-headers']);
+const NOT_REPLAYED = new Set(['etag', 'content-type', 'content-length', 'x-snapshot', ...Object.keys(ANSWER_HEADERS).map((name) => name.toLowerCase())]);
 
 /** Serves GETs from the request's snapshot's cache, and fills it (mounted after retainSnapshot). */
 export const cacheResponses: MiddlewareHandler<ApiEnv> = async (c, next) => {

@@ -49,6 +49,7 @@ async function expectJsonError(answer: RawAnswer, status: number, code: string, 
   expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
   expect(answer.headers.get('access-control-allow-origin')).toBe('*');
   expect(answer.headers.get('access-control-expose-headers')).toContain('X-Snapshot');
+  expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
   expect(answer.headers.get('x-snapshot')).toBe(s.buildId);
   expect(Number(answer.headers.get('content-length'))).toBe(Buffer.byteLength(answer.body));
   const body = JSON.parse(answer.body) as { code: string; message: string };

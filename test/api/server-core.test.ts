@@ -42,6 +42,7 @@ describe('methods', () => {
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       const body = (await res.json()) as { code: string };
       expect(body.code).toBe('METHOD_NOT_ALLOWED');
     });
@@ -56,6 +57,7 @@ describe('methods', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-allow-methods')).toContain('GET');
     expect(res.headers.get('access-control-allow-headers')).toBe('if-none-match');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('x-snapshot')).toBe(s.buildId);
   });
 
@@ -71,17 +73,21 @@ describe('methods', () => {
 });
 
 describe('standard headers on every response', () => {
-  it.each(PATHS)('%s carries CORS, X-Snapshot, ETag and Cache-Control', async (path) => {
-    const res = await s.get(path);
-    await res.arrayBuffer();
-    expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.headers.get('access-control-expose-headers')).toContain('X-Snapshot');
-    expect(res.headers.get('x-snapshot')).toBe(s.buildId);
-    expect(res.headers.get('etag')).toMatch(/^(W\/)?"[^"]+"$/);
-    expect(res.headers.get('cache-control')).toMatch(/max-age|no-store/);
+  it.each(PATHS)('%s carries CORS, nosniff, X-Snapshot, ETag and Cache-Control, asked once and again (from the response cache)', async (path) => {
+    for (const ask of ['first', 'again']) {
+      const res = await s.get(path);
+      await res.arrayBuffer();
+      expect(res.headers.get('access-control-allow-origin'), ask).toBe('*');
+      expect(res.headers.get('access-control-expose-headers'), ask).toContain('X-Snapshot');
+      // Exactly one value: a replayed answer must not carry the header twice.
+      expect(res.headers.get('x-content-type-options'), ask).toBe('nosniff');
+      expect(res.headers.get('x-snapshot'), ask).toBe(s.buildId);
+      expect(res.headers.get('etag'), ask).toMatch(/^(W\/)?"[^"]+"$/);
+      expect(res.headers.get('cache-control'), ask).toMatch(/max-age|no-store/);
+    }
   });
 
-  it('errors are JSON with a code and CORS: 400, 404 and unknown paths', async () => {
+  it('errors are JSON with a code, CORS and nosniff (a message quotes what was sent): 400, 404 and unknown paths', async () => {
     for (const [path, status, code] of [
       ['/api/v1/public/cves?limit=abc', 400, 'INVALID_PARAMETER'],
       ['/api/v1/public/cves/CVE-1900-0000', 404, 'NOT_FOUND'],
@@ -92,6 +98,7 @@ describe('standard headers on every response', () => {
       expect(res.status, path).toBe(status);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       const body = (await res.json()) as { code: string; message: string };
       expect(body.code).toBe(code);
       expect(body.message.length).toBeGreaterThan(0);
@@ -103,6 +110,7 @@ describe('standard headers on every response', () => {
     expect(res.status).toBe(500);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     const text = await res.text();
     expect(JSON.parse(text).code).toBe('INTERNAL');
     expect(text).not.toContain('secret detail');

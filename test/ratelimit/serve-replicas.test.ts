@@ -61,6 +61,7 @@ describe('two vulnintel serve replicas sharing Redis', () => {
       expect(refused.headers.get('x-ratelimit-limit')).toBe('10');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+      expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
       expect(((await refused.json()) as { code: string }).code).toBe('RATE_LIMIT_EXCEEDED');
     }
     // 12 counted so far; the /cves ceiling is 30: still served on both replicas.
