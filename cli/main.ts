@@ -14,6 +14,16 @@ function positiveInt(name: string) {
   };
 }
 
+/** A TCP port, 1–65535 (a larger number would only fail later, under another option's name). */
+function portNumber(name: string) {
+  const positive = positiveInt(name);
+  return (value: string): number => {
+    const port = positive(value);
+    if (port > 65535) throw new InvalidArgumentError(`${name} must be a port number, 1 to 65535`);
+    return port;
+  };
+}
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -21,7 +31,7 @@ function collect(value: string, previous: string[] = []): string[] {
 /** The /pulse options of serve, notify, update and poll (PULSE §4–§6). */
 function pulseOptions(command: Command, forDelivery: boolean): Command {
   command
-    .addOption(new Option('--pulse-db <url|file>', 'subscription store: postgres://… (several hosts), or a SQLite file (default DATA/pulse/pulse.db)').env('VULNINTEL_PULSE_DB'))
+    .addOption(new Option('--pulse-db <url|file>', 'subscription store: postgres://… (several hosts), or a SQLite file, a path or a file: URL (default DATA/pulse/pulse.db)').env('VULNINTEL_PULSE_DB'))
     .addOption(new Option('--smtp <url>', `SMTP server for e-mail ${forDelivery ? 'alerts' : 'confirmations'}, e.g. smtp://user:pass@mail.example.org:587 (smtps:// for TLS)`).env('VULNINTEL_SMTP_URL'))
     .addOption(new Option('--mail-from <address>', 'sender of e-mails (default: vulnintel <pulse@PUBLIC-HOST>)').env('VULNINTEL_MAIL_FROM'))
     .addOption(new Option('--public-url <url>', 'public base URL for links in alerts (default http://localhost:PORT)').env('VULNINTEL_PUBLIC_URL'))
@@ -86,7 +96,7 @@ program
   .description('serve the read API from the current snapshot; picks up new snapshots without a restart')
   .option('--data <dir>', 'data folder', defaultDataDir())
   .option('--host <host>', 'listen address', '0.0.0.0')
-  .addOption(new Option('--port <port>', 'listen port').env('PORT').default(8080).argParser(positiveInt('--port')))
+  .addOption(new Option('--port <port>', 'listen port').env('PORT').default(8080).argParser(portNumber('--port')))
   .addOption(new Option('--redis <url>', 'share per-minute rate counts across replicas through Redis').env('REDIS_URL'))
   .option('--trust-proxy <cidr>', 'a proxy whose appended X-Forwarded-For hop is trusted (repeatable)', collect, [])
   .option('--no-rate-limit', 'turn rate limiting off (benchmarks)');

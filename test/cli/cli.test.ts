@@ -1,5 +1,5 @@
 /** The command line as a user runs it: the bin, its help, `sql`, and errors without stacks. */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -83,5 +83,27 @@ describe('vulnintel CLI', () => {
     const out = await cli(['build', '--keep', 'zero']);
     expect(out.code).not.toBe(0);
     expect(out.stderr).toContain('--keep must be a positive integer');
+  });
+
+  it('a port past 65535 is refused as a port, before anything starts', async () => {
+    const out = await cli(['serve', '--data', dataDir, '--port', '99999']);
+    expect(out.code).not.toBe(0);
+    expect(out.stderr).toContain('--port must be a port number, 1 to 65535');
+  });
+
+  it('a --pulse-db URL of another scheme is refused, naming the option; no store is made in its place', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-db-'));
+    for (const spec of ['mysql://db.example.org/pulse', 'postgress://typo/pulse', 'sqlite:///tmp/pulse.db']) {
+      const out = await cli(['notify', '--data', dataDir, '--pulse-db', spec], { cwd });
+      expect(out.code, spec).toBe(1);
+      expect(out.stderr, spec).toContain(`--pulse-db: ${spec.split('://')[0]}:// is not a store vulnintel can use`);
+    }
+    // Taken as paths, they were SQLite files made under ./mysql:/, ./postgress:/, ./sqlite:/.
+    expect(await readdir(cwd)).toEqual([]);
+    // A file: URL is a SQLite file.
+    const file = join(cwd, 'from-url.db');
+    const ok = await cli(['notify', '--data', dataDir, '--pulse-db', `file://${file}`], { cwd });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(await readdir(cwd)).toContain('from-url.db');
   });
 });
