@@ -24,6 +24,19 @@ function portNumber(name: string) {
   };
 }
 
+/**
+ * A DuckDB memory size as DuckDB reads one (a number and a unit: 1500MB, 2GB, 1.5GiB): any other
+ * text failed inside DuckDB as a bare "Failed to set config", with a stack, after staging.
+ */
+function memorySize(name: string) {
+  const SIZE = /^\s*(\d+(?:\.\d+)?)\s*(?:[KMGT]i?B|B|bytes?|(?:kilo|mega|giga|tera)bytes?)\s*$/i;
+  return (value: string): string => {
+    const match = SIZE.exec(value);
+    if (!match || !(Number(match[1]) > 0)) throw new InvalidArgumentError(`${name} must be a size with its unit, e.g. 1500MB or 2GB`);
+    return value.trim();
+  };
+}
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -63,7 +76,7 @@ program
   .option('--data <dir>', 'data folder (snapshots/ and CURRENT)', defaultDataDir())
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--threads <n>', 'DuckDB threads (default: all cores)', positiveInt('--threads'))
-  .option('--memory-limit <size>', 'DuckDB memory limit (the build spills past it), e.g. 2GB', '1500MB')
+  .option('--memory-limit <size>', 'DuckDB memory limit (the build spills past it), e.g. 2GB', memorySize('--memory-limit'), '1500MB')
   .action(async (opts) => (await import('./commands/build.ts')).runBuild(opts));
 
 program

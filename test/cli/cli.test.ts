@@ -83,6 +83,13 @@ describe('vulnintel CLI', () => {
     const out = await cli(['build', '--keep', 'zero']);
     expect(out.code).not.toBe(0);
     expect(out.stderr).toContain('--keep must be a positive integer');
+    // DuckDB refused these as a bare "Failed to set config", with a stack, after staging.
+    for (const size of ['abc', '1500', '80%']) {
+      const bad = await cli(['build', '--raw', '/nonexistent-raw', '--data', dataDir, '--memory-limit', size]);
+      expect(bad.code, size).not.toBe(0);
+      expect(bad.stderr, size).toContain('--memory-limit must be a size with its unit, e.g. 1500MB or 2GB');
+      expect(bad.stderr, size).not.toMatch(/\n\s+at /);
+    }
   });
 
   it('a port past 65535 is refused as a port, before anything starts', async () => {
