@@ -3,6 +3,7 @@
  * nodemailer. The sender is `--mail-from` (default `vulnintel <pulse@<public host>>`).
  */
 import nodemailer from 'nodemailer';
+import addressparser from 'nodemailer/lib/addressparser/index.js';
 
 export interface MailMessage {
   to: string;
@@ -25,6 +26,7 @@ export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000):
     throw new Error(`--smtp: not a URL: "${smtpUrl}" (e.g. smtp://user:password@mail.example.org:587)`);
   }
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error(`--smtp: must be smtp:// or smtps://, got "${url.protocol}"`);
+  checkSender(from);
   // A few pooled connections (notify sends many messages in a row); timeouts bounded, so a dead
   // server cannot hold notify for nodemailer's 10-minute default.
   const transport = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: 4, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } as never);
@@ -41,6 +43,19 @@ export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000):
     },
     close: () => transport.close(),
   };
+}
+
+/**
+ * The sender must be one address (a display name allowed): anything else is refused when the
+ * command starts, not by the SMTP server on every message, each then retried for a day.
+ */
+function checkSender(from: string): void {
+  const parsed = addressparser(from);
+  const one = parsed.length === 1 ? parsed[0] : undefined;
+  const address = one && 'address' in one ? one.address : undefined;
+  if (!address || !/^[^\s@]+@[^\s@]+$/.test(address)) {
+    throw new Error(`--mail-from: not one e-mail address: ${JSON.stringify(from)} (e.g. "vulnintel <alerts@example.org>")`);
+  }
 }
 
 export function defaultMailFrom(publicUrl: string): string {

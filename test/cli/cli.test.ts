@@ -98,6 +98,15 @@ describe('vulnintel CLI', () => {
     expect(out.stderr).toContain('--port must be a port number, 1 to 65535');
   });
 
+  it('a --mail-from that is not one address is refused when the command starts, naming the option', async () => {
+    for (const from of ['not an address', 'a@example.org, b@example.org', 'Team: a@example.org;']) {
+      // No SMTP server listens there: the sender is refused before any connection.
+      const out = await cli(['notify', '--data', dataDir, '--smtp', 'smtp://127.0.0.1:9', '--mail-from', from]);
+      expect(out.code, from).toBe(1);
+      expect(out.stderr, from).toContain(`--mail-from: not one e-mail address: ${JSON.stringify(from)}`);
+    }
+  });
+
   it('a --pulse-db URL of another scheme is refused, naming the option; no store is made in its place', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-db-'));
     for (const spec of ['mysql://db.example.org/pulse', 'postgress://typo/pulse', 'sqlite:///tmp/pulse.db']) {
