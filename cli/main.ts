@@ -2,6 +2,7 @@
  * `vulnintel`: the command line (DESIGN §2). Each command lives in cli/commands/; this file
  * only declares the options and dispatches, so `--help` documents the whole surface.
  */
+import { statSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, RawFormatError } from '../lib/errors.ts';
 import { defaultDataDir } from '../lib/paths.ts';
@@ -37,6 +38,19 @@ function memorySize(name: string) {
   };
 }
 
+/**
+ * A folder option (--data, --raw): a path that names a file is refused at once, naming the
+ * option, where each command failed later with a stack (ENOTDIR, EEXIST). A missing folder is
+ * each command's own business (build and serve make theirs; fetch makes the raw folder).
+ */
+function folder(name: string) {
+  return (value: string): string => {
+    const found = statSync(value, { throwIfNoEntry: false });
+    if (found && !found.isDirectory()) throw new InvalidArgumentError(`${name} ${value}: not a folder`);
+    return value;
+  };
+}
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -62,8 +76,8 @@ program
   .command('fetch')
   .description('download each upstream source into RAW/<source>/, incrementally where the source allows')
   .option('--sources <list>', 'comma-separated sources (default: all)')
-  .option('--raw <dir>', 'raw data folder (default: DATA/raw)')
-  .option('--data <dir>', 'data folder', defaultDataDir())
+  .option('--raw <dir>', 'raw data folder (default: DATA/raw)', folder('--raw'))
+  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
   .option('--config <file>', 'source URL overrides (JSON, see config/sources.example.json)')
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
   .addHelpText('after', sourcesHelp)
@@ -72,8 +86,8 @@ program
 program
   .command('build')
   .description('merge and score the raw sources in DuckDB into a new snapshot, then publish it atomically')
-  .option('--raw <dir>', 'raw data folder (default: DATA/raw)')
-  .option('--data <dir>', 'data folder (snapshots/ and CURRENT)', defaultDataDir())
+  .option('--raw <dir>', 'raw data folder (default: DATA/raw)', folder('--raw'))
+  .option('--data <dir>', 'data folder (snapshots/ and CURRENT)', folder('--data'), defaultDataDir())
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--threads <n>', 'DuckDB threads (default: all cores)', positiveInt('--threads'))
   .option('--memory-limit <size>', 'DuckDB memory limit (the build spills past it), e.g. 2GB', memorySize('--memory-limit'), '1500MB')
@@ -83,8 +97,8 @@ program
   .command('update')
   .description('the nightly job: fetch, then build and publish; exit 0 only when a snapshot was published')
   .option('--sources <list>', 'comma-separated sources (default: all)')
-  .option('--raw <dir>', 'raw data folder (default: DATA/raw)')
-  .option('--data <dir>', 'data folder', defaultDataDir())
+  .option('--raw <dir>', 'raw data folder (default: DATA/raw)', folder('--raw'))
+  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
@@ -96,8 +110,8 @@ program
   .command('poll')
   .description('live NVD poller: fetch NVD changes since the watermark, rebuild and publish, every interval')
   .option('--interval <duration>', 'time between polls (e.g. 2h, 30m)', '2h')
-  .option('--raw <dir>', 'raw data folder (default: DATA/raw)')
-  .option('--data <dir>', 'data folder', defaultDataDir())
+  .option('--raw <dir>', 'raw data folder (default: DATA/raw)', folder('--raw'))
+  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--once', 'poll once and exit (exit 1 if the poll failed)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
@@ -107,7 +121,7 @@ pulseOptions(program.commands.at(-1)!, true).action(async (opts) => (await impor
 program
   .command('serve')
   .description('serve the read API from the current snapshot; picks up new snapshots without a restart')
-  .option('--data <dir>', 'data folder', defaultDataDir())
+  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
   .option('--host <host>', 'listen address', '0.0.0.0')
   .addOption(new Option('--port <port>', 'listen port').env('PORT').default(8080).argParser(portNumber('--port')))
   .addOption(new Option('--redis <url>', 'share per-minute rate counts across replicas through Redis').env('REDIS_URL'))
@@ -119,7 +133,7 @@ pulseOptions(
   program
     .command('notify')
     .description('deliver the published changes to /pulse subscriptions (e-mail, webhooks); update and poll run it after each publish')
-    .option('--data <dir>', 'data folder', defaultDataDir()),
+    .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir()),
   true,
 ).action(async (opts) => (await import('./commands/notify.ts')).runNotifyCommand(opts));
 
@@ -127,7 +141,7 @@ program
   .command('synth')
   .description('write a synthetic corpus in the real upstream formats, at any scale (benchmarks)')
   .option('--cves <n>', 'number of CVEs (a new corpus)', positiveInt('--cves'))
-  .requiredOption('--raw <dir>', 'output raw folder')
+  .requiredOption('--raw <dir>', 'output raw folder', folder('--raw'))
   .option('--seed <s>', 'random seed (same seed, same corpus)', '1')
   .option('--evolve-from <dir>', 'instead: write the raw state of this corpus --days later (new CVEs, KEV, EPSS, rejections, rescorings, advisories)')
   .option('--days <n>', 'with --evolve-from: days of upstream changes', positiveInt('--days'), 1)
@@ -137,7 +151,7 @@ program
   .command('sql')
   .description('run SQL over the current snapshot (views: cves, advisories, affected_packages, …)')
   .argument('<query>', 'SQL query')
-  .option('--data <dir>', 'data folder', defaultDataDir())
+  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv', 'json']).default('table'))
   .action(async (query, opts) => (await import('./commands/sql.ts')).runSql(query, opts));
 
@@ -145,7 +159,7 @@ program
   .command('scan')
   .description('check a CycloneDX (1.4-1.6) or SPDX (2.2/2.3) JSON SBOM offline against the current snapshot')
   .argument('<file>', 'SBOM file (JSON)')
-  .option('--data <dir>', 'data folder', defaultDataDir())
+  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'sarif']).default('table'))
   .addOption(new Option('--fail-on <level>', 'exit 1 when a finding is critical, high (or critical), or in CISA KEV').choices(['critical', 'high', 'kev']))
   .action(async (file, opts) => (await import('./commands/scan.ts')).runScan(file, opts));
@@ -156,6 +170,13 @@ try {
   if (err instanceof CliError || err instanceof RawFormatError) {
     process.stderr.write(`vulnintel: ${err.message}\n`);
     process.exit(err instanceof CliError ? err.exitCode : 1);
+  }
+  // A file system refusal (no permission, disk full, a file where a folder goes) is about this
+  // machine, not a bug: its message names the path and the call; a stack would add nothing.
+  const system = err as NodeJS.ErrnoException;
+  if (err instanceof Error && typeof system.code === 'string' && typeof system.syscall === 'string' && typeof system.path === 'string') {
+    process.stderr.write(`vulnintel: ${err.message}\n`);
+    process.exit(1);
   }
   throw err;
 }

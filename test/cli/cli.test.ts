@@ -98,6 +98,31 @@ describe('vulnintel CLI', () => {
     expect(out.stderr).toContain('--port must be a port number, 1 to 65535');
   });
 
+  it('a file given as a folder is refused naming the option; a file system refusal is one line, no stack', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vulnintel-folder-'));
+    const file = join(dir, 'a-file.txt');
+    await writeFile(file, 'not a folder');
+    // Each failed with a stack before (ENOTDIR, EEXIST) from deep inside the command.
+    for (const args of [
+      ['build', '--raw', file, '--data', dir],
+      ['build', '--data', file],
+      ['sql', '--data', file, 'SELECT 1'],
+      ['notify', '--data', file],
+      ['fetch', '--raw', file, '--sources', 'kev', '--data', dir],
+      ['serve', '--data', file],
+    ]) {
+      const out = await cli(args);
+      const option = args.includes('--raw') && args[args.indexOf('--raw') + 1] === file ? '--raw' : '--data';
+      expect(out.code, args.join(' ')).not.toBe(0);
+      expect(out.stderr, args.join(' ')).toContain(`${option} ${file}: not a folder`);
+      expect(out.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
+    }
+    const below = await cli(['sql', '--data', join(file, 'below'), 'SELECT 1']);
+    expect(below.code).toBe(1);
+    expect(below.stderr).toMatch(/^vulnintel: ENOTDIR: not a directory, \w+ '.*a-file\.txt\/below/);
+    expect(below.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('a --mail-from that is not one address is refused when the command starts, naming the option', async () => {
     for (const from of ['not an address', 'a@example.org, b@example.org', 'Team: a@example.org;']) {
       // No SMTP server listens there: the sender is refused before any connection.
