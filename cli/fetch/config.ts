@@ -188,7 +188,7 @@ export async function loadFetchConfig(file?: string, extra?: unknown): Promise<F
   if (extra !== undefined) merged = mergeConfig(merged, extra);
   const result = FetchConfigSchema.safeParse(merged);
   if (!result.success) {
-    const issues = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const issues = result.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'the top level'}: ${i.message}`).join('; ');
     throw new CliError(`config ${file ?? '(defaults)'}: ${issues}`);
   }
   return result.data;

@@ -41,6 +41,8 @@ describe('fetch configuration', () => {
     await expect(loadFetchConfig(await configFile({ sources: { nvdd: {} } }))).rejects.toThrow(/sources: Unrecognized key.*nvdd/);
     await expect(loadFetchConfig(await configFile({ sources: { nvd: { windowDays: 200 } } }))).rejects.toThrow(/sources\.nvd\.windowDays/);
     await expect(loadFetchConfig(await configFile('{ not json'))).rejects.toThrow(/is not valid JSON/);
+    // A key at the top names where it is (the message read "config FILE: : Unrecognized key").
+    await expect(loadFetchConfig(await configFile({ kev: { url: 'https://mirror.corp/kev.json' } }))).rejects.toThrow(/: the top level: Unrecognized key.*"kev"/);
   });
 
   it('parses --sources, accepting the raw-layout key spelling too', () => {
