@@ -20,7 +20,7 @@ export interface PollCommandOptions extends PulseCliOptions {
 
 export async function runPoll(opts: PollCommandOptions): Promise<void> {
   const { rawDir, dataDir } = resolveDirs(opts);
-  const intervalMs = parseDuration(opts.interval);
+  const intervalMs = parseDuration(opts.interval, '--interval');
   const config = await loadFetchConfig(opts.config);
   const build = await loadBuild();
   const signals = abortOnSignals((sig) => info(`${sig}: poller stopping`));

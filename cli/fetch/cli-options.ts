@@ -21,8 +21,15 @@ export function parseSourceList(list: string | undefined): SourceName[] {
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/**
+ * The longest duration taken: a year. Longer ones are typos, and past ~2.7e17 ms the next poll's
+ * time is no date at all (the poller failed with "Invalid time value" after its first poll).
+ */
+const MAX_DURATION_MS = 366 * UNIT_MS.d!;
+
 /** `2h`, `30m`, `1h30m`, `90s`, `1d` → milliseconds. */
-export function parseDuration(text: string): number {
+export function parseDuration(text: string, option?: string): number {
+  const named = option ? `${option}: ` : '';
   const trimmed = text.trim();
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
   let total = 0;
@@ -32,8 +39,9 @@ export function parseDuration(text: string): number {
     matched = re.lastIndex;
   }
   if (matched === 0 || matched !== trimmed.length || total <= 0) {
-    throw new CliError(`invalid duration "${text}" (examples: 2h, 30m, 1h30m, 90s)`);
+    throw new CliError(`${named}invalid duration "${text}" (examples: 2h, 30m, 1h30m, 90s)`);
   }
+  if (total > MAX_DURATION_MS) throw new CliError(`${named}duration "${text}" is longer than a year (at most 366d)`);
   return total;
 }
 

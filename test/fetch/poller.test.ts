@@ -147,6 +147,10 @@ describe('poller plumbing', () => {
     expect(parseDuration('45s')).toBe(45_000);
     expect(() => parseDuration('2 hours')).toThrow(/invalid duration/);
     expect(() => parseDuration('0m')).toThrow(/invalid duration/);
+    expect(parseDuration('366d')).toBe(366 * 24 * HOUR);
+    // The next poll's time of so long an interval was no date: the poller failed after one poll.
+    expect(() => parseDuration('99999999999999999999h')).toThrow(/longer than a year/);
+    expect(() => parseDuration('367d')).toThrow(/longer than a year/);
   });
 
   it('SIGTERM aborts the run instead of killing the process; dispose removes the handlers', () => {
