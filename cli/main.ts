@@ -8,20 +8,12 @@ import { CliError, RawFormatError } from '../lib/errors.ts';
 import { defaultDataDir } from '../lib/paths.ts';
 import { sourcesHelp } from './fetch/source-summaries.ts';
 
-function positiveInt(name: string) {
+/** A whole number from 1 to `max`: past it, a value fails later under another name (a port, DuckDB's threads). */
+function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError(`${name} must be a positive integer`);
+    if (Number(value) > max) throw new InvalidArgumentError(`${name} must be at most ${max}`);
     return Number(value);
-  };
-}
-
-/** A TCP port, 1–65535 (a larger number would only fail later, under another option's name). */
-function portNumber(name: string) {
-  const positive = positiveInt(name);
-  return (value: string): number => {
-    const port = positive(value);
-    if (port > 65535) throw new InvalidArgumentError(`${name} must be a port number, 1 to 65535`);
-    return port;
   };
 }
 
@@ -89,7 +81,7 @@ program
   .option('--raw <dir>', 'raw data folder (default: DATA/raw)', folder('--raw'))
   .option('--data <dir>', 'data folder (snapshots/ and CURRENT)', folder('--data'), defaultDataDir())
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
-  .option('--threads <n>', 'DuckDB threads (default: all cores)', positiveInt('--threads'))
+  .option('--threads <n>', 'DuckDB threads (default: all cores)', positiveInt('--threads', 1024))
   .option('--memory-limit <size>', 'DuckDB memory limit (the build spills past it), e.g. 2GB', memorySize('--memory-limit'), '1500MB')
   .action(async (opts) => (await import('./commands/build.ts')).runBuild(opts));
 
@@ -123,7 +115,7 @@ program
   .description('serve the read API from the current snapshot; picks up new snapshots without a restart')
   .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
   .option('--host <host>', 'listen address', '0.0.0.0')
-  .addOption(new Option('--port <port>', 'listen port').env('PORT').default(8080).argParser(portNumber('--port')))
+  .addOption(new Option('--port <port>', 'listen port').env('PORT').default(8080).argParser(positiveInt('--port', 65535)))
   .addOption(new Option('--redis <url>', 'share per-minute rate counts across replicas through Redis').env('REDIS_URL'))
   .option('--trust-proxy <cidr>', 'a proxy whose appended X-Forwarded-For hop is trusted (repeatable)', collect, [])
   .option('--no-rate-limit', 'turn rate limiting off (benchmarks)');
