@@ -52,9 +52,22 @@ const KIND_TITLES: Record<string, string> = {
   ssvc_changed: 'SSVC decision changed',
 };
 
-/** Text for an Atom `type="html"` element: upstream text must show as text, never as markup. */
+/**
+ * Characters XML 1.0 allows nowhere, not even as references: C0 controls but tab, newline and
+ * carriage return, U+FFFE, U+FFFF, and a surrogate without its pair. Upstream text may hold
+ * them (a stray NUL or ESC in a description), and one of them makes the whole feed unreadable
+ * to a feed reader, so they are dropped (a lone surrogate becomes U+FFFD, as UTF-8 writes it).
+ */
+const XML_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Text for an Atom `type="html"` element: upstream text must show as text, never as markup,
+ * and hold only characters XML allows.
+ */
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  return text
+    .replace(XML_FORBIDDEN, (ch) => (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff' ? '\ufffd' : ''))
+    .replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
 /** The /pulse page of a change's subject. */

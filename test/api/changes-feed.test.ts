@@ -251,4 +251,20 @@ describe('GET /pulse/feeds/changes.atom', () => {
     expect(entry.link[0]!['@href']).toBe('http://h/pulse/advisories/acme%20%26%20co/ACME%2F2026%3A1');
     expect(textOf(entry.title)).toBe('acme &#38; co ACME/2026:1: new vendor advisory');
   });
+
+  it('holds only characters XML allows, whatever the upstream text holds (one NUL made the feed unreadable)', () => {
+    const raw: ChangeRow = {
+      ...asRow(all[0]!),
+      change_id: 'bbbbbbbbbbbbbbbbbbbbbbbb',
+      why: 'Published\u0000 today\u0001\u000b\u000c\u001b[31m, tab\there.',
+      title: 'Over\uFFFEflow \uD800 in parser\uFFFF \uD83D\uDE00',
+    };
+    const xml = renderAtom([raw], { selfUrl: 'http://h/pulse/feeds/changes.atom', origin: 'http://h', snapshot: { manifest: { built_at: '2026-11-23T00:00:00Z' } } as ServingSnapshot });
+    // XML 1.0 §2.2: Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
+    const allowed = (cp: number) => cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+    expect([...xml].filter((ch) => !allowed(ch.codePointAt(0)!)).map((ch) => ch.codePointAt(0)!.toString(16))).toEqual([]);
+    const summary = (parser.parse(xml).feed.entry as AtomEntry[])[0]!.summary['#text'];
+    // What remains reads as before: the text around them, the tab, a pair of surrogates (an emoji).
+    expect(summary).toBe('Published today[31m, tab\there. Overflow \uFFFD in parser \uD83D\uDE00');
+  });
 });
