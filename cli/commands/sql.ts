@@ -23,7 +23,8 @@ export async function openSnapshotViews(dataDir: string) {
 
 function csvCell(v: unknown): string {
   const s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  // RFC 4180: a field holding a quote, comma, CR or LF is quoted.
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 export async function runSql(query: string, opts: { data: string; format: 'table' | 'csv' | 'json' }): Promise<void> {
@@ -51,6 +52,7 @@ export async function runSql(query: string, opts: { data: string; format: 'table
       process.stdout.write(`${columns.map(csvCell).join(',')}\n`);
       for (const r of rows) process.stdout.write(`${columns.map((c) => csvCell(r[c])).join(',')}\n`);
     } else {
+      // console.table shows strings as util.inspect does: control characters as escapes.
       console.table(rows.map((r) => Object.fromEntries(columns.map((c) => [c, typeof r[c] === 'object' && r[c] !== null ? JSON.stringify(r[c]) : r[c]]))));
     }
   } finally {

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { printable } from '../../lib/terminal-text.ts';
 import type { ScanFinding, ScanResult, UnjudgedAdvisories } from './scan.ts';
 
 export interface ScanContext {
@@ -40,11 +41,11 @@ function unjudgedText(g: UnjudgedAdvisories, shown: number): string {
 
 export function renderTable(r: ScanResult, ctx: ScanContext): string {
   const lines: string[] = [];
-  lines.push(`${ctx.file} (${ctx.format}): ${r.components} components, ${r.judged} judged, ${r.findings.length} findings — snapshot ${ctx.buildId}`);
+  lines.push(`${printable(ctx.file)} (${ctx.format}): ${r.components} components, ${r.judged} judged, ${r.findings.length} findings — snapshot ${ctx.buildId}`);
   if (r.findings.length > 0) {
-    const rows = r.findings.map((f) => [
-      f.service_severity, f.service_risk.toFixed(1), f.kev ? 'KEV' : '', f.epss_score === null ? '' : f.epss_score.toFixed(3), f.cve_id, componentLabel(f), f.version, upgradeText(f),
-    ]);
+    const rows = r.findings.map((f) =>
+      [f.service_severity, f.service_risk.toFixed(1), f.kev ? 'KEV' : '', f.epss_score === null ? '' : f.epss_score.toFixed(3), f.cve_id, componentLabel(f), f.version, upgradeText(f)].map(printable),
+    );
     const head = ['SEVERITY', 'RISK', 'KEV', 'EPSS', 'CVE', 'COMPONENT', 'VERSION', 'UPGRADE TO'];
     const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((row) => row[i]!.length))));
     lines.push('', head.map((h, i) => pad(h, widths[i]!)).join('  ').trimEnd());
@@ -54,12 +55,12 @@ export function renderTable(r: ScanResult, ctx: ScanContext): string {
   }
   if (r.unjudged.length > 0) {
     lines.push('', `Not judged (${r.unjudged.length} components):`);
-    for (const u of r.unjudged) lines.push(`  ${u.component.purl ?? u.component.name}${u.component.version ? ` ${u.component.version}` : ''}: ${u.reason}`);
+    for (const u of r.unjudged) lines.push(printable(`  ${u.component.purl ?? u.component.name}${u.component.version ? ` ${u.component.version}` : ''}: ${u.reason}`));
   }
   if (r.unjudged_advisories.length > 0) {
     const count = r.unjudged_advisories.reduce((n, g) => n + g.cves.length, 0);
     lines.push('', `Advisories that could not be compared (${count}, in ${r.unjudged_advisories.length} groups; --format json lists every one):`);
-    for (const g of r.unjudged_advisories) lines.push(`  ${unjudgedText(g, TABLE_IDS_SHOWN)}`);
+    for (const g of r.unjudged_advisories) lines.push(`  ${printable(unjudgedText(g, TABLE_IDS_SHOWN))}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -45,6 +45,14 @@ describe('vulnintel CLI', () => {
     expect(csv.stdout.trim().split('\n')).toEqual(['cve_id,service_score', 'CVE-2023-4966,8.5']);
   });
 
+  it('sql shows control characters in its table as escapes; CSV quotes a field holding CR', async () => {
+    const table = await cli(['sql', '--data', dataDir, "SELECT 'a' || chr(27) || ']0;owned' || chr(7) || 'b' AS x"]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).not.toMatch(/[\u0007\u001b]/);
+    const csv = await cli(['sql', '--data', dataDir, '--format', 'csv', "SELECT 'a' || chr(13) || 'b' AS x"]);
+    expect(csv.stdout).toBe('x\n"a\rb"\n');
+  });
+
   it('sql exposes every snapshot table as a view', async () => {
     const out = await cli(['sql', 'select (select count(*) from advisories) a, (select count(*) from affected_packages) p, (select count(*) from related_keys) k, (select count(*) from cwes) w', '--data', dataDir, '--format', 'json']);
     const [row] = JSON.parse(out.stdout) as Array<Record<string, number>>;

@@ -137,6 +137,20 @@ describe('vulnintel scan (the command)', () => {
     expect(spdx.code).toBe(0);
     expect(JSON.parse(spdx.stdout)).toMatchObject({ format: 'SPDX SPDX-2.3', components: 9 });
   }, 120_000);
+  it('shows control characters of the SBOM as escapes in the table: a crafted name cannot rewrite the screen', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vulnintel-sbom-'));
+    const crafted = join(dir, 'crafted.cdx.json');
+    // Cursor up and erase line: printed raw, the line above (a finding) would vanish.
+    const name = 'left-pad\u001b[1A\u001b[2K\r\nlooks clean';
+    await writeFile(crafted, JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ type: 'library', name, version: '1.0.0' }] }));
+    const r = await cli(['scan', crafted, '--data', dataDir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(r.stdout).toContain('left-pad\\u001b[1A\\u001b[2K\\u000d\\u000alooks clean');
+    // JSON is for tools: the name as the SBOM has it.
+    const json = await cli(['scan', crafted, '--data', dataDir, '--format', 'json']);
+    expect((JSON.parse(json.stdout) as ScanResult).unjudged[0]!.component.name).toBe(name);
+  }, 120_000);
   it('exits 2 naming the file for a malformed SBOM', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vulnintel-sbom-'));
     const bad = join(dir, 'bad.json');
