@@ -6,6 +6,7 @@ import { statSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, RawFormatError } from '../lib/errors.ts';
 import { defaultDataDir } from '../lib/paths.ts';
+import { printable } from '../lib/terminal-text.ts';
 import { sourcesHelp } from './fetch/source-summaries.ts';
 
 /** A whole number from 1 to `max`: past it, a value fails later under another name (a port, DuckDB's threads). */
@@ -156,18 +157,21 @@ program
   .addOption(new Option('--fail-on <level>', 'exit 1 when a finding is critical, high (or critical), or in CISA KEV').choices(['critical', 'high', 'kev']))
   .action(async (file, opts) => (await import('./commands/scan.ts')).runScan(file, opts));
 
+/** A message for the terminal: it may quote a malformed file, control characters and all (lib/terminal-text.ts). */
+const shown = (message: string) => message.split('\n').map(printable).join('\n');
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CliError || err instanceof RawFormatError) {
-    process.stderr.write(`vulnintel: ${err.message}\n`);
+    process.stderr.write(`vulnintel: ${shown(err.message)}\n`);
     process.exit(err instanceof CliError ? err.exitCode : 1);
   }
   // A file system refusal (no permission, disk full, a file where a folder goes) is about this
   // machine, not a bug: its message names the path and the call; a stack would add nothing.
   const system = err as NodeJS.ErrnoException;
   if (err instanceof Error && typeof system.code === 'string' && typeof system.syscall === 'string' && typeof system.path === 'string') {
-    process.stderr.write(`vulnintel: ${err.message}\n`);
+    process.stderr.write(`vulnintel: ${shown(err.message)}\n`);
     process.exit(1);
   }
   throw err;

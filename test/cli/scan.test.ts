@@ -158,5 +158,12 @@ describe('vulnintel scan (the command)', () => {
     const r = await cli(['scan', bad, '--data', dataDir]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${bad}: "components" is not an array`);
+    // The parser's message quotes the file: its control characters reach the terminal as escapes.
+    const quoted = join(dir, 'quoted.json');
+    await writeFile(quoted, 'not json \u001b[2J here');
+    const q = await cli(['scan', quoted, '--data', dataDir]);
+    expect(q.code).toBe(2);
+    expect(q.stderr).toContain('not json \\u001b[2J here');
+    expect(q.stderr).not.toContain('\u001b');
   }, 120_000);
 });
