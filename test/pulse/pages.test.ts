@@ -207,6 +207,9 @@ describe('/pulse in Chromium', () => {
       ['advisory-without-cve', `/pulse/advisories/${advisory.vendor}/${advisory.advisory_id}`],
       ['not-found', '/pulse/cves/CVE-1999-99999'],
       ['bad-filter', '/pulse/cves?min_cvss=eleven'],
+      // What the caller typed, quoted back by the error, wraps instead of widening the page.
+      ['not-found-long', `/pulse/nothing/${'x'.repeat(300)}`],
+      ['bad-filter-long', `/pulse/advisories?vendor=${'x'.repeat(300)}`],
     ];
     for (const [name, path] of pages) {
       for (const variant of [{}, { dark: true }, { width: 375 }] as const) {
