@@ -101,6 +101,23 @@ export function validateRateLimitConfig(config: RateLimitConfig): void {
     throw new Error(`rate limit: secondWindowMs must be whole seconds, got ${config.secondWindowMs}`);
   }
   parseTrustedProxies(config.trustProxy); // throws on a malformed CIDR
+  if (config.redisUrl !== undefined) checkRedisUrl(config.redisUrl);
+}
+
+/**
+ * `--redis` is a redis:// or rediss:// URL. Anything else (a bare word, an http:// URL) was
+ * taken, and the replica counted alone for ever, reconnecting to nothing, while its operator
+ * believed the count shared.
+ */
+function checkRedisUrl(text: string): void {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`--redis: not a URL: "${text}" (e.g. redis://127.0.0.1:6379, rediss:// for TLS)`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`--redis: must be redis:// or rediss://, got "${url.protocol}"`);
+  if (url.hostname === '') throw new Error(`--redis: no host in "${text}"`);
 }
 
 /**

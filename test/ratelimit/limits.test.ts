@@ -289,5 +289,9 @@ describe('configuration', () => {
     expect(() => createRateLimiter(defaultRateLimitConfig({ windowMs: 1500 }))).toThrow(/whole seconds/);
     expect(() => createRateLimiter(defaultRateLimitConfig({ perMinute: { cves: 0, standard: 1, other: 1 } }))).toThrow(/perMinute.cves/);
     expect(() => createRateLimiter(defaultRateLimitConfig({ trustProxy: ['nope'] }))).toThrow(/--trust-proxy/);
+    // Taken before, the replica counted alone for ever, reconnecting to nothing.
+    expect(() => createRateLimiter(defaultRateLimitConfig({ redisUrl: 'localhost:6379' }))).toThrow(/--redis: must be redis:\/\/ or rediss:\/\//);
+    expect(() => createRateLimiter(defaultRateLimitConfig({ redisUrl: 'redis-server' }))).toThrow(/--redis: not a URL: "redis-server"/);
+    expect(() => createRateLimiter(defaultRateLimitConfig({ redisUrl: 'http://127.0.0.1:6379' }))).toThrow(/--redis: must be redis:\/\/ or rediss:\/\/, got "http:"/);
   });
 });
