@@ -98,6 +98,19 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
+/**
+ * Milliseconds until a rate limit the answer says is used up resets: GitHub (its API, which the
+ * CVE List's release listing reads) answers 403 or 429 with `x-ratelimit-remaining: 0` and
+ * `x-ratelimit-reset` in epoch seconds, and asks clients to wait for that time rather than retry
+ * (docs.github.com, "Rate limits for the REST API"). Null when the answer says no such thing.
+ */
+export function rateLimitResetIn(headers: HttpResponse['headers'], now: number): number | null {
+  if (headerValue(headers, 'x-ratelimit-remaining')?.trim() !== '0') return null;
+  const reset = headerValue(headers, 'x-ratelimit-reset')?.trim();
+  if (!reset || !/^\d+$/.test(reset)) return null;
+  return Math.max(0, Number(reset) * 1000 - now);
+}
+
 export function headerValue(headers: HttpResponse['headers'], name: string): string | undefined {
   const v = headers[name.toLowerCase()];
   return Array.isArray(v) ? v[0] : v;
@@ -235,11 +248,23 @@ export class HttpClient {
           }
         } else {
           // NVD puts its reason in a `message` header and often sends an empty body.
-          const detail = (await readSnippet(res.body)) || headerValue(res.headers, 'message') || '';
-          if (!retryOn.includes(status) || attempt >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
-          const hinted = parseRetryAfter(res.headers['retry-after'], this.now());
-          const wait = Math.min(hinted ?? this.backoff(attempt), this.maxRetryWaitMs);
-          this.log(`  ${new URL(target).host}: HTTP ${status}; retrying in ${Math.round(wait / 1000)} s${hinted !== null ? ' (Retry-After)' : ''}`);
+          let detail = (await readSnippet(res.body)) || headerValue(res.headers, 'message') || '';
+          const now = this.now();
+          const resetIn = rateLimitResetIn(res.headers, now);
+          // A used-up rate limit is retried at its reset whatever the status (GitHub says 403),
+          // when that is within one wait; later than that, the error says when.
+          const waitable = resetIn !== null && resetIn <= this.maxRetryWaitMs;
+          if (resetIn !== null && !waitable) {
+            const host = new URL(target).host;
+            detail = `${detail ? `${detail}; ` : ''}${host}'s rate limit is used up until ${new Date(now + resetIn).toISOString()}${host === 'api.github.com' ? ' (GITHUB_TOKEN raises GitHub\'s limit)' : ''}`;
+          }
+          if ((!retryOn.includes(status) && !waitable) || (resetIn !== null && !waitable) || attempt >= this.retries) {
+            throw new HttpStatusError(target, status, detail, attempt + 1);
+          }
+          const hinted = parseRetryAfter(res.headers['retry-after'], now);
+          const wait = Math.min(hinted ?? (waitable ? resetIn + 1000 : this.backoff(attempt)), this.maxRetryWaitMs);
+          const why = hinted !== null ? ' (Retry-After)' : waitable ? ' (rate limit reset)' : '';
+          this.log(`  ${new URL(target).host}: HTTP ${status}; retrying in ${Math.round(wait / 1000)} s${why}`);
           await this.sleep(wait, opts.signal);
           continue;
         }

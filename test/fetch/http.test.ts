@@ -35,6 +35,45 @@ describe('HTTP client', () => {
     await server.close();
   });
 
+  // GitHub's answer when the unauthenticated API's 60 calls an hour are spent (the CVE List's
+  // release listing reads api.github.com), headers and body as GitHub sends them.
+  const exhausted = (resetAt: number) => ({
+    status: 403,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'x-ratelimit-limit': '60',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(resetAt),
+      'x-ratelimit-used': '60',
+      'x-ratelimit-resource': 'core',
+    },
+    body: '{"message":"API rate limit exceeded for 203.0.113.7. (But here\'s the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)","documentation_url":"https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"}',
+  });
+
+  it('waits for a used-up rate limit to reset (GitHub: 403, x-ratelimit-remaining 0), then reads', async () => {
+    const now = Date.parse('2026-11-26T12:00:00Z');
+    let n = 0;
+    const server = await startServer(() => (n++ === 0 ? exhausted(now / 1000 + 30) : { body: '[]' }));
+    const sleeps: number[] = [];
+    const http = new HttpClient({ maxRetryWaitMs: 300_000, sleep: async (ms) => void sleeps.push(ms), now: () => now });
+    expect((await http.getBytes(`${server.base}/repos/CVEProject/cvelistV5/releases`)).body.toString()).toBe('[]');
+    // Until the reset, and a second more: no earlier retry that would be refused again.
+    expect(sleeps).toEqual([31_000]);
+    expect(server.requests).toHaveLength(2);
+    await server.close();
+  });
+
+  it('says until when a rate limit is used up when its reset is further than one wait, without retrying', async () => {
+    const now = Date.parse('2026-11-26T12:00:00Z');
+    const server = await startServer(() => exhausted(now / 1000 + 3600));
+    const sleeps: number[] = [];
+    const http = new HttpClient({ maxRetryWaitMs: 300_000, sleep: async (ms) => void sleeps.push(ms), now: () => now });
+    await expect(http.getBytes(`${server.base}/releases`)).rejects.toThrow(/HTTP 403 \(.*API rate limit exceeded.*; 127\.0\.0\.1:\d+'s rate limit is used up until 2026-11-26T13:00:00\.000Z\)$/);
+    expect(sleeps).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+    await server.close();
+  });
+
   it('caps a huge Retry-After at maxRetryWaitMs', async () => {
     let n = 0;
     const server = await startServer(() => (n++ === 0 ? { status: 429, headers: { 'retry-after': '86400' } } : { body: 'ok' }));
