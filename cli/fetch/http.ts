@@ -8,6 +8,7 @@
  * (NVD answers 4xx/5xx in plain text, never JSON).
  */
 import { createRequire } from 'node:module';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import { FetchError, describeError, isAbortError } from './errors.ts';
 import { realSleep, type RateLimiter, type Sleep } from './rate-limit.ts';
@@ -128,7 +129,51 @@ export class TruncatedBodyError extends Error {
   }
 }
 
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED']);
+/**
+ * A compressed body that does not decompress: a body cut short without a declared length (a
+ * chunked answer whose connection closed) ends this way, so it is retried like a truncation.
+ */
+export class UndecodableBodyError extends Error {
+  readonly code = 'BODY_UNDECODABLE';
+  constructor(coding: string, cause: unknown) {
+    super(`${coding} body does not decompress (${describeError(cause)})`, { cause });
+    this.name = 'UndecodableBodyError';
+  }
+}
+
+/**
+ * What getBytes asks for: the JSON it reads whole (NVD's pages of 2,000 records, tens of MB each)
+ * travels compressed, several times smaller. Streamed downloads (archives, already compressed)
+ * ask for nothing, so their byte ranges stay those of the file.
+ */
+export const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
+
+const DECODERS: Record<string, (body: Buffer) => Buffer> = {
+  gzip: (b) => gunzipSync(b),
+  'x-gzip': (b) => gunzipSync(b),
+  deflate: (b) => inflateSync(b),
+  br: (b) => brotliDecompressSync(b),
+  identity: (b) => b,
+};
+
+/** A body as sent with `Content-Encoding` (codings in the order applied), decoded. */
+export function decodeBody(body: Buffer, contentEncoding: string | undefined): Buffer {
+  if (!contentEncoding) return body;
+  const codings = contentEncoding.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
+  let out = body;
+  for (const coding of codings.reverse()) {
+    const decode = DECODERS[coding];
+    if (!decode) throw new FetchError(`unsupported Content-Encoding "${coding}"`);
+    try {
+      out = decode(out);
+    } catch (err) {
+      throw new UndecodableBodyError(coding, err);
+    }
+  }
+  return out;
+}
+
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED', 'BODY_UNDECODABLE']);
 
 /** A failure of the connection (undici's UND_ERR_*, resets, timeouts, truncation), not of our own checks. */
 export function isTransientNetworkError(err: unknown): boolean {
@@ -279,17 +324,30 @@ export class HttpClient {
     }
   }
 
-  /** GET and read the whole body, retrying failures on both sides of the headers. */
+  /**
+   * GET and read the whole body, retrying failures on both sides of the headers. The body is
+   * asked for compressed (ACCEPTED_ENCODINGS) and returned decoded; a caller's own
+   * `accept-encoding` wins.
+   */
   getBytes(url: string, opts: ExchangeOptions = {}): Promise<BodyResponse> {
-    return this.exchange(url, opts, async (res) => {
+    const asked = Object.keys(opts.headers ?? {}).some((name) => name.toLowerCase() === 'accept-encoding');
+    const headers = asked ? opts.headers : { 'accept-encoding': ACCEPTED_ENCODINGS, ...opts.headers };
+    return this.exchange(url, { ...opts, headers }, async (res) => {
       if (res.status === 304) {
         await res.body.dump();
         return { status: 304, headers: res.headers, body: Buffer.alloc(0), url: res.url };
       }
-      const body = Buffer.from(await res.body.arrayBuffer());
+      const sent = Buffer.from(await res.body.arrayBuffer());
+      // Content-Length counts the bytes as sent, compressed or not.
       const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
-      const encoded = headerValue(res.headers, 'content-encoding');
-      if (Number.isFinite(declared) && !encoded && body.length !== declared) throw new TruncatedBodyError(body.length, declared);
+      if (Number.isFinite(declared) && sent.length !== declared) throw new TruncatedBodyError(sent.length, declared);
+      let body: Buffer;
+      try {
+        body = decodeBody(sent, headerValue(res.headers, 'content-encoding'));
+      } catch (err) {
+        if (err instanceof FetchError) throw new FetchError(`GET ${res.url}: ${err.message}`);
+        throw err;
+      }
       return { status: res.status, headers: res.headers, body, url: res.url };
     });
   }

@@ -1,3 +1,6 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { DEFAULT_CONFIG } from '../../cli/fetch/config.ts';
@@ -72,6 +75,43 @@ describe('HTTP client', () => {
     expect(sleeps).toEqual([]);
     expect(server.requests).toHaveLength(1);
     await server.close();
+  });
+
+  it('asks for JSON read whole compressed and decodes gzip, deflate and br; Content-Length counts the bytes sent', async () => {
+    const json = JSON.stringify({ vulnerabilities: Array.from({ length: 500 }, (_, i) => ({ cve: { id: `CVE-2026-${10000 + i}` } })) });
+    const encoders: Record<string, (b: Buffer) => Buffer> = { gzip: (b) => gzipSync(b), deflate: (b) => deflateSync(b), br: (b) => brotliCompressSync(b) };
+    for (const coding of ['gzip', 'deflate', 'br']) {
+      // As a server does: the coding the client accepts, else the identity.
+      const server = await startServer((req) => {
+        const accepted = String(req.headers['accept-encoding'] ?? '');
+        if (!accepted.includes(coding)) return { body: json };
+        return { headers: { 'content-encoding': coding, vary: 'Accept-Encoding' }, body: encoders[coding]!(Buffer.from(json)) };
+      });
+      const { http } = testHttp();
+      const res = await http.getBytes(`${server.base}/rest/json/cves/2.0`);
+      expect(server.requests[0]!.headers['accept-encoding'], coding).toBe('gzip, deflate, br');
+      expect(res.body.toString('utf8'), coding).toBe(json);
+      await server.close();
+    }
+  });
+
+  it('retries a compressed body cut short, and names an unknown coding', async () => {
+    const packed = gzipSync(Buffer.from(JSON.stringify({ ok: true })));
+    let n = 0;
+    // Chunked (no Content-Length), the first answer cut: only the decompression can tell.
+    const chunked = createServer((_req, res) => {
+      res.writeHead(200, { 'content-encoding': 'gzip' });
+      res.end(n++ === 0 ? packed.subarray(0, packed.length - 8) : packed);
+    });
+    await new Promise<void>((r) => chunked.listen(0, '127.0.0.1', r));
+    const { http, sleeps } = testHttp();
+    expect(JSON.parse((await http.getBytes(`http://127.0.0.1:${(chunked.address() as AddressInfo).port}/x`)).body.toString())).toEqual({ ok: true });
+    expect(n).toBe(2);
+    expect(sleeps).toHaveLength(1);
+    await new Promise((r) => chunked.close(r));
+    const odd = await startServer(() => ({ headers: { 'content-encoding': 'zstd' }, body: 'x' }));
+    await expect(testHttp().http.getBytes(`${odd.base}/y`)).rejects.toThrow(/^GET http:\/\/127\.0\.0\.1:\d+\/y: unsupported Content-Encoding "zstd"$/);
+    await odd.close();
   });
 
   it('caps a huge Retry-After at maxRetryWaitMs', async () => {
