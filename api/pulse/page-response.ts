@@ -9,10 +9,10 @@ import { ASSETS_VERSION } from './assets.ts';
 
 export const HTML_TYPE = 'text/html; charset=utf-8';
 
+/** A page's own headers; those of every answer (nosniff among them) are standardHeaders' (ANSWER_HEADERS). */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
 };
 

@@ -66,7 +66,7 @@ export function registerPulse(app: ApiApp, config: ApiConfig): void {
   app.get('/pulse/assets/:file', (c) => {
     const asset = ASSETS[c.req.param('file')];
     if (!asset) return pulseNotFound(c);
-    const headers = { ETag: asset.etag, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' };
+    const headers = { ETag: asset.etag, 'Cache-Control': 'public, max-age=31536000, immutable' };
     if (ifNoneMatchHits(conditionalTag(c), asset.etag)) return c.body(null, 304, headers);
     return c.body(new Uint8Array(asset.body), 200, { ...headers, 'Content-Type': asset.contentType });
   });

@@ -33,6 +33,9 @@ const PATHS = [
   '/api/v1/public/nothing-here',
   '/api/v1/openapi.json',
   '/api/v1/docs',
+  '/pulse',
+  '/pulse/cves/CVE-2024-3400',
+  '/pulse/assets/pulse.css',
 ];
 
 describe('methods', () => {
