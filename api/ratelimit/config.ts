@@ -4,6 +4,7 @@
  * (environment variables, see `rateLimitConfigFromEnv`).
  */
 import { parseTrustedProxies } from './caller.ts';
+import { parseOptionUrl } from '../../lib/option-url.ts';
 
 /** One number per path tier (see tiers.ts). */
 export interface TierLimits {
@@ -110,13 +111,7 @@ export function validateRateLimitConfig(config: RateLimitConfig): void {
  * believed the count shared.
  */
 function checkRedisUrl(text: string): void {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new Error(`--redis: not a URL: "${text}" (e.g. redis://127.0.0.1:6379, rediss:// for TLS)`);
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`--redis: must be redis:// or rediss://, got "${url.protocol}"`);
+  const url = parseOptionUrl('--redis', text, ['redis', 'rediss'], 'redis://127.0.0.1:6379, rediss:// for TLS');
   if (url.hostname === '') throw new Error(`--redis: no host in "${text}"`);
 }
 

@@ -2,17 +2,13 @@
  * The public links /pulse puts in messages and answers: built from `--public-url` (default
  * http://localhost:PORT), so a service behind a proxy links to its public name.
  */
+import { parseOptionUrl } from '../option-url.ts';
+
 export class PulseLinks {
   readonly base: string;
 
   constructor(publicUrl: string) {
-    let url: URL;
-    try {
-      url = new URL(publicUrl);
-    } catch {
-      throw new Error(`--public-url: not a URL: "${publicUrl}"`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--public-url: must be http(s), got "${publicUrl}"`);
+    const url = parseOptionUrl('--public-url', publicUrl, ['http', 'https'], 'https://vuln.example.org');
     this.base = url.toString().replace(/\/+$/, '');
   }
 

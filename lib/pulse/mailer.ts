@@ -4,6 +4,7 @@
  */
 import nodemailer from 'nodemailer';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
+import { parseOptionUrl } from '../option-url.ts';
 
 export interface MailMessage {
   to: string;
@@ -19,13 +20,7 @@ export interface Mailer {
 }
 
 export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000): Mailer {
-  let url: URL;
-  try {
-    url = new URL(smtpUrl);
-  } catch {
-    throw new Error(`--smtp: not a URL: "${smtpUrl}" (e.g. smtp://user:password@mail.example.org:587)`);
-  }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error(`--smtp: must be smtp:// or smtps://, got "${url.protocol}"`);
+  parseOptionUrl('--smtp', smtpUrl, ['smtp', 'smtps'], 'smtp://user:password@mail.example.org:587');
   checkSender(from);
   // A few pooled connections (notify sends many messages in a row); timeouts bounded, so a dead
   // server cannot hold notify for nodemailer's 10-minute default.
