@@ -66,7 +66,7 @@ const XML_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud
  */
 function escapeHtml(text: string): string {
   return text
-    .replace(XML_FORBIDDEN, (ch) => (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff' ? '\ufffd' : ''))
+    .replace(XML_FORBIDDEN, (ch) => (ch >= '\ud800' && ch <= '\udfff' ? '\ufffd' : ''))
     .replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 

@@ -105,7 +105,7 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
  * `x-ratelimit-reset` in epoch seconds, and asks clients to wait for that time rather than retry
  * (docs.github.com, "Rate limits for the REST API"). Null when the answer says no such thing.
  */
-export function rateLimitResetIn(headers: HttpResponse['headers'], now: number): number | null {
+function rateLimitResetIn(headers: HttpResponse['headers'], now: number): number | null {
   if (headerValue(headers, 'x-ratelimit-remaining')?.trim() !== '0') return null;
   const reset = headerValue(headers, 'x-ratelimit-reset')?.trim();
   if (!reset || !/^\d+$/.test(reset)) return null;
@@ -133,7 +133,7 @@ export class TruncatedBodyError extends Error {
  * A compressed body that does not decompress: a body cut short without a declared length (a
  * chunked answer whose connection closed) ends this way, so it is retried like a truncation.
  */
-export class UndecodableBodyError extends Error {
+class UndecodableBodyError extends Error {
   readonly code = 'BODY_UNDECODABLE';
   constructor(coding: string, cause: unknown) {
     super(`${coding} body does not decompress (${describeError(cause)})`, { cause });
@@ -146,7 +146,7 @@ export class UndecodableBodyError extends Error {
  * travels compressed, several times smaller. Streamed downloads (archives, already compressed)
  * ask for nothing, so their byte ranges stay those of the file.
  */
-export const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
+const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
 
 const DECODERS: Record<string, (body: Buffer) => Buffer> = {
   gzip: (b) => gunzipSync(b),
@@ -156,14 +156,14 @@ const DECODERS: Record<string, (body: Buffer) => Buffer> = {
   identity: (b) => b,
 };
 
-/** A body as sent with `Content-Encoding` (codings in the order applied), decoded. */
-export function decodeBody(body: Buffer, contentEncoding: string | undefined): Buffer {
+/** A body from `url` as sent with `Content-Encoding` (codings in the order applied), decoded. */
+function decodeBody(body: Buffer, contentEncoding: string | undefined, url: string): Buffer {
   if (!contentEncoding) return body;
   const codings = contentEncoding.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
   let out = body;
   for (const coding of codings.reverse()) {
     const decode = DECODERS[coding];
-    if (!decode) throw new FetchError(`unsupported Content-Encoding "${coding}"`);
+    if (!decode) throw new FetchError(`GET ${url}: unsupported Content-Encoding "${coding}"`);
     try {
       out = decode(out);
     } catch (err) {
@@ -303,9 +303,8 @@ export class HttpClient {
             const host = new URL(target).host;
             detail = `${detail ? `${detail}; ` : ''}${host}'s rate limit is used up until ${new Date(now + resetIn).toISOString()}${host === 'api.github.com' ? ' (GITHUB_TOKEN raises GitHub\'s limit)' : ''}`;
           }
-          if ((!retryOn.includes(status) && !waitable) || (resetIn !== null && !waitable) || attempt >= this.retries) {
-            throw new HttpStatusError(target, status, detail, attempt + 1);
-          }
+          const retryable = waitable || (resetIn === null && retryOn.includes(status));
+          if (!retryable || attempt >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
           const hinted = parseRetryAfter(res.headers['retry-after'], now);
           const wait = Math.min(hinted ?? (waitable ? resetIn + 1000 : this.backoff(attempt)), this.maxRetryWaitMs);
           const why = hinted !== null ? ' (Retry-After)' : waitable ? ' (rate limit reset)' : '';
@@ -341,14 +340,7 @@ export class HttpClient {
       // Content-Length counts the bytes as sent, compressed or not.
       const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
       if (Number.isFinite(declared) && sent.length !== declared) throw new TruncatedBodyError(sent.length, declared);
-      let body: Buffer;
-      try {
-        body = decodeBody(sent, headerValue(res.headers, 'content-encoding'));
-      } catch (err) {
-        if (err instanceof FetchError) throw new FetchError(`GET ${res.url}: ${err.message}`);
-        throw err;
-      }
-      return { status: res.status, headers: res.headers, body, url: res.url };
+      return { status: res.status, headers: res.headers, body: decodeBody(sent, headerValue(res.headers, 'content-encoding'), res.url), url: res.url };
     });
   }
 
