@@ -86,6 +86,11 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })) }));
 }
 
+/** How many pixels the page is wider than its window (0 or less: no horizontal scrolling). */
+export async function widerThanWindow(page: Page): Promise<number> {
+  return Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+}
+
 /**
  * Elements of the page whose content spills out of their own box (wider than it, with overflow
  * left visible): text drawn over a panel's border or outside it, which no page-width check

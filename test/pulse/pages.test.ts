@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startOn, type SampleServer } from '../api/server-harness.ts';
-import { launchChromium, screenshot, seriousAxeViolations, spillingElements, type RealBrowser } from './browser.ts';
+import { launchChromium, screenshot, seriousAxeViolations, spillingElements, widerThanWindow, type RealBrowser } from './browser.ts';
 import { buildPulseCorpus, MARKUP_CVE, MARKUP_DESCRIPTION } from './corpus.ts';
 
 let api: SampleServer;
@@ -222,8 +222,7 @@ describe('/pulse in Chromium', () => {
         expect(await spillingElements(page), label).toEqual([]);
         // Nothing wider than a phone's screen at 375 px.
         if ('width' in variant) {
-          const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
-          expect(overflow, label).toBeLessThanOrEqual(0);
+          expect(await widerThanWindow(page), label).toBeLessThanOrEqual(0);
         }
         const suffix = 'dark' in variant ? '-dark' : 'width' in variant ? '-phone' : '';
         await screenshot(page, `${name}${suffix}`);

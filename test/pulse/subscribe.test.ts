@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import { buildChangesCorpus } from '../helpers/changes-corpus.ts';
-import { launchChromium, screenshot, seriousAxeViolations, spillingElements, type RealBrowser } from './browser.ts';
+import { launchChromium, screenshot, seriousAxeViolations, spillingElements, widerThanWindow, type RealBrowser } from './browser.ts';
 import { startSmtpSink, type SmtpSink } from './sinks.ts';
 
 const PUBLIC = 'https://alerts.example.org';
@@ -51,7 +51,7 @@ async function checkLooks(page: import('playwright-core').Page, name: string): P
   const desktop = page.viewportSize()!;
   await page.setViewportSize({ width: 375, height: 800 });
   expect(await spillingElements(page), `${name} at 375 px`).toEqual([]);
-  expect(Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')), `${name} at 375 px`).toBeLessThanOrEqual(0);
+  expect(await widerThanWindow(page), `${name} at 375 px`).toBeLessThanOrEqual(0);
   await page.setViewportSize(desktop);
 }
 
