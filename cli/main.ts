@@ -163,16 +163,13 @@ const shown = (message: string) => message.split('\n').map(printable).join('\n')
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof CliError || err instanceof RawFormatError) {
-    process.stderr.write(`vulnintel: ${shown(err.message)}\n`);
-    process.exit(err instanceof CliError ? err.exitCode : 1);
-  }
   // A file system refusal (no permission, disk full, a file where a folder goes) is about this
   // machine, not a bug: its message names the path and the call; a stack would add nothing.
   const system = err as NodeJS.ErrnoException;
-  if (err instanceof Error && typeof system.code === 'string' && typeof system.syscall === 'string' && typeof system.path === 'string') {
-    process.stderr.write(`vulnintel: ${shown(err.message)}\n`);
-    process.exit(1);
+  const fileSystem = err instanceof Error && typeof system.code === 'string' && typeof system.syscall === 'string' && typeof system.path === 'string';
+  if (err instanceof CliError || err instanceof RawFormatError || fileSystem) {
+    process.stderr.write(`vulnintel: ${shown((err as Error).message)}\n`);
+    process.exit(err instanceof CliError ? err.exitCode : 1);
   }
   throw err;
 }
