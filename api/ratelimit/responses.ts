@@ -45,7 +45,8 @@ const MESSAGES: Record<RefusalScope, (r: Refusal) => string> = {
 /**
  * The 429. Headers set earlier on the context (the server's CORS middleware, mounted before this
  * one) are kept by Hono; Access-Control-Allow-Origin is added only if nothing set it, so a 429
- * is readable from a browser whatever the mount order (contract §1.5: CORS everywhere).
+ * is readable from a browser whatever the mount order (contract §1.5: CORS everywhere), and
+ * nosniff is always set.
  */
 export function refusalResponse(c: Context, refusal: Refusal): Response {
   const retryAfter = String(refusal.retryAfter);
@@ -60,6 +61,9 @@ export function refusalResponse(c: Context, refusal: Refusal): Response {
     c.header('Access-Control-Allow-Origin', '*');
     c.header('Access-Control-Expose-Headers', RATE_LIMIT_EXPOSED_HEADERS.join(', '));
   }
+  // The body quotes nothing of the caller's, but every answer of the service carries it
+  // (api/http/cors.ts), the limiter mounted on its own included.
+  c.header('X-Content-Type-Options', 'nosniff');
   return c.json(
     {
       code: 'RATE_LIMIT_EXCEEDED',

@@ -234,9 +234,10 @@ describe('what is not limited, and CORS', () => {
     expect(String(refused.headers['access-control-expose-headers'])).toMatch(/Retry-After/);
     expect(String(refused.headers['access-control-expose-headers'])).toMatch(/X-RateLimit-Window/);
     expect(refused.headers['cache-control']).toBe('no-store');
+    expect(refused.headers['x-content-type-options']).toBe('nosniff');
   });
 
-  it('429s carry CORS even when no CORS middleware ran before the limiter', async () => {
+  it('429s carry CORS and nosniff even when no CORS middleware ran before the limiter', async () => {
     const limiter = createRateLimiter(defaultRateLimitConfig({ ...SMALL, logger: captureLogger().logger }));
     const app = new Hono();
     app.use('*', limiter.middleware);
@@ -249,6 +250,7 @@ describe('what is not limited, and CORS', () => {
       expect(refused.status).toBe(429);
       expect(refused.headers['access-control-allow-origin']).toBe('*');
       expect(String(refused.headers['access-control-expose-headers'])).toMatch(/Retry-After/);
+      expect(refused.headers['x-content-type-options']).toBe('nosniff');
     } finally {
       await closeServer(bare);
       await limiter.close();
