@@ -109,3 +109,20 @@ export async function spillingElements(page: Page): Promise<string[]> {
     return found;
   })()`)) as string[];
 }
+
+/**
+ * CVE ids (the links to a CVE page, the ids in a list) and table dates drawn over more than one line: broken at a
+ * hyphen, `CVE-2024-` over `3400` reads as two values.
+ */
+export async function valuesBrokenOverLines(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const found = [];
+    for (const el of document.querySelectorAll('a[href^="/pulse/cves/"], .cve-id, td.date')) {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      if (lines.size > 1) found.push((el.textContent || '').trim() + ' over ' + lines.size + ' lines');
+    }
+    return found;
+  })()`)) as string[];
+}

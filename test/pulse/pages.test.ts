@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startOn, type SampleServer } from '../api/server-harness.ts';
-import { launchChromium, screenshot, seriousAxeViolations, spillingElements, widerThanWindow, type RealBrowser } from './browser.ts';
+import { launchChromium, screenshot, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, type RealBrowser } from './browser.ts';
 import { buildPulseCorpus, MARKUP_CVE, MARKUP_DESCRIPTION } from './corpus.ts';
 
 let api: SampleServer;
@@ -188,7 +188,7 @@ describe('/pulse in Chromium', () => {
     }
   });
 
-  it('every page passes an axe-core scan (no serious or critical violation) and draws no text outside its box, light and dark, desktop and 375 px', async () => {
+  it('every page passes an axe-core scan (no serious or critical violation), draws no text outside its box and breaks no CVE id or date, light and dark, desktop and 375 px', async () => {
     const advisory = (await api.json<{ advisories: { vendor: string; advisory_id: string }[] }>('/api/v1/public/vendor-advisories?has_cve=false&limit=1')).body.advisories[0]!;
     const kevId = (await api.json<{ cves: { cve_id: string }[] }>('/api/v1/public/cves?kev_only=true&limit=1')).body.cves[0]!.cve_id;
     // A CVE scored in all three CVSS versions: three vector panels side by side, v4's metric
@@ -220,6 +220,8 @@ describe('/pulse in Chromium', () => {
         expect(await page.locator('h1').count(), label).toBe(1);
         // No text drawn outside its box (a score over a panel's border, a value pushed out of it).
         expect(await spillingElements(page), label).toEqual([]);
+        // A CVE id or a date in one piece, never broken at a hyphen.
+        expect(await valuesBrokenOverLines(page), label).toEqual([]);
         // Nothing wider than a phone's screen at 375 px.
         if ('width' in variant) {
           expect(await widerThanWindow(page), label).toBeLessThanOrEqual(0);

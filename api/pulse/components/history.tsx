@@ -33,7 +33,7 @@ export function ChangeHistory({ history, id }: { history: ChangeRow[] | null; id
         <tbody>
           {history.map((ch) => (
             <tr data-change-id={ch.change_id}>
-              <td>{minute(ch.detected_at)}</td>
+              <td class="date">{minute(ch.detected_at)}</td>
               <td>{kindLabel(ch.kind)}</td>
               <td>
                 {fieldsText(ch.before)} → {fieldsText(ch.after)}

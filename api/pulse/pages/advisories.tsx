@@ -63,9 +63,23 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
                   </a>
                   {a.title ? <div>{a.title}</div> : null}
                 </td>
-                <td>{day(a.published)}</td>
+                <td class="date">{day(a.published)}</td>
                 <td>{a.vendor_severity ?? a.aggregate_severity ?? '—'}</td>
-                <td>{a.has_cve ? a.cve_ids.slice(0, 3).join(', ') + (a.cve_ids.length > 3 ? ` +${a.cve_ids.length - 3}` : '') : <em>none yet</em>}</td>
+                <td>
+                  {a.has_cve ? (
+                    <>
+                      {a.cve_ids.slice(0, 3).map((id, i) => (
+                        <>
+                          {i > 0 ? ', ' : ''}
+                          <span class="cve-id">{id}</span>
+                        </>
+                      ))}
+                      {a.cve_ids.length > 3 ? ` +${a.cve_ids.length - 3}` : ''}
+                    </>
+                  ) : (
+                    <em>none yet</em>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -143,7 +157,7 @@ export function AdvisoryPage({ advisory: a, buildId }: { advisory: AdvisoryDetai
               <tbody>
                 {a.cves.map((link) => (
                   <tr>
-                    <td>{link.api_path ? <a href={cvePath(link.cve_id)}>{link.cve_id}</a> : link.cve_id}</td>
+                    <td>{link.api_path ? <a href={cvePath(link.cve_id)}>{link.cve_id}</a> : <span class="cve-id">{link.cve_id}</span>}</td>
                     <td>{link.vendor_severity ?? '—'}</td>
                     <td>{link.cvss_score !== null ? fixed(link.cvss_score) : '—'}</td>
                     <td>{link.exploited ? `yes${link.exploited_evidence ? ` (${link.exploited_evidence})` : ''}` : 'no'}</td>

@@ -169,7 +169,7 @@ export function DashboardPage({ data }: { data: DashboardData }) {
                     <td>
                       <a href={cvePath(k.cve_id)}>{k.cve_id}</a>
                     </td>
-                    <td>{day(k.date_added)}</td>
+                    <td class="date">{day(k.date_added)}</td>
                     <td class="hide-sm">{[k.vendor_project, k.product].filter(Boolean).join(' / ')}</td>
                     <td>
                       <SeverityBadge severity={k.service_severity} />

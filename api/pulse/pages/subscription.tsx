@@ -236,7 +236,7 @@ export function ManagePage({ view, token, notice }: { view: SubscriptionPageView
                     <td>{d.status}</td>
                     <td class="num">{d.changes}</td>
                     <td class="num">{d.attempts}</td>
-                    <td>{minute(d.last_attempt_at)}</td>
+                    <td class="date">{minute(d.last_attempt_at)}</td>
                     <td>{d.error ?? ''}</td>
                   </tr>
                 ))}
