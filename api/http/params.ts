@@ -9,6 +9,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { parseTimestampMicros } from './timestamps.ts';
+import { codePointsExceed } from '../../lib/code-points.ts';
 
 /** What `.openapi()` takes for a parameter; only the members used here. */
 interface ParamDoc {
@@ -182,7 +183,7 @@ export function textParam(opts: { description: string; max: number; example?: st
   return queryParam(
     (raw) => {
       // Counted in code points, as JSON Schema's maxLength counts.
-      if ([...raw].length > opts.max) throw new Error(`at most ${opts.max} characters`);
+      if (codePointsExceed(raw, opts.max)) throw new Error(`at most ${opts.max} characters`);
       return raw;
     },
     { description: opts.description, maxLength: opts.max, ...(opts.example !== undefined ? { example: opts.example } : {}) },

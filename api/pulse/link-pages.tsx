@@ -7,12 +7,15 @@
  */
 import type { Context } from 'hono';
 import { PulseInputError, PulseLimitError, PulseNotFoundError, PulseUnavailableError } from '../../lib/pulse/errors.ts';
+import { MAX_BODY_BYTES } from '../../lib/pulse/input.ts';
 import type { PulseService } from '../../lib/pulse/service.ts';
+import { BodyTooLargeError, readBoundedBody } from '../http/bounded-body.ts';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import { CACHE_CONTROL } from '../http/respond.ts';
 import type { CallerResolver } from '../ratelimit/caller.ts';
 import { filterFormOf, filterOfForm, loadSubscribeFor } from './load/subscribe.ts';
 import { documentOf, PageError, sendPage } from './page-response.ts';
+import { errorPage } from './routes.tsx';
 import { SubscribePage } from './pages/subscribe.tsx';
 import {
   ConfirmedPage,
@@ -39,14 +42,27 @@ async function send(c: Context, tree: unknown, status = 200): Promise<Response> 
   return res;
 }
 
-/** A posted form as name → every value. */
+/**
+ * A posted form as name → every value, read only up to the JSON API's limit (a form holds a
+ * few short fields; a larger body is a 400 naming `body`, never buffered). URL-encoded and
+ * multipart forms alike; any other body is an empty form.
+ */
 async function formOf(c: Context): Promise<Record<string, string[]>> {
-  const body = await c.req.parseBody({ all: true });
-  const out: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries(body)) {
-    const values = Array.isArray(value) ? value : [value];
-    out[name] = values.filter((v): v is string => typeof v === 'string');
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBoundedBody(c, MAX_BODY_BYTES);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw new PageError(400, 'The form is too large', err.message, 'body');
+    throw err;
   }
+  let form: FormData;
+  try {
+    form = await new Response(bytes, { headers: { 'content-type': c.req.header('content-type') ?? '' } }).formData();
+  } catch {
+    return {};
+  }
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of form.entries()) if (typeof value === 'string') (out[name] ??= []).push(value);
   return out;
 }
 
@@ -70,9 +86,9 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
 
   // The subscribe form (works without JavaScript): create, then say what happens next.
   app.post('/pulse/subscribe', async (c) => {
-    const posted = await formOf(c);
     let form: Record<string, string> = {};
     try {
+      const posted = await formOf(c);
       form = filterFormOf(posted);
       const filter = filterOfForm(form);
       const channel = posted.channel?.[0] ?? '';
@@ -84,8 +100,20 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
     } catch (err) {
       const notice = noticeOf(err);
       if (!notice) throw err;
+      // No snapshot to draw the form with: the refusal on an error page of its own.
+      if (!config.store.current) return errorPage(c, new PageError(statusOf(err) === 400 ? 400 : 503, 'Not subscribed', notice.message, notice.field));
       return withSnapshot(config.store, async (snapshot) => {
-        const view = await loadSubscribeFor(snapshot, form, false);
+        // The form shown again as typed; its lists loaded for no filter when the filter is what
+        // was refused (loading them for it would refuse it a second time).
+        const filterValid = (() => {
+          try {
+            filterOfForm(form);
+            return true;
+          } catch {
+            return false;
+          }
+        })();
+        const view = { ...(await loadSubscribeFor(snapshot, filterValid ? form : {}, false)), form };
         return send(c, <SubscribePage view={view} buildId={snapshot.buildId} notice={{ ...notice, title: 'Not subscribed' }} />, statusOf(err));
       });
     }
@@ -115,9 +143,9 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
   // The manage page's forms: `action` = update | pause | resume.
   app.post('/pulse/s/:token', async (c) => {
     const token = c.req.param('token');
-    const posted = await formOf(c);
-    const action = posted.action?.[0] ?? '';
     try {
+      const posted = await formOf(c);
+      const action = posted.action?.[0] ?? '';
       if (action === 'pause') await service.pause(token);
       else if (action === 'resume') await service.resume(token);
       else if (action === 'update') {
@@ -142,7 +170,8 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
   app.get('/pulse/s/:token/unsubscribe', (c) => send(c, <UnsubscribePromptPage token={c.req.param('token')} />));
   // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` here; the page's button posts a form.
   app.post('/pulse/s/:token/unsubscribe', async (c) => {
-    await c.req.arrayBuffer().catch(() => undefined);
+    // The body says nothing this route reads (`List-Unsubscribe=One-Click`): read up to the limit only.
+    await readBoundedBody(c, MAX_BODY_BYTES).catch(() => undefined);
     return send(c, <UnsubscribedPage existed={await service.unsubscribe(c.req.param('token'))} />);
   });
 }

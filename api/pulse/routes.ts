@@ -24,6 +24,7 @@ import { MAX_BODY_BYTES, parseJsonBody } from '../../lib/pulse/input.ts';
 import type { PulseService } from '../../lib/pulse/service.ts';
 import type { CallerResolver } from '../ratelimit/caller.ts';
 import type { ApiApp } from '../http/context.ts';
+import { BodyTooLargeError, readBoundedBody } from '../http/bounded-body.ts';
 import { ApiError, invalidParameter, notFound } from '../http/errors.ts';
 import { CACHE_CONTROL, sendBody, sendJson } from '../http/respond.ts';
 import { PULSE_API_METHODS, pulseMethodNotAllowed } from './api-methods.ts';
@@ -38,26 +39,14 @@ const HTML = 'text/html; charset=utf-8';
 /** Tokens sit in these URLs: no Referer to anywhere, no indexing. */
 const PRIVATE_HEADERS = { 'Referrer-Policy': 'no-referrer', 'X-Robots-Tag': 'noindex' };
 
-/** The request body, refused past MAX_BODY_BYTES without reading it all. */
+/** The request body, refused past MAX_BODY_BYTES without reading it all (a 400 naming `body`). */
 async function readBody(c: Context): Promise<Uint8Array> {
-  const declared = Number(c.req.header('content-length') ?? 'NaN');
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw invalidParameter('body', `body: larger than ${MAX_BODY_BYTES} bytes`);
-  const stream = c.req.raw.body;
-  if (!stream) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw invalidParameter('body', `body: larger than ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
+  try {
+    return await readBoundedBody(c, MAX_BODY_BYTES);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw invalidParameter('body', err.message);
+    throw err;
   }
-  return Buffer.concat(chunks);
 }
 
 function toApiError(err: unknown): unknown {

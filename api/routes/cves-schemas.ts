@@ -21,6 +21,7 @@ import {
 import { ERROR_STATUS, type ErrorCode } from '../http/errors.ts';
 import { SEVERITIES, STATUSES } from '../queries/cves-filter.ts';
 import { SORTS } from '../queries/cves-list.ts';
+import { codePointsExceed } from '../../lib/code-points.ts';
 
 export const MAX_LIMIT = 200;
 export const DEFAULT_LIMIT = 50;
@@ -96,7 +97,7 @@ export const CveListQuery = z.object({
 
 /** At most 200 characters counted as JSON Schema's maxLength counts them: by code point. */
 const MATCH_TEXT_MAX = 200;
-const matchText = () => z.string().refine((s) => [...s].length <= MATCH_TEXT_MAX, `at most ${MATCH_TEXT_MAX} characters`);
+const matchText = () => z.string().refine((s) => !codePointsExceed(s, MATCH_TEXT_MAX), `at most ${MATCH_TEXT_MAX} characters`);
 
 export const CveMatchQuery = z.object({
   vendor: matchText()

@@ -29,6 +29,7 @@
  *   packages         VARCHAR[]  'ecosystem:package_name' as published
  *   cwe_ids          VARCHAR[]  'CWE-79', …
  */
+import { codePointsExceed } from '../code-points.ts';
 
 /** The columns of changes.parquet with their DuckDB types, in file order (see above). */
 export const CHANGE_COLUMNS: ReadonlyArray<readonly [name: keyof ChangeRow, duckdbType: string]> = [
@@ -139,7 +140,7 @@ export const FILTER_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u0
 
 /** What is wrong with a filter text as sent (in words), or null when it is one. */
 export function filterTextProblem(raw: string): string | null {
-  if ([...raw].length > FILTER_TEXT_MAX) return `longer than ${FILTER_TEXT_MAX} characters`;
+  if (codePointsExceed(raw, FILTER_TEXT_MAX)) return `longer than ${FILTER_TEXT_MAX} characters`;
   if (/[\u0000-\u001f\u007f]/.test(raw)) return 'holds a control character';
   if (raw.trim() === '') return 'empty';
   return null;

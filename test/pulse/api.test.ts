@@ -216,6 +216,50 @@ describe('bad input is a 400 naming the field, never a 500', () => {
   });
 });
 
+describe('the subscribe form (HTML, works without JavaScript)', () => {
+  const form = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/pulse/subscribe`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+  // The field at fault: the form's notice, or (no snapshot to draw the form with, as here) the error page's.
+  const fieldOf = (html: string) => /id="notice" data-field="([^"]*)"|role="alert"[^>]*data-parameter="([^"]*)"|data-parameter="([^"]*)"[^>]*role="alert"/.exec(html)?.slice(1).find((x) => x !== undefined);
+
+  it('a bad filter field is a 400 page naming it (it was a 500)', async () => {
+    for (const [field, value] of [['min_risk', 'abc'], ['cwe', '79'], ['kind', 'bogus'], ['min_severity', 'bogus'], ['kev_only', 'maybe'], ['search', '\u0001']] as const) {
+      const res = await form(`channel=email&email=someone%40example.org&${field}=${encodeURIComponent(value)}`);
+      const html = await res.text();
+      expect(res.status, field).toBe(400);
+      expect(res.headers.get('content-type'), field).toMatch(/^text\/html/);
+      expect(fieldOf(html), field).toBe(field);
+    }
+    expect(smtp.messages.filter((m) => JSON.stringify(m.to).includes('someone@example.org'))).toEqual([]);
+  });
+
+  it('a form larger than 16 KiB is a 400 page naming body, never buffered; the server goes on', async () => {
+    const huge = `channel=email&email=x%40example.org&search=${'a'.repeat(2_000_000)}`;
+    const declared = await form(huge);
+    expect(declared.status).toBe(400);
+    expect(fieldOf(await declared.text())).toBe('body');
+    // Sent without a length (chunked): refused as it streams.
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const chunk = new TextEncoder().encode('a'.repeat(64 * 1024));
+        controller.enqueue(new TextEncoder().encode('channel=email&email=x%40example.org&search='));
+        for (let i = 0; i < 32; i++) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const chunked = await fetch(`${server.url}/pulse/subscribe`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: stream, duplex: 'half' } as RequestInit);
+    expect(chunked.status).toBe(400);
+    expect(fieldOf(await chunked.text())).toBe('body');
+    // The manage form and the one-click unsubscribe take the same limit.
+    const manage = await fetch(`${server.url}/pulse/s/AAAAAAAAAAAAAAAAAAAAAA`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: huge });
+    expect([400, 404]).toContain(manage.status);
+    await manage.arrayBuffer();
+    // The refusals close their connections (the body was left unread): the next request, on a
+    // new one, is answered.
+    expect((await fetch(`${server.url}/api/v1/openapi.json`)).status).toBe(200);
+  });
+});
+
 describe('double opt-in, manage, one-click unsubscribe', () => {
   let manageUrl: string;
 
