@@ -36,7 +36,7 @@ CREATE TABLE stg_reference AS SELECT * FROM read_json('{{stage}}/reference/*.ndj
 
 CREATE TABLE stg_product AS SELECT * FROM read_json('{{stage}}/product/*.ndjson', format = 'newline_delimited', columns = {
   cve_id: 'VARCHAR', feed: 'VARCHAR', vendor: 'VARCHAR', product: 'VARCHAR', cpe: 'VARCHAR',
-  package_name: 'VARCHAR', collection_url: 'VARCHAR', purl: 'VARCHAR',
+  package_name: 'VARCHAR', collection_url: 'VARCHAR', purl: 'VARCHAR', ecosystem: 'VARCHAR',
   version_start_including: 'VARCHAR', version_start_excluding: 'VARCHAR',
   version_end_including: 'VARCHAR', version_end_excluding: 'VARCHAR', file: 'VARCHAR'});
 

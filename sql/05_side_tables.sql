@@ -47,7 +47,10 @@ DROP TABLE osv_range_current;
 CREATE TABLE record_packages AS
 SELECT DISTINCT
   pc.cve_id,
+  -- The purl's ecosystem first (the parser maps it as OSV spells it, with the release), then
+  -- the registry the collection URL names.
   CASE
+    WHEN pc.ecosystem IS NOT NULL THEN pc.ecosystem
     WHEN pc.collection_url ILIKE '%pypi%' THEN 'PyPI'
     WHEN pc.collection_url ILIKE '%npmjs%' THEN 'npm'
     WHEN pc.collection_url ILIKE '%maven%' THEN 'Maven'
@@ -56,6 +59,7 @@ SELECT DISTINCT
     WHEN pc.collection_url ILIKE '%nuget%' THEN 'NuGet'
     WHEN pc.collection_url ILIKE '%packagist%' THEN 'Packagist'
     WHEN pc.collection_url ILIKE '%go.dev%' OR pc.collection_url ILIKE '%golang%' THEN 'Go'
+    -- A purl of a type OSV has no ecosystem for (`pkg:generic/…`): the type, as published.
     WHEN pc.purl LIKE 'pkg:%' THEN regexp_extract(pc.purl, '^pkg:([^/]+)/', 1)
   END AS ecosystem,
   pc.package_name,

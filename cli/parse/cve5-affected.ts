@@ -7,10 +7,18 @@
  * Entries that say nothing is affected (every version `unaffected`/`unknown`, default not
  * `affected`) give no row: the table lists what a CVE affects. `n/a` vendors or products fall
  * back to the entry's first readable CPE, else the entry is skipped.
+ *
+ * Each CPE of the entry is also a vendor/product of its own (`cpe:/a:redhat:satellite:6.16::el8`
+ * under the CNA's "Red Hat" / "Red Hat Satellite 6.16 for RHEL 8"): the names a CPE dictionary,
+ * a scanner and `/cves/match?vendor=redhat&product=satellite` use. A package named only by its
+ * purl (`pkg:pypi/mooncake-transfer-engine`, no `packageName`) takes the purl's name, and the
+ * purl's OSV ecosystem is kept beside it.
  */
 import type { ProductRow, StageSink } from '../stage/tables.ts';
 import { stringOrNull } from './common.ts';
 import { objects, stringList } from './cve5-json.ts';
+import { PackageURL } from 'packageurl-js';
+import { parsePurl } from '../../lib/packages/purl.ts';
 import { parseCpe } from './nvd-cpe.ts';
 
 /** A usable name: a non-empty string other than `n/a` (any case). */
@@ -55,6 +63,25 @@ function boundsOf(v: Record<string, unknown>): Bounds {
   };
 }
 
+/**
+ * The package a purl names: its OSV ecosystem and name where the type has one (parsePurl), else
+ * the purl's own `namespace/name` with no ecosystem; null for text that is no purl.
+ */
+function purlPackage(purl: string | null): { ecosystem: string | null; name: string } | null {
+  if (purl === null) return null;
+  try {
+    const { ecosystem, name } = parsePurl(purl);
+    return { ecosystem, name };
+  } catch {
+    try {
+      const p = PackageURL.fromString(purl.trim());
+      return { ecosystem: null, name: p.namespace ? `${p.namespace}/${p.name}` : p.name };
+    } catch {
+      return null;
+    }
+  }
+}
+
 export function emitAffectedProducts(entries: unknown, cveId: string, feed: string, file: string, sink: StageSink): void {
   for (const entry of objects(entries)) {
     const cpes = stringList(entry.cpes);
@@ -66,24 +93,31 @@ export function emitAffectedProducts(entries: unknown, cveId: string, feed: stri
       vendor = named.vendor;
       product = named.product;
     }
-    const base = {
+    const purl = stringOrNull(entry.packageURL);
+    const fromPurl = purlPackage(purl);
+    const packageName = usableName(entry.packageName) ?? fromPurl?.name ?? null;
+    const common = {
       cve_id: cveId,
       feed,
-      vendor: vendor.toLowerCase(),
-      product: product.toLowerCase(),
-      cpe: cpes[0] ?? null,
-      package_name: stringOrNull(entry.packageName),
+      package_name: packageName,
       collection_url: stringOrNull(entry.collectionURL),
-      purl: stringOrNull(entry.packageURL),
+      purl,
+      ecosystem: fromPurl?.ecosystem ?? null,
     };
-    const versions = objects(entry.versions);
-    let emitted = false;
-    for (const v of versions) {
-      if (!isAffected(v.status)) continue;
-      sink.emit('product', { ...base, ...boundsOf(v), file } satisfies ProductRow);
-      emitted = true;
+    // The entry's names, then each CPE's (the first CPE rides on the names' row, as before).
+    const names: { vendor: string; product: string; cpe: string | null }[] = [{ vendor: vendor.toLowerCase(), product: product.toLowerCase(), cpe: cpes[0] ?? null }];
+    for (const cpe of cpes) {
+      const named = parseCpe(cpe);
+      if (named !== null && !(cpe === cpes[0] && named.vendor === names[0]!.vendor && named.product === names[0]!.product)) {
+        names.push({ vendor: named.vendor, product: named.product, cpe });
+      }
     }
+    const versions = objects(entry.versions);
+    const affected = versions.filter((v) => isAffected(v.status));
     const affectedByDefault = isAffected(entry.defaultStatus) || (versions.length === 0 && entry.defaultStatus === undefined);
-    if (!emitted && affectedByDefault) sink.emit('product', { ...base, ...NO_BOUNDS, file } satisfies ProductRow);
+    const ranges = affected.length > 0 ? affected.map(boundsOf) : affectedByDefault ? [NO_BOUNDS] : [];
+    for (const name of names) {
+      for (const bounds of ranges) sink.emit('product', { ...common, ...name, ...bounds, file } satisfies ProductRow);
+    }
   }
 }

@@ -163,6 +163,7 @@ function stageConfigurations(configurations: unknown, cveId: string, file: strin
           package_name: null,
           collection_url: null,
           purl: null,
+          ecosystem: null,
           version_start_including: stringOrNull(match.versionStartIncluding),
           version_start_excluding: stringOrNull(match.versionStartExcluding),
           version_end_including: stringOrNull(match.versionEndIncluding),

@@ -139,10 +139,15 @@ export interface ProductRow {
   vendor: string;
   product: string;
   cpe: string | null;
-  /** Package coordinates where the entry names one (CVE 5 `packageName`, `collectionURL`). */
+  /**
+   * Package coordinates where the entry names one (CVE 5 `packageName`, `collectionURL`,
+   * `packageURL`); a package named only by its purl takes the purl's name.
+   */
   package_name: string | null;
   collection_url: string | null;
   purl: string | null;
+  /** The OSV ecosystem the entry's purl names (`PyPI` for `pkg:pypi/…`), else null. */
+  ecosystem: string | null;
   /** Version bounds as published (CPE match or CVE 5 versions), for display only. */
   version_start_including: string | null;
   version_start_excluding: string | null;

@@ -61,7 +61,7 @@ describe('/cwes', () => {
 describe('/ecosystems', () => {
   it('lists ecosystems with distinct packages and active CVEs', async () => {
     expect(await listEcosystems(sample)).toEqual([
-      { ecosystem: 'PyPI', package_count: 6, cve_count: 7 },
+      { ecosystem: 'PyPI', package_count: 7, cve_count: 8 },
       { ecosystem: 'npm', package_count: 3, cve_count: 3 },
       { ecosystem: 'Go', package_count: 2, cve_count: 2 },
       { ecosystem: 'Alpine:v3.20', package_count: 1, cve_count: 1 },

@@ -231,6 +231,19 @@ describe('GET /cves/match', () => {
     expect(ids(second.body)).toEqual(expected.slice(2, 4));
   });
 
+  it("a CVE 5 entry's CPEs are vendor/products too: Red Hat's entries named for people are found by their CPE names", async () => {
+    // CVE-2026-12544 and CVE-2026-96658 (real NVD records) name "Red Hat" / "Red Hat Satellite 6.16
+    // for RHEL 8" and list cpe:/a:redhat:satellite:6.16::el8 and others; a scanner asks by CPE.
+    const { status, body } = await s.json<Record<string, any>>('/api/v1/public/cves/match?vendor=redhat&product=satellite&limit=200');
+    expect(status).toBe(200);
+    expect(ids(body)).toEqual(['CVE-2026-96658', 'CVE-2026-12544']);
+    const capsule = await s.json<Record<string, any>>('/api/v1/public/cves/match?vendor=redhat&product=satellite_capsule&limit=200');
+    expect(ids(capsule.body)).toContain('CVE-2026-12544');
+    // The names the CNA wrote still find them.
+    const byName = await s.json<Record<string, any>>('/api/v1/public/cves/match?vendor=red%20hat&limit=200');
+    expect(ids(byName.body)).toEqual(expect.arrayContaining(['CVE-2026-96658', 'CVE-2026-12544']));
+  });
+
   it('an unknown vendor is an empty list; a missing vendor 400; reverse 400 naming vendor', async () => {
     const none = await s.json<Record<string, any>>('/api/v1/public/cves/match?vendor=no_such_vendor');
     expect(none.status).toBe(200);

@@ -141,8 +141,32 @@ describe('NVD record fields', () => {
     expect(rows.ssvc).toEqual([
       { cve_id: 'CVE-2026-12544', feed: 'nvd', exploitation: 'none', automatable: 'no', technical_impact: 'total', timestamp: '2026-10-01T17:59:19.633Z', file: join(RECORDS, 'CVE-2026-12544.json') },
     ]);
-    // Every entry is defaultStatus affected with only unaffected versions: one row each, no bounds.
-    expect(rows.product).toHaveLength(5);
+    // Every entry is defaultStatus affected with only unaffected versions: one row for its names
+    // and one for each of its other CPEs, none with bounds.
+    expect(rows.product).toHaveLength(24);
+    expect(rows.product.every((r) => r.version_start_including === null && r.version_end_excluding === null)).toBe(true);
+    // The CPEs' own vendor/product: what /cves/match?vendor=redhat&product=satellite asks for.
+    const keys = new Set(rows.product.map((r) => `${r.vendor}:${r.product}`));
+    expect(keys).toEqual(
+      new Set([
+        'red hat:red hat satellite 6.16 for rhel 8',
+        'red hat:red hat satellite 6.16 for rhel 9',
+        'red hat:red hat satellite 6.18 for rhel 9',
+        'red hat:red hat satellite 6.19 for rhel 9',
+        'red hat:red hat satellite 6',
+        'redhat:satellite',
+        'redhat:satellite_capsule',
+        'redhat:satellite_utils',
+      ]),
+    );
+    // Every CPE is kept, not only each entry's first.
+    expect(new Set(rows.product.map((r) => r.cpe))).toEqual(
+      new Set([
+        ...['el8', 'el9'].flatMap((el) => ['satellite', 'satellite_capsule', 'satellite_utils'].map((p) => `cpe:/a:redhat:${p}:6.16::${el}`)),
+        ...['6.18', '6.19'].flatMap((v) => ['satellite', 'satellite_capsule', 'satellite_utils'].map((p) => `cpe:/a:redhat:${p}:${v}::el9`)),
+        'cpe:/a:redhat:satellite:6',
+      ]),
+    );
     expect(rows.product[0]).toMatchObject({
       vendor: 'red hat',
       product: 'red hat satellite 6.16 for rhel 8',
@@ -159,6 +183,8 @@ describe('NVD record fields', () => {
     expect(rows.product).toEqual([
       expect.objectContaining({ vendor: 'kvcache-ai', product: 'mooncake', purl: 'pkg:pypi/mooncake-transfer-engine', version_start_including: '0', version_end_excluding: '0.3.13' }),
     ]);
+    // No packageName: the package is the one its purl names, in OSV's spelling of the ecosystem.
+    expect(rows.product[0]).toMatchObject({ package_name: 'mooncake-transfer-engine', ecosystem: 'PyPI' });
   });
 
   it('CVE-2017-0144: only vulnerable CPE matches, never the platforms of AND configurations', () => {
