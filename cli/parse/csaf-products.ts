@@ -34,15 +34,17 @@ export function productNames(tree: unknown): ProductNames {
   return names;
 }
 
-/** `product_status` categories that mean "this product is (or was) affected by the CVE". */
-const AFFECTED_OR_FIXED = ['first_affected', 'known_affected', 'last_affected', 'first_fixed', 'fixed'] as const;
+/** `product_status` categories (CSAF 2.0 §3.2.3.9) of a product the CVE affects. */
+export const AFFECTED = ['first_affected', 'known_affected', 'last_affected'] as const;
+/** Categories of a product that holds the fix: a fixed version, not an affected one. */
+export const FIXED = ['first_fixed', 'fixed'] as const;
 
-/** Product ids a vulnerability marks affected or fixed, in document order. */
-export function affectedOrFixedIds(vulnerability: Record<string, unknown>): string[] {
+/** Product ids a vulnerability puts in any of `categories`, in document order. */
+export function productIdsIn(vulnerability: Record<string, unknown>, categories: readonly string[]): string[] {
   const status = vulnerability.product_status;
   if (!isObject(status)) return [];
   const ids: string[] = [];
-  for (const category of AFFECTED_OR_FIXED) {
+  for (const category of categories) {
     const list = status[category];
     if (Array.isArray(list)) for (const id of list) if (typeof id === 'string') ids.push(id);
   }

@@ -12,7 +12,7 @@ import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
-import { affectedOrFixedIds, productNames } from './csaf-products.ts';
+import { AFFECTED, FIXED, productIdsIn, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromProse, severityFromWord, severityTaxonomy, type VendorSeverity } from './vendor-severity.ts';
 
@@ -215,7 +215,8 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   stated ??= severityFromWord(taxonomy, aggregate.text);
 
   const names = productNames(json.product_tree);
-  const productIds = new Set<string>();
+  const affectedIds = new Set<string>();
+  const fixedIds = new Set<string>();
   const remediations: VendorAdvisoryRow['remediations'] = [];
   const seenRemediations = new Set<string>();
   const cves: VendorAdvisoryCveRow[] = [];
@@ -223,7 +224,8 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   let highestThreat: VendorSeverity | null = null;
 
   for (const v of objectsOf(json.vulnerabilities)) {
-    for (const id of affectedOrFixedIds(v)) productIds.add(id);
+    for (const id of productIdsIn(v, AFFECTED)) affectedIds.add(id);
+    for (const id of productIdsIn(v, FIXED)) fixedIds.add(id);
     for (const r of objectsOf(v.remediations)) {
       if (typeof r.category !== 'string') continue;
       const rem = { category: r.category, details: stringOrNull(r.details), url: stringOrNull(r.url) };
@@ -260,7 +262,12 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
     });
   }
 
-  // Informational documents have no vulnerabilities: then every product the tree declares.
+  // The products the CVEs affect. A fixed product is a version that holds the fix (BSI's
+  // "Converter 1.0.0-rc2" beside the five affected versions before it), never an affected one;
+  // a document that marks nothing affected but names what it fixes (a Red Hat advisory lists
+  // only `fixed`: the product streams it ships fixes for) names its products so. Informational
+  // documents have no vulnerabilities: then every product the tree declares.
+  const productIds = affectedIds.size > 0 ? affectedIds : fixedIds;
   let products = [...productIds].map((id) => names.get(id)).filter((n): n is string => n !== undefined);
   if (productIds.size === 0) products = [...names.values()];
   products = [...new Set(products)];

@@ -142,10 +142,10 @@ describe('CSAF documents: CISA, BSI, VEX', () => {
     expect(cves).toEqual([expect.objectContaining({ cve_id: 'CVE-2024-2453', cvss_score: 6.4, vendor_severity: null, cwe_id: 'CWE-89' })]);
   });
 
-  it('reads a CISA VEX with a semver tracking version and known_affected + fixed products', () => {
+  it('reads a CISA VEX with a semver tracking version and known_affected + fixed products: the fixed release is no affected product', () => {
     const { advisory } = parseFixture('cisa/2024/va-24-262-01.json');
     expect(advisory).toMatchObject({ version: '1.0.0', category: 'csaf_vex', cvss_score: 8.8 });
-    expect(advisory.products).toEqual(['Planet Fitness Planet Fitness Workouts 0 < 9.8.12', 'Planet Fitness Planet Fitness Workouts 9.8.12']);
+    expect(advisory.products).toEqual(['Planet Fitness Planet Fitness Workouts 0 < 9.8.12']);
   });
 
   it('reads BSI: aggregate severity without namespace in the BSI taxonomy', () => {
@@ -159,7 +159,9 @@ describe('CSAF documents: CISA, BSI, VEX', () => {
       vendor_severity_evidence: 'Moderate',
       cvss_score: 6.1,
     });
-    expect(advisory.products).toHaveLength(6);
+    // The five affected versions; the sixth product, 1.0.0-rc2, is first_fixed and fixed.
+    expect(advisory.products).toHaveLength(5);
+    expect(advisory.products.some((p) => p.endsWith('1.0.0-rc2'))).toBe(false);
     // No per-CVE threats: the CVE gets the document's rating.
     expect(cves[0]).toMatchObject({ cve_id: 'CVE-2022-27193', vendor_severity: 'MEDIUM', vendor_severity_evidence: 'Moderate' });
   });
@@ -258,7 +260,11 @@ describe('CSAF documents: hand-made cases', () => {
       'x/e.json',
       'acme',
     )!;
-    expect(rows.advisory.products).toEqual(['Acme Widget 1.0 on Acme Gadget', 'Acme Widget 1.0', 'Acme Gadget']);
+    // P2 holds the fix: not an affected product.
+    expect(rows.advisory.products).toEqual(['Acme Widget 1.0 on Acme Gadget', 'Acme Widget 1.0']);
+    // A document that marks nothing affected names the products it fixes (as Red Hat's do).
+    const fixesOnly = parseCsafDocument(csafDoc({}, [{ cve: 'CVE-2024-4445', product_status: { fixed: ['P2', 'P1'] } }], tree), 'x/f.json', 'acme')!;
+    expect(fixesOnly.advisory.products).toEqual(['Acme Gadget', 'Acme Widget 1.0']);
   });
 });
 
