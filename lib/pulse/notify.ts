@@ -30,6 +30,13 @@ import { postWebhook } from './webhook.ts';
 export const RETRY_BASE_MS = 5 * 60_000;
 export const RETRY_MAX_INTERVAL_MS = 4 * 3600_000;
 export const RETRY_WINDOW_MS = 24 * 3600_000;
+/**
+ * A row `sending` for less than this may be in flight in another notifier (cron's run and the
+ * one `update` starts overlap): it is left alone, not sent again. Far above the longest an
+ * attempt takes (SMTP's 30 s timeouts, a webhook's 10 s ones), so only a run that died while
+ * sending leaves a row this old, and the next run after it sends that range again.
+ */
+export const SENDING_LEASE_MS = 10 * 60_000;
 /** Webhook bodies above this are cut down to fewer items (the `text` says so). */
 export const MAX_WEBHOOK_BODY_BYTES = 512 * 1024;
 
@@ -59,6 +66,8 @@ export interface NotifySummary {
   retried: number;
   /** Failed earlier, next attempt not due yet. */
   waiting: number;
+  /** Deliveries another notifier is sending right now (SENDING_LEASE_MS), left to it. */
+  inFlight: number;
   gaveUp: number;
   paused: number;
   /** E-mail subscriptions left for a run with --smtp. */
@@ -132,6 +141,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
     failed: 0,
     retried: 0,
     waiting: 0,
+    inFlight: 0,
     gaveUp: 0,
     paused: 0,
     skipped: 0,
@@ -237,8 +247,11 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       } else if (open.status === 'failed' && open.nextAttemptAt !== null && open.nextAttemptAt > at.toISOString()) {
         summary.waiting++;
         return;
+      } else if (open.status === 'sending' && at.getTime() - Date.parse(open.lastAttemptAt ?? open.firstAttemptAt) < SENDING_LEASE_MS) {
+        summary.inFlight++;
+        return;
       } else {
-        // A failed row whose time came, or one left `sending` by an interrupted run: same range again.
+        // A failed row whose time came, or one a run died sending (past the lease): same range again.
         const retry = await store.retryDelivery(open.id, open.attempts, at.toISOString());
         if (!retry) return; // another notifier is retrying it
         summary.matched++;
@@ -300,7 +313,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
 
 /** The one summary line. */
 export function formatNotifySummary(s: NotifySummary): string {
-  const extra = [s.waiting ? `${s.waiting} waiting to retry` : '', s.gaveUp ? `${s.gaveUp} given up` : '', s.paused ? `${s.paused} paused (410)` : '', s.skipped ? `${s.skipped} skipped (no SMTP)` : '']
+  const extra = [s.waiting ? `${s.waiting} waiting to retry` : '', s.inFlight ? `${s.inFlight} being sent by another run` : '', s.gaveUp ? `${s.gaveUp} given up` : '', s.paused ? `${s.paused} paused (410)` : '', s.skipped ? `${s.skipped} skipped (no SMTP)` : '']
     .filter(Boolean)
     .join(', ');
   return `notify: ${formatCount(s.subscriptions)} subscriptions, ${formatCount(s.changes)} changes; ${formatCount(s.matched)} subscriptions matched, ${formatCount(s.sent)} messages sent, ${formatCount(s.failed)} failed, ${formatCount(s.retried)} retried${extra ? `; ${extra}` : ''} (${formatDuration(s.ms)})`;

@@ -286,6 +286,30 @@ describe('notify', () => {
     expect(view.deliveries[0]!.error).toMatch(/internal addresses/);
   });
 
+  it('two notifiers at once send a delivery in flight once: the second leaves a row another run is sending', async () => {
+    at('2026-11-26T10:00:00.000Z');
+    const created = await service.create({ channel: 'webhook', url: hooks.url('/slow'), filter: { vendor: 'oracle' } }, 'caller-9');
+    hooks.setSecret('/slow', created.secret!);
+    const B3 = '2026-11-26T11:00:00.000Z';
+    await publishChanges(dataDir, 'b3', [change({ build_id: 'b3', detected_at: B3, kind: 'new_cve', cve_id: 'CVE-2026-0009', title: 'Oracle DB flaw', vendors: ['oracle'], why: 'Published today.' }), ...b2, ...b1]);
+    at('2026-11-26T11:05:00.000Z');
+    // The receiver answers after 1.5 s: the first run's delivery is still `sending` when the
+    // second run reads the ledger (cron and `update` overlap so).
+    hooks.delay('/slow', 1500);
+    const first = notify();
+    await new Promise((r) => setTimeout(r, 300));
+    const second = notify();
+    await Promise.all([first, second]);
+    const deliveries = hooks.on('/slow').filter((h) => h.headers['x-vulnintel-event'] !== 'ping');
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]!.verified).toBe(true);
+    // Later runs: it was sent, nothing more goes.
+    at('2026-11-26T11:30:00.000Z');
+    await notify();
+    expect(hooks.on('/slow').filter((h) => h.headers['x-vulnintel-event'] !== 'ping')).toHaveLength(1);
+    expect((await service.get(tokenOf(created.manage_url!))).deliveries[0]).toMatchObject({ status: 'sent', attempts: 1 });
+  });
+
   it('one-click unsubscribe deletes the subscription and its ledger', async () => {
     const mail = smtp.to('sec@example.org').at(-1)!;
     const target = /<([^>]+)>/.exec(rawHeader(mail, 'List-Unsubscribe')!)![1]!;

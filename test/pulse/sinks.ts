@@ -85,6 +85,8 @@ export interface WebhookReceiver {
   setSecret(path: string, secret: string): void;
   /** Statuses to answer on a path, in order; 200 once they run out. */
   respond(path: string, statuses: number[]): void;
+  /** Milliseconds to wait before answering on a path (a slow receiver: a delivery in flight). */
+  delay(path: string, ms: number): void;
   close(): Promise<void>;
 }
 
@@ -92,6 +94,7 @@ export async function startWebhookReceiver(clockSeconds: () => number = () => Ma
   const hits: WebhookHit[] = [];
   const secrets = new Map<string, string>();
   const scripts = new Map<string, number[]>();
+  const delays = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -108,7 +111,10 @@ export async function startWebhookReceiver(clockSeconds: () => number = () => Ma
       }
       const header = req.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined;
       hits.push({ path, headers: req.headers, body, json, verified: secret ? verifySignature(secret, header, body, clockSeconds()) : null, status });
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+      const answer = () => res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+      const wait = delays.get(path) ?? 0;
+      if (wait > 0) setTimeout(answer, wait);
+      else answer();
     });
   });
   server.keepAliveTimeout = 500;
@@ -120,6 +126,7 @@ export async function startWebhookReceiver(clockSeconds: () => number = () => Ma
     on: (path, accepted) => hits.filter((h) => h.path === path && (accepted === undefined || (h.status < 300) === accepted)),
     setSecret: (path, secret) => void secrets.set(path, secret),
     respond: (path, statuses) => void scripts.set(path, [...statuses]),
+    delay: (path, ms) => void delays.set(path, ms),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
