@@ -13,6 +13,9 @@ describe('forbiddenRange', () => {
   const refused = [
     '127.0.0.1', '127.1.2.3', '0.0.0.0', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '100.100.100.200',
     '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2002:7f00:1::',
+    // IPv4-compatible (::/96, as the URL parser writes them: `[::127.0.0.1]` is `[::7f00:1]`):
+    // whatever IPv4 is inside, loopback, metadata or public.
+    '::127.0.0.1', '::a9fe:a9fe', '::7f00:1', '::5db8:d822',
   ];
   for (const address of refused) it(`refuses ${address}`, () => expect(forbiddenRange(address)).not.toBeNull());
   for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:93.184.216.34']) {
