@@ -34,6 +34,7 @@ import { packageIndexOf } from './queries/packages.ts';
 import type { ServingSnapshot } from './snapshot/serving.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
 import { StreamRegistry } from './http/streams.ts';
+import { withoutTokens } from '../lib/pulse/links.ts';
 
 export const DEFAULT_QUERY_BUDGET_MS = 250;
 export const DEFAULT_EXPORT_CAP = 50_000;
@@ -137,7 +138,8 @@ export function createApp(opts: AppOptions): ApiApp {
       );
     }
     if (err instanceof HTTPException && err.status === 404) return errorResponse(c, notFound(err.message || 'not found'));
-    opts.logger.error({ err, method: c.req.method, url: c.req.url }, 'request failed');
+    // The URL as logged holds no capability token (a manage or confirm link's).
+    opts.logger.error({ err, method: c.req.method, url: withoutTokens(c.req.url) }, 'request failed');
     return errorResponse(c, internalError());
   });
   return app;

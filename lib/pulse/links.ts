@@ -47,3 +47,14 @@ export function advisoryPath(vendor: string, advisoryId: string): string {
 export function defaultPublicUrl(port: number): string {
   return `http://localhost:${port}`;
 }
+
+/**
+ * Paths whose segment after these prefixes is a capability token: whoever reads it can manage
+ * or confirm the subscription. Never written to a log.
+ */
+const TOKEN_PATH = /(\/pulse\/(?:s|confirm|api\/subscriptions|api\/confirm)\/)[^/?#]+/g;
+
+/** A URL or path with every capability token replaced by `<token>` (for logs). */
+export function withoutTokens(url: string): string {
+  return url.replace(TOKEN_PATH, '$1<token>');
+}
