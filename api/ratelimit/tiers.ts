@@ -1,9 +1,12 @@
 /**
  * Which limit tier a path falls in (contract §8.1 table, plus the web area's own tier). Paths
  * outside `/api/v1/public` and `/pulse` (openapi, docs, health) and the web area's static
- * assets (`/pulse/assets/…`, cached for a year by URL) are not limited at all. The change
- * feeds under /pulse read the snapshot like the API and share its tiers (PULSE §3); every
- * other /pulse path (the pages, the subscription endpoints) is in the `pulse` tier.
+ * assets (`/pulse/assets/…`, cached for a year by URL) are not limited at all. The table is
+ * followed to the letter: every path under `/cves` (the batch included) has the `/cves` tier,
+ * and a path it does not name (`/changes`, `/packages`) the last one, as PULSE §3 says of the
+ * change feed ("the same rate-limit rules as the rest of /api/v1/public"). The change feed's
+ * other doors under /pulse (the Atom feed, the stream) share `/changes`'s tier; every other
+ * /pulse path (the pages, the subscription endpoints) is in the `pulse` tier.
  */
 import type { TierLimits } from './config.ts';
 
@@ -22,15 +25,9 @@ const PULSE_PREFIX = '/pulse';
 const PULSE_ASSETS = '/pulse/assets';
 
 /** The contract's 6,000-per-minute paths, each with every path under it. */
-const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent', '/changes', '/packages'];
+const STANDARD_PATHS = ['/vendor-advisories', '/cwes', '/ecosystems', '/vendors', '/shadow-ai-radar', '/kev/recent'];
 
-/**
- * Batch lookups (up to 100 answers per request) are held to the lowest tier whatever their
- * prefix: 600 requests a minute is still 60,000 answers.
- */
-const BATCH_PATHS = ['/cves/batch', '/packages/batch'];
-
-/** The change feeds outside the API: the Atom feed polled like `/changes`; opening a stream is rarer. */
+/** The change feed outside the API: the Atom feed and the stream, in `/changes`'s tier. */
 const PULSE_FEEDS = '/pulse/feeds';
 const PULSE_STREAM = '/pulse/stream';
 
@@ -44,13 +41,11 @@ function isAtOrUnder(path: string, offset: number, prefix: string): boolean {
 /** The tier of a request path, or undefined when the path is not rate limited. */
 export function tierOfPath(path: string): TierIndex | undefined {
   if (!isAtOrUnder(path, 0, PUBLIC_PREFIX)) {
-    if (isAtOrUnder(path, 0, PULSE_FEEDS)) return STANDARD;
-    if (isAtOrUnder(path, 0, PULSE_STREAM)) return OTHER;
+    if (isAtOrUnder(path, 0, PULSE_FEEDS) || isAtOrUnder(path, 0, PULSE_STREAM)) return OTHER;
     if (isAtOrUnder(path, 0, PULSE_PREFIX) && !isAtOrUnder(path, 0, PULSE_ASSETS)) return PULSE;
     return undefined;
   }
   const offset = PUBLIC_PREFIX.length;
-  for (const batch of BATCH_PATHS) if (isAtOrUnder(path, offset, batch)) return OTHER;
   if (isAtOrUnder(path, offset, '/cves')) return CVES;
   for (const prefix of STANDARD_PATHS) if (isAtOrUnder(path, offset, prefix)) return STANDARD;
   return OTHER;

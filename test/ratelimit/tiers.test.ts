@@ -14,10 +14,12 @@ describe('tierOfPath (contract §8.1 table)', () => {
     ['/api/v1/public/vendors', STANDARD],
     ['/api/v1/public/shadow-ai-radar', STANDARD],
     ['/api/v1/public/kev/recent', STANDARD],
-    ['/api/v1/public/packages', STANDARD],
-    ['/api/v1/public/packages/PyPI/mlflow', STANDARD],
+    // Not named by the table: the last row (600, 10), as /changes.
+    ['/api/v1/public/packages', OTHER],
+    ['/api/v1/public/packages/PyPI/mlflow', OTHER],
     ['/api/v1/public/packages/batch', OTHER],
-    ['/api/v1/public/cves/batch', OTHER],
+    // Under /cves, as every path under it.
+    ['/api/v1/public/cves/batch', CVES],
     ['/api/v1/public/cves/batchx', CVES],
     ['/api/v1/public', OTHER],
     ['/api/v1/public/', OTHER],
@@ -29,9 +31,9 @@ describe('tierOfPath (contract §8.1 table)', () => {
     ['/pulse/cves', PULSE],
     ['/pulse/cves/CVE-2024-0001', PULSE],
     ['/pulse/subscribe', PULSE],
-    ['/api/v1/public/changes', STANDARD],
+    ['/api/v1/public/changes', OTHER],
     ['/api/v1/public/cves/CVE-2024-3400/history', CVES],
-    ['/pulse/feeds/changes.atom', STANDARD],
+    ['/pulse/feeds/changes.atom', OTHER],
     ['/pulse/stream', OTHER],
   ] as const)('%s → tier %i', (path, tier) => {
     expect(tierOfPath(path)).toBe(tier);
