@@ -23,7 +23,7 @@ import type { ApiApp, ApiConfig, ApiEnv } from './http/context.ts';
 import { ApiError, internalError, invalidParameter, notFound } from './http/errors.ts';
 import { readOnly, retainSnapshot, standardHeaders } from './http/middleware.ts';
 import { cacheResponses } from './http/response-cache.ts';
-import { CACHE_CONTROL, sendJson } from './http/respond.ts';
+import { CACHE_CONTROL, defaultCacheControl, sendJson } from './http/respond.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { pulseApiAllow } from './pulse/api-methods.ts';
@@ -57,7 +57,7 @@ function errorResponse(c: Context, err: ApiError): Response {
   return sendJson(c, err.body(), {
     status: err.status,
     headers: err.headers,
-    cacheControl: err.status >= 500 ? CACHE_CONTROL.noStore : CACHE_CONTROL.clientError,
+    cacheControl: defaultCacheControl(err.status),
   });
 }
 

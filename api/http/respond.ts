@@ -26,6 +26,8 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The Cache-Control of an answer that sets none: by its status. */
 export function defaultCacheControl(status: number): string {
+  // A 429 is about one caller at one moment: no shared cache may replay it to another.
+  if (status === 429) return CACHE_CONTROL.noStore;
   return status < 400 ? CACHE_CONTROL.snapshot : status < 500 ? CACHE_CONTROL.clientError : CACHE_CONTROL.noStore;
 }
 

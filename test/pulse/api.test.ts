@@ -395,6 +395,8 @@ describe('abuse limits', () => {
     expect(statuses).toEqual([201, 201, 201, 429]);
     const refused = await post('/pulse/api/subscriptions', { channel: 'email', email: 'target@example.org' });
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    // About this caller now: never replayed by a shared cache (it was public, max-age=60).
+    expect(refused.headers.get('cache-control')).toBe('no-store');
     expect(await refused.json()).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', scope: 'pulse_create_per_address', limit: 3 });
     // Counted so far for this caller (every valid attempt counts, refused or not): the two
     // internal webhooks (refused after the count), ops, 4 + 1 for target = 8 of 10.
