@@ -103,7 +103,9 @@ export function registerPulseRoutes(app: ApiApp, opts: PulseHttpOptions): void {
   app.post(`${api}/subscriptions/:token/resume`, (c) => mapped(async () => json(c, await service.resume(c.req.param('token')))));
   app.get(`${api}/subscriptions/:token/deliveries`, (c) =>
     mapped(async () => {
-      const raw = c.req.query('limit');
+      const sent = c.req.queries('limit');
+      if (sent !== undefined && sent.length > 1) throw new PulseInputError('limit', 'limit: given more than once');
+      const raw = sent?.[0];
       if (raw !== undefined && !/^\d{1,3}$/.test(raw)) throw new PulseInputError('limit', 'limit: an integer from 1 to 200');
       const limit = raw === undefined ? 50 : Number(raw);
       if (limit < 1 || limit > 200) throw new PulseInputError('limit', 'limit: an integer from 1 to 200');

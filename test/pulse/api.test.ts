@@ -321,6 +321,8 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     expect(await (await post(`/pulse/api/subscriptions/${token}/resume`, '')).json()).toMatchObject({ status: 'active', paused_reason: null });
     expect(await (await call(`/pulse/api/subscriptions/${token}/deliveries?limit=5`)).json()).toEqual({ deliveries: [] });
     await expect400(await call(`/pulse/api/subscriptions/${token}/deliveries?limit=x`), 'limit');
+    // Given twice: refused, as every parameter of the API (one of the two was taken silently).
+    await expect400(await call(`/pulse/api/subscriptions/${token}/deliveries?limit=1&limit=2`), 'limit');
   });
 
   it('RFC 8058: a POST of List-Unsubscribe=One-Click to the unsubscribe link deletes it', async () => {
