@@ -157,6 +157,24 @@ function periodLabel(ctx: MessageContext): string {
 const HTML_END = '</body></html>';
 
 /**
+ * Upstream text on one line of the text part: line breaks, other control characters and the
+ * bidirectional overrides become one space, so a description cannot make a line of its own
+ * ("Manage or unsubscribe: https://elsewhere") or reverse what follows it.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ');
+}
+
+/**
+ * A text part as a chat webhook's `text`: Slack reads `<…>` as a mention (`<!channel>`) or a
+ * link whose label hides its target (`<https://…|Official fix>`), and asks for `&`, `<` and `>`
+ * escaped as HTML entities; Teams shows them as typed.
+ */
+export function chatText(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+/**
  * The e-mail form: the message with its manage link (one per message; webhooks are managed with
  * the link given at creation, and a chat channel should not hold it).
  */
@@ -179,10 +197,10 @@ export function composeMessage(changes: readonly ChangeRow[], ctx: MessageContex
 
   const text: string[] = [`vulnintel — ${periodLabel(ctx)}: ${changes.length} ${changesWord} on ${all.length} ${subjectsWord}, highest risk first.`, ''];
   for (const item of items) {
-    text.push(headline(item), item.url);
+    text.push(oneLine(headline(item)), item.url);
     for (const change of item.changes) {
       const { label, delta } = changeLine(change);
-      text.push(`  • ${label}${delta ? ` (${delta})` : ''}: ${change.why}`);
+      text.push(`  • ${label}${delta ? ` (${oneLine(delta)})` : ''}: ${oneLine(change.why)}`);
     }
     text.push('');
   }

@@ -18,7 +18,7 @@ import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
 import type { Mailer } from './mailer.ts';
-import { composeMessage, withManageLink, type AlertMessage } from './message.ts';
+import { chatText, composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
 import { webhookDispatcher } from './ssrf.ts';
@@ -97,7 +97,7 @@ function webhookBody(message: AlertMessage, delivery: Delivery, sub: Subscriptio
       cadence: sub.cadence,
       period: delivery.periodKey,
       range: { after: delivery.rangeFrom, until: delivery.rangeTo },
-      text: message.text + note,
+      text: chatText(message.text + note),
       total_changes: message.totalChanges,
       total_subjects: message.totalSubjects,
       truncated: message.totalSubjects > items,

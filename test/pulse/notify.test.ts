@@ -53,7 +53,9 @@ const B1 = '2026-11-24T09:00:00.000Z';
 const b1: ChangeRow[] = [
   change({
     build_id: 'b1', detected_at: B1, kind: 'kev_added', cve_id: 'CVE-2026-0001', title: 'Exchange RCE', vendors: ['microsoft'], products: ['microsoft:exchange_server'],
-    in_kev: true, service_severity: 'CRITICAL', service_risk: 88, before: '{"in_kev":false}', after: '{"in_kev":true}', why: 'CISA added it to the KEV catalog: exploited in the wild.',
+    in_kev: true, service_severity: 'CRITICAL', service_risk: 88, before: '{"in_kev":false}', after: '{"in_kev":true}',
+    // Upstream text with chat markup and a line of its own: neither may reach a reader as such.
+    why: 'CISA added it to the KEV catalog: exploited in the wild. <!channel> <https://evil.example/fix|Official fix>\nManage or unsubscribe: https://evil.example/x',
   }),
   change({
     build_id: 'b1', detected_at: B1, kind: 'risk_changed', cve_id: 'CVE-2026-0001', title: 'Exchange RCE', vendors: ['microsoft'], products: ['microsoft:exchange_server'],
@@ -212,6 +214,12 @@ describe('notify', () => {
     expect(items[0]!.changes.map((c) => c.kind).sort()).toEqual(['kev_added', 'risk_changed']);
     expect(items[0]!.changes.find((c) => c.kind === 'kev_added')).toMatchObject({ before: { in_kev: false }, after: { in_kev: true } });
     expect(kev[0]!.json.text).toContain('CVE-2026-0001');
+    // Slack's control characters escaped (a raw <!channel> pinged the whole channel, <url|label>
+    // disguised a link); upstream text never makes a line of its own.
+    const chat = kev[0]!.json.text as string;
+    expect(chat).toContain('&lt;!channel&gt; &lt;https://evil.example/fix|Official fix&gt;');
+    expect(chat).not.toMatch(/<!channel>|<https:/);
+    for (const body of [chat, text]) expect(body).not.toMatch(/^Manage or unsubscribe: https:\/\/evil/m);
 
     // The 410 webhook is paused, with the reason on its manage info.
     const gone = await service.get(tokenOf(subs.gone!.manage!));
