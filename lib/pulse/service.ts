@@ -362,7 +362,7 @@ export class PulseService {
 
   async #sendConfirmation(subscription: Subscription, confirmToken: string, expiresAt: string): Promise<void> {
     const link = this.#opts.links.confirm(confirmToken);
-    const what = `${subscription.cadence} alerts on vulnerability changes matching ${describeFilter(subscription.filter)}`;
+    const what = `${subscription.cadence} alerts on vulnerability changes matching ${describeFilterUnquoted(subscription.filter)}`;
     await this.#opts.mailer!.send({
       to: subscription.address,
       subject: '[vulnintel] Confirm your subscription',
@@ -382,6 +382,24 @@ export class PulseService {
       ].join('\n'),
     });
   }
+}
+
+/** The members of a filter whose value is free text the requester typed. */
+const TYPED_MEMBERS: ReadonlySet<string> = new Set(['vendor', 'product', 'ecosystem', 'package', 'search']);
+
+/**
+ * A filter in words for the confirmation mail, which goes to an address that has not yet said it
+ * wants mail: the free text a requester typed is named, never quoted (anyone may have the service
+ * mail any address; its messages must not carry a stranger's words: "your account is suspended,
+ * call …"). `vendor and search as typed in the request, min_severity HIGH`.
+ */
+export function describeFilterUnquoted(filter: Subscription['filter']): string {
+  const set = Object.entries(filter).filter(([, v]) => v !== undefined);
+  const typed = set.filter(([k]) => TYPED_MEMBERS.has(k)).map(([k]) => k);
+  const rest = describeFilter(Object.fromEntries(set.filter(([k]) => !TYPED_MEMBERS.has(k))) as Subscription['filter']);
+  if (typed.length === 0) return rest;
+  const named = `${typed.length > 1 ? `${typed.slice(0, -1).join(', ')} and ${typed.at(-1)}` : typed[0]} as typed in the request (shown once you confirm)`;
+  return rest === 'everything' ? named : `${named}, ${rest}`;
 }
 
 /** A filter in words, for messages and pages: `vendor microsoft, min_severity HIGH`; `everything` when empty. */

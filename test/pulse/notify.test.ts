@@ -108,6 +108,10 @@ describe('subscribing', () => {
     const confirm = linkIn(mail.text ?? '', 'https://pulse.example.org/pulse/confirm/')!;
     expect(confirm).toBeDefined();
     expect(mail.html).toContain(`href="${confirm}"`);
+    // What the requester typed is named, not quoted: the mail goes to an address that has not
+    // asked for anything yet.
+    expect(mail.text).toContain('matching vendor as typed in the request');
+    expect(mail.text).not.toContain('Microsoft');
     // Nothing is delivered to a pending subscription; confirming makes it active.
     const confirmed = await service.confirm(tokenOf(confirm));
     expect(confirmed.subscription.status).toBe('active');
