@@ -89,7 +89,7 @@ export function registerPulseOpenApi(app: ApiApp): void {
     path: '/pulse/api/subscriptions',
     tags: [TAG],
     summary: 'Create a subscription (filter + channel + cadence)',
-    description: 'Limited to 10 creations per hour per caller and a few per e-mail address or webhook host. Bodies are limited to 16 KiB; unknown members are refused.',
+    description: 'Limited to 10 creations per hour per caller and a few per e-mail address or webhook URL. Bodies are limited to 16 KiB; unknown members are refused.',
     request: { body: { content: { 'application/json': { schema: CreateBody } }, required: true } },
     responses: { 201: jsonOf(Created, 'Created: webhooks are active at once, e-mail subscriptions once confirmed.'), ...errors(400, 429, 503) },
   });

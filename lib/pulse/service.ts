@@ -28,9 +28,9 @@ const HOUR_MS = 3600_000;
 export interface PulseLimits {
   /** Subscriptions one caller (api/ratelimit/caller.ts key) may create per hour. */
   createsPerCallerPerHour: number;
-  /** Creations per hour for one e-mail address or webhook host (bounds confirmation mails). */
+  /** Creations per hour for one e-mail address or webhook URL (bounds confirmation mails and pings). */
   createsPerAddressPerHour: number;
-  /** Subscriptions one address or webhook host may hold. */
+  /** Confirmed subscriptions one e-mail address or webhook URL may hold. */
   subscriptionsPerAddress: number;
 }
 
@@ -147,7 +147,9 @@ export class PulseService {
       } catch (err) {
         throw new PulseInputError('url', `url: ${(err as Error).message}`);
       }
-      addressKey = url.hostname.toLowerCase();
+      // The webhook itself (origin and path: Slack's and Teams' hooks share one host, each
+      // channel its own path), not its host, which a stranger could fill for everyone.
+      addressKey = `${url.origin}${url.pathname}`;
     }
     await this.#purgeNow(now);
     const window = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
@@ -158,10 +160,10 @@ export class PulseService {
     }
     const byAddress = await this.#opts.store.hitCounter(`create:address:${addressKey}`, window.toISOString());
     if (byAddress > this.#limits.createsPerAddressPerHour) {
-      throw new PulseLimitError('address', this.#limits.createsPerAddressPerHour, retryAfter, `At most ${this.#limits.createsPerAddressPerHour} subscriptions may be created per hour for one ${input.channel === 'email' ? 'e-mail address' : 'webhook host'}; try again later.`);
+      throw new PulseLimitError('address', this.#limits.createsPerAddressPerHour, retryAfter, `At most ${this.#limits.createsPerAddressPerHour} subscriptions may be created per hour for one ${input.channel === 'email' ? 'e-mail address' : 'webhook URL'}; try again later.`);
     }
     if ((await this.#opts.store.countSubscriptionsByAddress(addressKey)) >= this.#limits.subscriptionsPerAddress) {
-      throw new PulseInputError(field, `${field}: this ${input.channel === 'email' ? 'address' : 'webhook host'} already has ${this.#limits.subscriptionsPerAddress} subscriptions, the most allowed; delete one first`);
+      throw new PulseInputError(field, `${field}: this ${input.channel === 'email' ? 'address' : 'webhook URL'} already has ${this.#limits.subscriptionsPerAddress} subscriptions, the most allowed; delete one first`);
     }
 
     const id = newId();

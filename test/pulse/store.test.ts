@@ -113,11 +113,12 @@ describe.each(['sqlite', 'postgres'] as const)('pulse store on %s', (kind) => {
     expect(await store.updateSubscription('missing', { cadence: 'daily' }, later)).toBe(false);
   });
 
-  it('lists active subscriptions only, counts by address', async () => {
+  it('lists active subscriptions only, counts the confirmed ones by address', async () => {
     await store.insertSubscription(subscription('sub-b', { addressKey: 'shared@example.org' }), []);
     await store.insertSubscription(subscription('sub-c', { addressKey: 'shared@example.org', status: 'pending', confirmedAt: null }), []);
     expect((await store.activeSubscriptions()).map((s) => s.id)).toEqual(['sub-b']);
-    expect(await store.countSubscriptionsByAddress('shared@example.org')).toBe(2);
+    // The pending one is not counted: anyone may request one for any address.
+    expect(await store.countSubscriptionsByAddress('shared@example.org')).toBe(1);
     expect(await store.countSubscriptionsByAddress('other@example.org')).toBe(0);
   });
 

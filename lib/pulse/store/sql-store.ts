@@ -143,7 +143,7 @@ export class SqlPulseStore implements PulseStore {
   }
 
   async countSubscriptionsByAddress(addressKey: string): Promise<number> {
-    const [row] = await this.#db.query('SELECT COUNT(*) AS n FROM subscriptions WHERE address_key = $1', [addressKey]);
+    const [row] = await this.#db.query("SELECT COUNT(*) AS n FROM subscriptions WHERE address_key = $1 AND status <> 'pending'", [addressKey]);
     return Number(row?.n ?? 0);
   }
 

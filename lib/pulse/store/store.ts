@@ -25,6 +25,10 @@ export interface PulseStore {
   updateSubscription(id: string, patch: SubscriptionPatch, now: string): Promise<boolean>;
   /** Deletes it with its tokens and ledger. False when no such subscription. */
   deleteSubscription(id: string): Promise<boolean>;
+  /**
+   * Confirmed subscriptions (active or paused) of an address: a pending one does not count, or
+   * a stranger's unconfirmed requests would lock the address's owner out for their 7 days.
+   */
   countSubscriptionsByAddress(addressKey: string): Promise<number>;
   /** Confirmed, not paused: the ones `notify` delivers to. */
   activeSubscriptions(): Promise<Subscription[]>;
