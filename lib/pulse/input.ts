@@ -115,7 +115,11 @@ export function parseFilter(value: unknown): ChangeFilter {
     try {
       fail(parsed.error);
     } catch (err) {
-      if (err instanceof PulseInputError) throw new PulseInputError(`filter.${err.field}`, `filter.${err.message}`);
+      if (err instanceof PulseInputError) {
+        // The filter itself is wrong (an array, a string): named `filter`, not `filter.body`.
+        if (err.field === 'body') throw new PulseInputError('filter', `filter: ${err.message.slice('body: '.length)}`);
+        throw new PulseInputError(`filter.${err.field}`, `filter.${err.message}`);
+      }
       throw err;
     }
   }

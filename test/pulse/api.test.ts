@@ -138,6 +138,10 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     it(name, async () => expect400(await post('/pulse/api/subscriptions', body), parameter));
   }
 
+  it('a preview whose filter is no object names filter (it said filter.body)', async () => {
+    for (const filter of [[], 'x', 5]) await expect400(await post('/pulse/api/preview', { filter }), 'filter');
+  });
+
   // What no schema can say: a URL's user name, where its host resolves.
   const BEYOND_THE_DOCUMENT = new Set(['a webhook URL with credentials', 'a loopback webhook (no --pulse-allow-private-webhooks)', 'a metadata webhook']);
 
