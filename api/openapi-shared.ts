@@ -3,7 +3,9 @@
  * route module, so a route added later gets it without a line of its own:
  *   - 304 on GET (a matching `If-None-Match`, api/http/respond.ts): no body, the `ETag`;
  *   - 429 (api/ratelimit): the RateLimitError body, `Retry-After` and `X-RateLimit-*`;
- *   - 431 (api/http/client-errors.ts): a request head too large for Node's parser;
+ *   - 400, 408 and 431 (api/http/client-errors.ts), answered before any routing: a request that
+ *     is not valid HTTP (MALFORMED_REQUEST), one that never arrived in full (REQUEST_TIMEOUT),
+ *     a request head too large for Node's parser;
  *   - 500 INTERNAL (api/app.ts), possible anywhere;
  *   - 503 on every path under /api/v1/public (retainSnapshot: NO_SNAPSHOT; a table that could
  *     not be read: SNAPSHOT_TABLE_UNAVAILABLE);
@@ -68,7 +70,8 @@ const RESPONSES: Record<string, object> = {
     headers: headers(['ETag', 'X-Snapshot', 'Cache-Control']),
   },
   InvalidParameter: {
-    description: 'A parameter is malformed, out of range or given twice (INVALID_PARAMETER, naming it in `parameter`).',
+    description:
+      'A parameter is malformed, out of range or given twice (INVALID_PARAMETER, naming it in `parameter`); or, answered before any routing, the request is not valid HTTP (MALFORMED_REQUEST: a raw non-ASCII byte in the URL, no `Host`).',
     headers: headers(['X-Snapshot']),
     content: errorContent('Error'),
   },
@@ -76,6 +79,16 @@ const RESPONSES: Record<string, object> = {
     description: 'Rate limit exceeded (RATE_LIMIT_EXCEEDED, docs/rate-limits.md). Never cached (`Cache-Control: no-store`).',
     headers: headers(['Retry-After', ...RATE_HEADERS]),
     content: errorContent('RateLimitError'),
+  },
+  MalformedRequest: {
+    description: 'The request is not valid HTTP (MALFORMED_REQUEST, with the parser\'s `reason`: a raw non-ASCII byte in the URL, no `Host`), answered before any routing.',
+    headers: headers(['X-Snapshot']),
+    content: errorContent('Error'),
+  },
+  RequestTimeout: {
+    description: 'The request did not arrive in full in time (REQUEST_TIMEOUT), answered before any routing; the connection is closed.',
+    headers: headers(['X-Snapshot']),
+    content: errorContent('Error'),
   },
   RequestHeadersTooLarge: {
     description: 'The request line and headers exceed the server\'s limit (16 KB by default): REQUEST_HEADERS_TOO_LARGE, answered before any routing.',
@@ -150,7 +163,8 @@ export function withSharedDeclarations(document: Record<string, unknown>): Recor
       };
       // Conditional requests are GET's (and HEAD's): an unsafe method ignores If-None-Match.
       if (method === 'get') add('304', 'NotModified');
-      if ((op.parameters?.length ?? 0) > 0) add('400', 'InvalidParameter');
+      add('400', (op.parameters?.length ?? 0) > 0 ? 'InvalidParameter' : 'MalformedRequest');
+      add('408', 'RequestTimeout');
       add('429', 'RateLimited');
       add('431', 'RequestHeadersTooLarge');
       add('500', 'Internal');

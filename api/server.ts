@@ -7,14 +7,15 @@
  * Requests Node's HTTP parser refuses get the API's JSON error too (api/http/client-errors.ts).
  */
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { createServer } from 'node:http';
+import { getRequestListener, type ServerType } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import { servedChanges } from '../lib/pulse/changes-source.ts';
 import { PulseService, type PulseLimits } from '../lib/pulse/service.ts';
 import { openPulse, type PulseCliOptions, type PulseSetup } from '../lib/pulse/setup.ts';
 import { createApp, DEFAULT_EXPORT_CAP, DEFAULT_QUERY_BUDGET_MS } from './app.ts';
 import { CallerResolver } from './ratelimit/caller.ts';
-import { answerClientErrors } from './http/client-errors.ts';
+import { answerClientErrors, unreadableRequestResponse } from './http/client-errors.ts';
 import { recordFrontDoor, type RequestHead } from './http/record-front-door.ts';
 import type { ApiApp } from './http/context.ts';
 import { StreamRegistry, type StreamLimits } from './http/streams.ts';
@@ -116,7 +117,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const host = opts.host ?? '0.0.0.0';
   let server: ServerType;
   const address = await new Promise<AddressInfo>((resolve, reject) => {
-    server = serve({ fetch: answerRequest, hostname: host, port: opts.port ?? 8080 }, (info) => resolve(info));
+    // Node's own check of Host is off (its 400 has no body, no CORS): a request without one
+    // reaches the adapter, which cannot make a Request of it and hands it to errorHandler.
+    const listener = getRequestListener(answerRequest, { errorHandler: (err) => unreadableRequestResponse(err, store.current?.buildId ?? 'none') });
+    server = createServer({ requireHostHeader: false }, listener);
+    server.listen(opts.port ?? 8080, host, () => resolve(server.address() as AddressInfo));
     server.once('error', reject);
   });
   answerClientErrors(server! as import('node:http').Server, () => store.current?.buildId ?? 'none');

@@ -8,10 +8,11 @@
  * on after such an error).
  */
 import { maxHeaderSize, type Server } from 'node:http';
+import { RequestError } from '@hono/node-server';
 import type { Duplex } from 'node:stream';
-import { ApiError } from './errors.ts';
+import { ApiError, internalError } from './errors.ts';
 import { ANSWER_HEADERS } from './cors.ts';
-import { CACHE_CONTROL, JSON_TYPE } from './respond.ts';
+import { CACHE_CONTROL, JSON_TYPE, etagOf } from './respond.ts';
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
@@ -39,15 +40,17 @@ export function parserRefusal(err: NodeJS.ErrnoException & { reason?: string }):
   }
 }
 
+/** The headers of an answer made before the app ran: those of every answer, and the body's ETag. */
+function refusalHeaders(body: string, snapshot: string): Record<string, string> {
+  return { 'Content-Type': JSON_TYPE, 'Cache-Control': CACHE_CONTROL.noStore, ETag: etagOf(body), ...ANSWER_HEADERS, 'X-Snapshot': snapshot };
+}
+
 /** The raw HTTP/1.1 answer: status line, headers, JSON body; the connection closes after it. */
 export function rawErrorResponse(error: ApiError, snapshot: string): string {
   const body = JSON.stringify(error.body());
   const headers: Record<string, string> = {
-    'Content-Type': JSON_TYPE,
+    ...refusalHeaders(body, snapshot),
     'Content-Length': String(Buffer.byteLength(body)),
-    'Cache-Control': CACHE_CONTROL.noStore,
-    ...ANSWER_HEADERS,
-    'X-Snapshot': snapshot,
     Connection: 'close',
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
@@ -68,4 +71,19 @@ export function answerClientErrors(server: Server, snapshot: () => string): void
     }
     socket.end(rawErrorResponse(refusal, snapshot()), () => socket.destroy());
   });
+}
+
+/**
+ * A request Node's parser took but no `Request` can be made of (@hono/node-server's
+ * RequestError: no `Host`, a `Host` that is no host name, a backslash in the path): the API's
+ * JSON 400, as for the parser's own refusals, instead of the adapter's empty 400. Anything else
+ * thrown before the app ran is a 500 INTERNAL.
+ */
+export function unreadableRequestResponse(err: unknown, snapshot: string): Response {
+  const refusal =
+    err instanceof RequestError
+      ? new ApiError('MALFORMED_REQUEST', `The request cannot be read (${err.message}). HTTP/1.1 requires a Host header naming the server.`, { reason: err.message })
+      : internalError();
+  const body = JSON.stringify(refusal.body());
+  return new Response(body, { status: refusal.status, headers: { ...refusalHeaders(body, snapshot), Connection: 'close' } });
 }

@@ -51,6 +51,8 @@ async function expectJsonError(answer: RawAnswer, status: number, code: string, 
   expect(answer.headers.get('access-control-expose-headers')).toContain('X-Snapshot');
   expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
   expect(answer.headers.get('x-snapshot')).toBe(s.buildId);
+  // Every answer carries an ETag, these too (they had none).
+  expect(answer.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
   expect(Number(answer.headers.get('content-length'))).toBe(Buffer.byteLength(answer.body));
   const body = JSON.parse(answer.body) as { code: string; message: string };
   expect(body.code).toBe(code);
@@ -86,6 +88,16 @@ describe('requests refused by the HTTP parser', () => {
     const inPath = Buffer.concat([Buffer.from('GET /api/v1/public/cves/'), Buffer.from([0xff, 0xfe]), Buffer.from(` HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`)]);
     await expectJsonError(await rawRequest(inPath), 400, 'MALFORMED_REQUEST', '/api/v1/public/cves/x');
     await expectJsonError(await rawRequest(Buffer.from(`NOT HTTP AT ALL${CRLF}${CRLF}`)), 400, 'MALFORMED_REQUEST', '/');
+  });
+
+  it('no Host header, or one that is no host: 400 MALFORMED_REQUEST as JSON (Node answered an empty 400)', async () => {
+    // On an operation without parameters: the document declares the 400 there too.
+    const path = '/api/v1/public/cves/summary';
+    const none = await rawRequest(Buffer.from(`GET ${path} HTTP/1.1${CRLF}${CRLF}`));
+    await expectJsonError(none, 400, 'MALFORMED_REQUEST', path);
+    expect(JSON.parse(none.body).message).toMatch(/Host/);
+    const bad = await rawRequest(Buffer.from(`GET ${path} HTTP/1.1${CRLF}Host: a b${CRLF}${CRLF}`));
+    await expectJsonError(bad, 400, 'MALFORMED_REQUEST', path);
   });
 
   it('keeps serving afterwards', async () => {

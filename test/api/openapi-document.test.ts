@@ -99,16 +99,18 @@ describe('the document', () => {
     }
   });
 
-  it('declares 503 on every public operation, 400 on every operation taking a parameter, 431 and 500 everywhere', () => {
+  it('declares 503 on every public operation; 400, 408, 431 and 500 everywhere (the first three can come before any routing)', () => {
     for (const { path, op } of operations) {
+      expect(resolved(op, '400'), path).toBeDefined();
+      expect(resolved(op, '408'), path).toBeDefined();
       expect(resolved(op, '431'), path).toBeDefined();
       expect(resolved(op, '500'), path).toBeDefined();
       if (path.startsWith('/api/v1/public/')) expect(resolved(op, '503'), path).toBeDefined();
-      if ((op.parameters ?? []).length > 0) expect(resolved(op, '400'), path).toBeDefined();
     }
+    // An operation without parameters: its 400 is only the malformed request's.
     const summary = doc.paths['/api/v1/public/cves/summary']!.get!;
-    expect(Object.keys(summary.responses)).toEqual(expect.arrayContaining(['200', '304', '429', '500', '503']));
-    expect(summary.responses['400']).toBeUndefined();
+    expect(Object.keys(summary.responses)).toEqual(expect.arrayContaining(['200', '304', '400', '408', '429', '500', '503']));
+    expect(JSON.stringify(summary.responses['400'])).toContain('MalformedRequest');
   });
 
   it('writes every pattern as a JSON Schema pattern: ECMA-262 in Unicode mode, no flags', () => {
