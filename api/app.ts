@@ -28,7 +28,9 @@ import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { pulseApiAllow } from './pulse/api-methods.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
-import { pulseNotFound, registerPulse } from './pulse/routes.tsx';
+import { errorPage, pulseNotFound, registerPulse } from './pulse/routes.tsx';
+import { PageError } from './pulse/page-response.ts';
+import { PulseUnavailableError } from '../lib/pulse/errors.ts';
 import { registerPulseLinkPages } from './pulse/link-pages.tsx';
 import { packageIndexOf } from './queries/packages.ts';
 import type { ServingSnapshot } from './snapshot/serving.ts';
@@ -138,6 +140,10 @@ export function createApp(opts: AppOptions): ApiApp {
       );
     }
     if (err instanceof HTTPException && err.status === 404) return errorResponse(c, notFound(err.message || 'not found'));
+    // The subscription store is down: a 503 saying so, a page on the web area's pages.
+    if (err instanceof PulseUnavailableError) {
+      return isPulsePage(c.req.path) ? errorPage(c, new PageError(503, 'Subscriptions unavailable', err.message)) : errorResponse(c, new ApiError('SERVICE_UNAVAILABLE', err.message));
+    }
     // The URL as logged holds no capability token (a manage or confirm link's).
     opts.logger.error({ err, method: c.req.method, url: withoutTokens(c.req.url) }, 'request failed');
     return errorResponse(c, internalError());

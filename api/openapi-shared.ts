@@ -8,7 +8,8 @@
  *     a request head too large for Node's parser;
  *   - 500 INTERNAL (api/app.ts), possible anywhere;
  *   - 503 on every path under /api/v1/public (retainSnapshot: NO_SNAPSHOT; a table that could
- *     not be read: SNAPSHOT_TABLE_UNAVAILABLE);
+ *     not be read: SNAPSHOT_TABLE_UNAVAILABLE), and under /pulse/api (the subscription store
+ *     cannot be reached: SERVICE_UNAVAILABLE);
  *   - 400 on every operation that takes a parameter (the validation hook of api/app.ts);
  *   - the standard headers of a successful answer (`ETag`, `X-Snapshot`, `Cache-Control`, and
  *     the per-second `X-RateLimit-*` when rate limiting is on);
@@ -95,6 +96,10 @@ const RESPONSES: Record<string, object> = {
     headers: headers(['X-Snapshot']),
     content: errorContent('Error'),
   },
+  SubscriptionsUnavailable: {
+    description: 'The subscription store cannot be reached right now (SERVICE_UNAVAILABLE); nothing was changed, retry later.',
+    content: errorContent('Error'),
+  },
   Internal: {
     description: 'Internal error (INTERNAL); logged, retrying may succeed.',
     content: errorContent('Error'),
@@ -169,6 +174,7 @@ export function withSharedDeclarations(document: Record<string, unknown>): Recor
       add('431', 'RequestHeadersTooLarge');
       add('500', 'Internal');
       if (path.startsWith(`${PUBLIC_PREFIX}/`)) add('503', 'Unavailable');
+      if (path.startsWith('/pulse/api/')) add('503', 'SubscriptionsUnavailable');
       // Status order, as readers expect.
       op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
     }

@@ -5,6 +5,7 @@
  * apply each one once.
  */
 import pg from 'pg';
+import { PulseUnavailableError } from '../errors.ts';
 import type { Queryable, Row, SqlDriver, SqlValue } from './driver.ts';
 
 const TIMESTAMPTZ_OID = 1184;
@@ -20,6 +21,24 @@ function typeParser(oid: number, format?: string): (value: string) => unknown {
   return pg.types.getTypeParser(oid, (format ?? 'text') as 'text');
 }
 
+/**
+ * A failure to reach the database (refused, reset, unresolvable, shut down: SQLSTATE classes 08
+ * and 57P), as opposed to a query's own error: the service is unavailable for now (a 503 to
+ * callers, a page saying so), nothing was changed.
+ */
+function unreachable(err: unknown): boolean {
+  const code = String((err as { code?: unknown }).code ?? '');
+  return (
+    /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)$/.test(code) ||
+    /^(08|57P)/.test(code) ||
+    /Connection terminated|connection timeout/i.test((err as Error).message ?? '')
+  );
+}
+
+function asUnavailable(err: unknown): unknown {
+  return unreachable(err) ? new PulseUnavailableError('The subscription store cannot be reached right now; nothing was changed. Try again in a few minutes.', { cause: err }) : err;
+}
+
 export class PostgresDriver implements SqlDriver {
   readonly kind = 'postgres' as const;
   readonly #pool: pg.Pool;
@@ -31,11 +50,17 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
-    return (await this.#pool.query(sql, params as SqlValue[])).rows as Row[];
+    try {
+      return (await this.#pool.query(sql, params as SqlValue[])).rows as Row[];
+    } catch (err) {
+      throw asUnavailable(err);
+    }
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+    const client = await this.#pool.connect().catch((err: unknown) => {
+      throw asUnavailable(err);
+    });
     try {
       await client.query('BEGIN');
       const result = await fn({ query: async (sql, params = []) => (await client.query(sql, params as SqlValue[])).rows as Row[] });
@@ -43,7 +68,7 @@ export class PostgresDriver implements SqlDriver {
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
-      throw err;
+      throw asUnavailable(err);
     } finally {
       client.release();
     }
