@@ -66,6 +66,16 @@ async function formOf(c: Context): Promise<Record<string, string[]>> {
   return out;
 }
 
+/** Whether a form's filter is one filterOfForm takes. */
+function filterIsValid(form: Record<string, string>): boolean {
+  try {
+    filterOfForm(form);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** What the service refused, as a notice for the page (null: not the service's refusal). */
 function noticeOf(err: unknown): PageNotice | null {
   if (err instanceof PulseInputError) return { kind: 'error', message: err.message, field: err.field.replace(/^filter\./, '') };
@@ -105,15 +115,7 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
       return withSnapshot(config.store, async (snapshot) => {
         // The form shown again as typed; its lists loaded for no filter when the filter is what
         // was refused (loading them for it would refuse it a second time).
-        const filterValid = (() => {
-          try {
-            filterOfForm(form);
-            return true;
-          } catch {
-            return false;
-          }
-        })();
-        const view = { ...(await loadSubscribeFor(snapshot, filterValid ? form : {}, false)), form };
+        const view = { ...(await loadSubscribeFor(snapshot, filterIsValid(form) ? form : {}, false)), form };
         return send(c, <SubscribePage view={view} buildId={snapshot.buildId} notice={{ ...notice, title: 'Not subscribed' }} />, statusOf(err));
       });
     }

@@ -125,4 +125,19 @@ describe('subscribing in the browser', () => {
     expect(await page.locator('#notice').textContent()).toContain('email');
     await page.close();
   });
+
+  it('a bad filter is refused on the page naming it, the form shown again as typed (it was a 500)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe?vendor=cisco&min_risk=50`);
+    await page.getByLabel('E-mail address').fill('someone@example.org');
+    // The previewed filter rides in hidden fields: posted altered, as a hand-made form would.
+    await page.locator('#subscribe-form input[name="min_risk"]').evaluate((el) => el.setAttribute('value', 'abc'));
+    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    expect(answer.status()).toBe(400);
+    await page.waitForLoadState('load');
+    expect(await page.locator('#notice').getAttribute('data-field')).toBe('min_risk');
+    expect(await page.locator('#filter-form [name="min_risk"]').inputValue()).toBe('abc');
+    expect(await page.locator('#filter-form [name="vendor"]').inputValue()).toBe('cisco');
+    await page.close();
+  });
 });
