@@ -144,7 +144,8 @@ export function SubscribePage({ view, buildId, notice }: { view: SubscribeView; 
           </div>
           <KindsFieldset checked={kinds} />
           <div>
-            <button type="submit" class="secondary" name="preview" value="1">
+            {/* No checks of the channel's fields (below, in this form too) for a preview. */}
+            <button type="submit" class="secondary" name="preview" value="1" formnovalidate>
               Preview
             </button>
           </div>
@@ -156,44 +157,46 @@ export function SubscribePage({ view, buildId, notice }: { view: SubscribeView; 
       </section>
       <section aria-labelledby="channel-h">
         <h2 id="channel-h">3. How to be told</h2>
-        <form method="post" action="/pulse/subscribe" id="subscribe-form" class="filters" aria-label="Subscribe">
-          {FILTER_FIELDS.filter((name) => f[name] !== undefined).map((name) => (
-            <input type="hidden" name={name} value={f[name]} />
-          ))}
+        {/* The channel's fields belong to the filter's form (`form="filter-form"`): Subscribe posts
+            the filter as it stands on screen, previewed or not (a separate form posted the last
+            previewed one, and a filter typed but not previewed was silently dropped). */}
+        <div id="subscribe-form" class="filters" role="group" aria-label="Subscribe">
           <p class="wide" id="filter-summary">
-            Filter: <strong>{describeFilter(f)}</strong>
-            {Object.keys(f).length === 0 ? ' — change it above and press Preview to apply it here.' : ''}
+            Subscribes with the filter of step 1 as it stands when you press Subscribe{Object.keys(f).length > 0 ? '; last previewed: ' : '.'}
+            {Object.keys(f).length > 0 ? <strong>{describeFilter(f)}</strong> : null}
           </p>
           <fieldset class="wide">
             <legend>Channel</legend>
             <label>
-              <input type="radio" name="channel" value="email" checked /> E-mail
+              <input type="radio" name="channel" value="email" form="filter-form" checked /> E-mail
             </label>
             <label>
-              <input type="radio" name="channel" value="webhook" /> Webhook (Slack, Teams or your own endpoint)
+              <input type="radio" name="channel" value="webhook" form="filter-form" /> Webhook (Slack, Teams or your own endpoint)
             </label>
           </fieldset>
           <div>
             <label for="s-email">E-mail address</label>
-            <input id="s-email" type="email" name="email" autocomplete="email" />
+            <input id="s-email" type="email" name="email" autocomplete="email" form="filter-form" />
           </div>
           <div>
             <label for="s-url">Webhook URL</label>
-            <input id="s-url" type="url" name="url" placeholder="https://hooks.example.com/…" />
+            <input id="s-url" type="url" name="url" placeholder="https://hooks.example.com/…" form="filter-form" />
             <p class="hint">Signed with a secret shown once; it must answer a ping with 2xx.</p>
           </div>
           <div>
             <label for="s-cadence">How often</label>
-            <select id="s-cadence" name="cadence">
+            <select id="s-cadence" name="cadence" form="filter-form">
               <option value="realtime">After each build with matches</option>
               <option value="daily">Daily digest</option>
               <option value="weekly">Weekly digest</option>
             </select>
           </div>
           <div>
-            <button type="submit">Subscribe</button>
+            <button type="submit" form="filter-form" formmethod="post" formaction="/pulse/subscribe">
+              Subscribe
+            </button>
           </div>
-        </form>
+        </div>
         <p class="muted">
           Prefer a feed? The same filter as Atom:{' '}
           <a href={`/pulse/feeds/changes.atom${Object.keys(f).length > 0 ? `?${new URLSearchParams(f).toString()}` : ''}`}>changes.atom</a>.
