@@ -53,6 +53,8 @@ export interface AppOptions {
   streams?: StreamRegistry;
   /** The /pulse subscription endpoints (absent: /pulse/api answers 404). */
   pulse?: PulseHttpOptions | undefined;
+  /** `--public-url` when given (ApiConfig.publicUrl). */
+  publicUrl?: string | undefined;
 }
 
 function errorResponse(c: Context, err: ApiError): Response {
@@ -92,6 +94,7 @@ export function createApp(opts: AppOptions): ApiApp {
     queryBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
     exportCap: opts.exportCap ?? DEFAULT_EXPORT_CAP,
     streams: opts.streams ?? new StreamRegistry(),
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl.replace(/\/+$/, '') } : {}),
   };
   const app: ApiApp = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook as never });
 

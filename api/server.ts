@@ -97,6 +97,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     exportCap: Math.max(1, Math.trunc(opts.exportCap ?? envNumber('VULNINTEL_EXPORT_CAP', DEFAULT_EXPORT_CAP))),
     rateLimiter: limiter,
     streams,
+    publicUrl: opts.pulse?.publicUrl,
     pulse: pulse && {
       service: new PulseService({
         store: pulse.store,

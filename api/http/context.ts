@@ -37,6 +37,11 @@ export interface ApiConfig {
   exportCap: number;
   /** Open change streams (`/pulse/stream`): per-caller bound, heartbeat, ending on shutdown. */
   streams: StreamRegistry;
+  /**
+   * The service's public base URL when `--public-url` gave one (no trailing slash): what the Atom
+   * feed names itself and links to behind a proxy. Absent: the request's own origin.
+   */
+  publicUrl?: string;
 }
 
 /**

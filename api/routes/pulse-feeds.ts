@@ -22,7 +22,7 @@ import { CACHE_CONTROL } from '../http/respond.ts';
 import { streamCallerOf } from '../http/streams.ts';
 import { type ChangePosition, changesInStreamOrder, listChanges, positionOfChange } from '../queries/changes.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
-import { ChangeFilterQuery, changeFilterParams, filterOfQuery, parseQuery } from './change-params.ts';
+import { ChangeFilterQuery, changeFeedParams, changeFilterParams, encodeCursor, filterOfQuery, parseQuery } from './change-params.ts';
 import { changeJson } from './changes.ts';
 import { readingTables } from './resource-common.ts';
 import { z } from '@hono/zod-openapi';
@@ -30,7 +30,27 @@ import { z } from '@hono/zod-openapi';
 export const ATOM_PATH = '/pulse/feeds/changes.atom';
 export const STREAM_PATH = '/pulse/stream';
 
-const AtomQuery = z.object({ ...changeFilterParams, limit: integerParam({ min: 1, max: 200, default: 50, description: 'Entries, 1-200.' }) });
+const AtomQuery = z.object({
+  ...changeFilterParams,
+  limit: integerParam({ min: 1, max: 200, default: 50, description: 'Entries, 1-200.' }),
+  cursor: changeFeedParams.cursor,
+});
+
+/**
+ * The feed's own URL, the same whatever spelling asked for it: the public base, the path, the
+ * filter's members sorted with their values as validated (`kev_only=1` and `kev_only=true` are
+ * one feed); neither the page size nor the cursor. RFC 4287 wants a feed's id permanent.
+ */
+function canonicalFeedUrl(base: string, query: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const name of Object.keys(changeFilterParams).sort()) {
+    const value = query[name];
+    if (value === undefined || value === null) continue;
+    params.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  const text = params.toString();
+  return `${base}${ATOM_PATH}${text ? `?${text}` : ''}`;
+}
 
 /** Changes sent per read when a stream catches up (a swap, a resume); it reads again until done. */
 const STREAM_BATCH = 500;
@@ -79,10 +99,10 @@ function subjectName(change: ChangeRow): string {
   return change.subject_type === 'advisory' ? `${change.vendor} ${change.advisory_id}` : (change.cve_id ?? '');
 }
 
-export function renderAtom(changes: ChangeRow[], opts: { selfUrl: string; origin: string; snapshot: ServingSnapshot }): string {
+export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: string; nextUrl: string | null; origin: string; snapshot: ServingSnapshot }): string {
   const newest = changes[0]?.detected_at ?? opts.snapshot.manifest.built_at;
   const feed = new Feed({
-    id: opts.selfUrl,
+    id: opts.id,
     title: 'vulnintel: what changed',
     description: 'New CVEs and vendor advisories, KEV additions, EPSS crossings and score changes, each with why.',
     updated: new Date(newest),
@@ -100,7 +120,11 @@ export function renderAtom(changes: ChangeRow[], opts: { selfUrl: string; origin
       description: escapeHtml(change.title ? `${change.why} ${change.title}` : change.why),
     });
   }
-  return feed.atom1();
+  const xml = feed.atom1();
+  if (opts.nextUrl === null) return xml;
+  // The feed library writes no `next` link: added after the `self` one it wrote.
+  const next = `<link rel="next" href="${escapeHtml(opts.nextUrl)}"/>`;
+  return xml.replace(/(<link rel="self" href="[^"]*"\/>)/, `$1\n    ${next}`);
 }
 
 /** The position just past every change of `buildId`: a stream starting now sends later builds only. */
@@ -120,9 +144,21 @@ function register(app: ApiApp, config: ApiConfig): void {
   app.get(ATOM_PATH, async (c) => {
     const query = parseQuery(c, AtomQuery);
     const snapshot = c.get('snapshot');
-    const page = await readingTables(() => listChanges(snapshot, { filter: filterOfQuery(query), limit: query.limit ?? 50 }));
-    const url = new URL(c.req.url);
-    const body = renderAtom(page.changes, { selfUrl: url.toString(), origin: url.origin, snapshot });
+    const limit = query.limit ?? 50;
+    const page = await readingTables(() => listChanges(snapshot, { filter: filterOfQuery(query), limit, ...(query.cursor ? { after: query.cursor } : {}) }));
+    // Links to the public name (`--public-url`) behind a proxy, else to the origin asked.
+    const base = config.publicUrl ?? new URL(c.req.url).origin;
+    const feedUrl = canonicalFeedUrl(base, query as Record<string, unknown>);
+    // A page past the first, and the next one (RFC 5005 paging: a build's changes beyond one page
+    // are reachable, not silently cut).
+    const pageUrl = (cursor: string) => `${feedUrl}${feedUrl.includes('?') ? '&' : '?'}limit=${limit}&cursor=${cursor}`;
+    const body = renderAtom(page.changes, {
+      id: feedUrl,
+      selfUrl: query.cursor ? pageUrl(encodeCursor(query.cursor)) : feedUrl,
+      nextUrl: page.next ? pageUrl(encodeCursor(page.next)) : null,
+      origin: base,
+      snapshot,
+    });
     return c.body(body, 200, { 'Content-Type': 'application/atom+xml; charset=utf-8', 'Cache-Control': CACHE_CONTROL.snapshot });
   });
 

@@ -231,6 +231,38 @@ describe('GET /pulse/feeds/changes.atom', () => {
     expect(bad.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'min_severity' });
   });
 
+  it("names itself one way whatever the spelling; pages on with rel=next, losing no change (50 entries cut a build's changes)", async () => {
+    const feedOf = async (path: string) => parser.parse(await (await api.get(path)).text()).feed as Record<string, any>;
+    const canonical = `${api.base}/pulse/feeds/changes.atom?kev_only=true`;
+    for (const path of ['/pulse/feeds/changes.atom?kev_only=1', '/pulse/feeds/changes.atom?kev_only=true&limit=2']) expect((await feedOf(path)).id, path).toBe(canonical);
+    // The href as an XML reader reads it (character references decoded).
+    const link = (feed: Record<string, any>, rel: string) =>
+      (feed.link as { '@rel': string; '@href': string }[]).find((l) => l['@rel'] === rel)?.['@href'].replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replaceAll('&amp;', '&');
+    // Two entries a page, following `next` to the end: every change, once, in the feed's order.
+    const seen: string[] = [];
+    let path: string | undefined = '/pulse/feeds/changes.atom?limit=2';
+    for (let pages = 0; path !== undefined && pages < 200; pages++) {
+      const feed = await feedOf(path);
+      expect(feed.id).toBe(`${api.base}/pulse/feeds/changes.atom`);
+      seen.push(...((feed.entry ?? []) as AtomEntry[]).map((e) => e.id));
+      const next = link(feed, 'next');
+      path = next === undefined ? undefined : next.slice(api.base.length);
+    }
+    expect(seen).toEqual(all.map((c) => `urn:vulnintel:change:${c.change_id}`));
+  });
+
+  it('links to --public-url when one is given, not to the address asked', async () => {
+    const behindProxy = await startOn(corpus.dataDir, corpus.second.buildId, { pulse: { publicUrl: 'https://vuln.example.org/' } });
+    try {
+      const feed = parser.parse(await (await behindProxy.get('/pulse/feeds/changes.atom?limit=1')).text()).feed as Record<string, any>;
+      expect(feed.id).toBe('https://vuln.example.org/pulse/feeds/changes.atom');
+      for (const l of feed.link as { '@href': string }[]) expect(l['@href']).toMatch(/^https:\/\/vuln\.example\.org\/pulse/);
+      expect((feed.entry as AtomEntry[])[0]!.link[0]!['@href']).toMatch(/^https:\/\/vuln\.example\.org\/pulse\//);
+    } finally {
+      await behindProxy.server.close();
+    }
+  });
+
   it('escapes upstream text: markup and CDATA terminators arrive as text', () => {
     const evil: ChangeRow = {
       ...asRow(all[0]!),
@@ -242,7 +274,7 @@ describe('GET /pulse/feeds/changes.atom', () => {
       why: 'New advisory <script>alert(1)</script> ]]> & more.',
       title: '<img src=x onerror=alert(1)>',
     };
-    const xml = renderAtom([evil], { selfUrl: 'http://h/pulse/feeds/changes.atom?a=1&b=2', origin: 'http://h', snapshot: { manifest: { built_at: '2026-11-23T00:00:00Z' } } as ServingSnapshot });
+    const xml = renderAtom([evil], { id: 'http://h/pulse/feeds/changes.atom?a=1&b=2', selfUrl: 'http://h/pulse/feeds/changes.atom?a=1&b=2', nextUrl: null, origin: 'http://h', snapshot: { manifest: { built_at: '2026-11-23T00:00:00Z' } } as ServingSnapshot });
     const entry = (parser.parse(xml).feed.entry as AtomEntry[])[0]!;
     // type="html": the reader decodes entities once and shows the text, never runs markup.
     expect(entry.summary['#text']).not.toContain('<script>');
@@ -259,7 +291,7 @@ describe('GET /pulse/feeds/changes.atom', () => {
       why: 'Published\u0000 today\u0001\u000b\u000c\u001b[31m, tab\there.',
       title: 'Over\uFFFEflow \uD800 in parser\uFFFF \uD83D\uDE00',
     };
-    const xml = renderAtom([raw], { selfUrl: 'http://h/pulse/feeds/changes.atom', origin: 'http://h', snapshot: { manifest: { built_at: '2026-11-23T00:00:00Z' } } as ServingSnapshot });
+    const xml = renderAtom([raw], { id: 'http://h/pulse/feeds/changes.atom', selfUrl: 'http://h/pulse/feeds/changes.atom', nextUrl: null, origin: 'http://h', snapshot: { manifest: { built_at: '2026-11-23T00:00:00Z' } } as ServingSnapshot });
     // XML 1.0 §2.2: Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
     const allowed = (cp: number) => cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
     expect([...xml].filter((ch) => !allowed(ch.codePointAt(0)!)).map((ch) => ch.codePointAt(0)!.toString(16))).toEqual([]);
