@@ -65,7 +65,13 @@ export function sendPage(c: Context, html: string, opts: PageSendOptions = {}): 
   return c.body(html, status as 200, headers);
 }
 
+/**
+ * Control characters HTML forbids (all of C0 but tab, line feed, form feed and carriage return,
+ * and DEL): upstream text carries some (a description's BEL or VT), which browsers draw as boxes.
+ */
+const HTML_FORBIDDEN = /[\u0000-\u0008\u000b\u000e-\u001f\u007f]/g;
+
 /** A JSX tree as a complete HTML document. */
 export async function documentOf(tree: unknown): Promise<string> {
-  return `<!doctype html>${String(await (tree as { toString(): string | Promise<string> }).toString())}`;
+  return `<!doctype html>${String(await (tree as { toString(): string | Promise<string> }).toString()).replace(HTML_FORBIDDEN, '')}`;
 }

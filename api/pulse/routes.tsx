@@ -25,8 +25,20 @@ import { withSnapshot } from './snapshot-access.ts';
 
 /** Renders an error as its HTML page. */
 export async function errorPage(c: Context, err: PageError, buildId?: string): Promise<Response> {
-  const html = await documentOf(<ErrorPage status={err.status} title={err.title} message={err.message} parameter={err.parameter} buildId={buildId} />);
+  const html = await documentOf(
+    <ErrorPage status={err.status} title={err.title} message={err.message} parameter={err.parameter} buildId={buildId} withoutParameter={withoutParameter(c, err)} />,
+  );
   return sendPage(c, html, { status: err.status });
+}
+
+/** The page asked for without the query parameter a 400 names (a GET that sent it), else undefined. */
+function withoutParameter(c: Context, err: PageError): string | undefined {
+  if (err.status !== 400 || !err.parameter || c.req.method !== 'GET') return undefined;
+  const url = new URL(c.req.url);
+  if (!url.searchParams.has(err.parameter)) return undefined;
+  url.searchParams.delete(err.parameter);
+  const query = url.searchParams.toString();
+  return `${url.pathname}${query ? `?${query}` : ''}`;
 }
 
 /** 404 for any /pulse path no page answers. */

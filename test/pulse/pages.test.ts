@@ -183,7 +183,14 @@ describe('/pulse in Chromium', () => {
       expect(status, query).toBe(400);
       expect(await page.locator('[role="alert"]').getAttribute('data-parameter'), query).toBe(parameter);
       expect(await page.locator('[role="alert"]').textContent()).toContain(parameter);
-      if (parameter === 'min_cvss') await screenshot(page, 'bad-filter');
+      if (parameter === 'min_cvss') {
+        await screenshot(page, 'bad-filter');
+        expect(await page.locator('#without-parameter').getAttribute('href')).toBe('/pulse/cves');
+      }
+      // A way on without the faulty filter, the others kept (the page was a dead end).
+      if (query === '/pulse/cves?sort=epss&before_published=2026-01-01&before_cve_id=CVE-2026-0001') {
+        expect(await page.locator('#without-parameter').getAttribute('href')).toBe('/pulse/cves?before_published=2026-01-01&before_cve_id=CVE-2026-0001');
+      }
       await page.close();
     }
   });

@@ -68,7 +68,11 @@
       document.body.setAttribute('data-live', 'open');
     };
     es.onerror = function () {
-      if (status) status.textContent = 'Live: connection lost, retrying…';
+      // CLOSED: the server refused the stream (too many open from this address, no snapshot):
+      // EventSource does not retry then, so the page must not say it does.
+      var closed = es.readyState === EventSource.CLOSED;
+      if (status) status.textContent = closed ? 'Live updates are not available right now (too many open from this address?); reload the page later.' : 'Live: connection lost, retrying…';
+      document.body.setAttribute('data-live', closed ? 'refused' : 'retrying');
     };
   }
 

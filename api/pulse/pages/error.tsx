@@ -8,9 +8,11 @@ export interface ErrorPageProps {
   parameter?: string | undefined;
   section?: Section;
   buildId?: string | undefined;
+  /** The same page without the filter at fault, every other filter kept (a 400 of a GET). */
+  withoutParameter?: string | undefined;
 }
 
-export function ErrorPage({ status, title, message, parameter, section, buildId }: ErrorPageProps) {
+export function ErrorPage({ status, title, message, parameter, section, buildId, withoutParameter }: ErrorPageProps) {
   return (
     <Layout title={title} section={section ?? 'none'} buildId={buildId}>
       <h1>{title}</h1>
@@ -19,6 +21,15 @@ export function ErrorPage({ status, title, message, parameter, section, buildId 
         {parameter ? (
           <p>
             The filter at fault: <code>{parameter}</code>.
+            {withoutParameter ? (
+              <>
+                {' '}
+                <a href={withoutParameter} id="without-parameter">
+                  Show it without {parameter}, the other filters kept
+                </a>
+                .
+              </>
+            ) : null}
           </p>
         ) : null}
       </div>

@@ -86,7 +86,7 @@ export function SubscribePage({ view, buildId, notice }: { view: SubscribeView; 
             <input id="s-vendor" type="text" name="vendor" value={f.vendor ?? ''} list="dl-vendor" data-suggest="vendor" autocomplete="off" placeholder="e.g. cisco" />
             <datalist id="dl-vendor">
               {view.vendors.map((v) => (
-                <option value={v.vendor}>{`${v.name} (${v.cve_count} CVEs)`}</option>
+                <option value={v.vendor}>{`${v.name} (${v.cve_count} CVE${v.cve_count === 1 ? '' : 's'})`}</option>
               ))}
             </datalist>
           </div>
@@ -100,7 +100,7 @@ export function SubscribePage({ view, buildId, notice }: { view: SubscribeView; 
             <input id="s-ecosystem" type="text" name="ecosystem" value={f.ecosystem ?? ''} list="dl-ecosystem" data-suggest="ecosystem" autocomplete="off" placeholder="e.g. npm" />
             <datalist id="dl-ecosystem">
               {view.ecosystems.map((e) => (
-                <option value={e.ecosystem}>{`${e.ecosystem} (${e.package_count} packages)`}</option>
+                <option value={e.ecosystem}>{`${e.ecosystem} (${e.package_count} package${e.package_count === 1 ? '' : 's'})`}</option>
               ))}
             </datalist>
           </div>
