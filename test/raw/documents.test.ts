@@ -56,6 +56,30 @@ describe('readDocuments', () => {
     expect((error as Error).message).toContain('cut.zip');
   });
 
+  it('refuses a member whose bytes do not match its CRC-32, naming it (a damaged stored member was published as it was)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'docs-'));
+    const zip = Buffer.from(zipSync({ 'CVE-2024-3400.json': enc('{"product":"PAN-OS"}') }, { level: 0 }));
+    const at = zip.indexOf('PAN-OS');
+    zip[at] = 'X'.charCodeAt(0);
+    await writeFile(join(dir, 'damaged.zip'), zip);
+    const error = await collect(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RawFormatError);
+    expect((error as Error).message).toMatch(/damaged\.zip.*CVE-2024-3400\.json: CRC-32 mismatch/);
+  });
+
+  it('refuses a member that inflates past its declared size before filling memory (a zip bomb)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'docs-'));
+    // 200 MB of zeros, the directory claiming 100 bytes (the local header's copy too).
+    const zip = Buffer.from(zipSync({ 'bomb.json': new Uint8Array(200_000_000) }, { level: 9 }));
+    for (const [signature, at] of [[0x04034b50, 22], [0x02014b50, 24]] as const) {
+      for (let i = 0; i + 4 <= zip.length; i++) if (zip.readUInt32LE(i) === signature) zip.writeUInt32LE(100, i + at);
+    }
+    await writeFile(join(dir, 'bomb.zip'), zip);
+    const error = await collect(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RawFormatError);
+    expect((error as Error).message).toMatch(/bomb\.json: inflates past its declared 100 bytes/);
+  });
+
   it('names the file when a gzip is truncated', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'docs-'));
     const gz = gzipSync('{"a":1}'.repeat(1000));
