@@ -1,3 +1,5 @@
+import { printable } from './terminal-text.ts';
+
 /**
  * A raw upstream file (or one record in it) that cannot be read. The build stops on it with a
  * message naming the file and the record, and nothing already published is touched.
@@ -8,7 +10,9 @@ export class RawFormatError extends Error {
   readonly detail: string;
 
   constructor(file: string, record: string | undefined, detail: string) {
-    super(`${file}${record ? `: record ${record}` : ''}: ${detail}`);
+    // The file's name and the record's are shown escaped: a name holding a line break or an
+    // escape sequence must not write a line of its own ("✓ publish: …") or drive the terminal.
+    super(`${printable(file)}${record ? `: record ${printable(record)}` : ''}: ${detail}`);
     this.name = 'RawFormatError';
     this.file = file;
     this.record = record;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CliError, RawFormatError } from '../../lib/errors.ts';
 import { formatCount, formatDuration, info, progress, step } from '../../lib/log.ts';
+import { printable } from '../../lib/terminal-text.ts';
 import type { RawSourceKey } from '../../lib/raw-layout.ts';
 import { PARSERS } from '../parse/index.ts';
 import type { StageResult } from '../parse/source.ts';
@@ -125,7 +126,7 @@ export async function stageSources(rawDir: string, stageDir: string): Promise<Re
 function reportSkipped(report: SkippedReport): void {
   if (report.total === 0) return;
   info(`! ${formatCount(report.total)} raw file(s)/folder(s) skipped: no parser reads them (listed in manifest.json "skipped")`);
-  for (const e of report.entries.slice(0, 20)) info(`  skipped ${e.path}: ${e.reason}; read are: ${e.expected.slice(0, 6).join(', ')}${e.expected.length > 6 ? ', …' : ''}`);
+  for (const e of report.entries.slice(0, 20)) info(`  skipped ${printable(e.path)}: ${e.reason}; read are: ${e.expected.slice(0, 6).join(', ')}${e.expected.length > 6 ? ', …' : ''}`);
   if (report.total > 20) info(`  … and ${formatCount(report.total - 20)} more`);
 }
 

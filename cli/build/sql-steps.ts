@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { step } from '../../lib/log.ts';
+import { CliError } from '../../lib/errors.ts';
 
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sql');
 
@@ -63,7 +64,8 @@ export async function runSqlStep(connection: DuckDBConnection, file: string, par
   try {
     await connection.run(sql);
   } catch (err) {
-    throw new Error(`build step sql/${file} failed: ${(err as Error).message}`);
+    // One line, no stack: the message is DuckDB's, naming what failed (the build is then undone).
+    throw new CliError(`build step sql/${file} failed: ${(err as Error).message}`);
   }
   return (performance.now() - started) / 1000;
 }

@@ -10,6 +10,20 @@ import { STAGE_TABLES, type StageSink, type StageTableName, type StageTables } f
 
 const FLUSH_BYTES = 1 << 20;
 
+/** A string of a row as DuckDB's JSON reader takes it: a lone surrogate becomes U+FFFD. */
+const wellFormed = (_key: string, value: unknown): unknown => (typeof value === 'string' ? (value as string & { toWellFormed(): string }).toWellFormed() : value);
+
+/**
+ * One staging row as JSON. A lone surrogate in upstream text (a raw `"\ud800"` escape: valid
+ * JSON, no valid Unicode) is written by JSON.stringify as that escape, which DuckDB's reader
+ * refuses ("no low surrogate"), failing the whole build; such a text is written with U+FFFD in
+ * its place. The check is a substring search, the rewrite only for the rare line it finds.
+ */
+export function stageLine(row: object): string {
+  const line = JSON.stringify(row);
+  return line.includes('\\ud') ? JSON.stringify(row, wellFormed) : line;
+}
+
 export class NdjsonStageWriter implements StageSink {
   private readonly parts = new Map<StageTableName, LineWriter>();
   private readonly fileIds = new Map<string, string>();
@@ -47,7 +61,7 @@ export class NdjsonStageWriter implements StageSink {
       part = new LineWriter(join(this.dir, table, `${this.part}.ndjson`), FLUSH_BYTES);
       this.parts.set(table, part);
     }
-    part.write(JSON.stringify(row));
+    part.write(stageLine(row));
   }
 
   close(): void {

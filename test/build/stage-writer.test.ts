@@ -55,3 +55,23 @@ describe('NdjsonStageWriter', () => {
     expect(await lines('file', 'lane1')).toEqual([{ id: 'x', path: '/raw/x.json' }]);
   });
 });
+
+describe('stageLine', () => {
+  it('writes a lone surrogate as U+FFFD, which DuckDB reads (its escape failed the whole build), and leaves every other text as it is', async () => {
+    const { stageLine } = await import('../../cli/stage/writer.ts');
+    expect(stageLine({ a: 'x\ud800y', b: '\udc00', c: 'pair \u{1f600}' })).toBe('{"a":"x\ufffdy","b":"\ufffd","c":"pair \u{1f600}"}');
+    // A text holding the six characters \ud800 themselves is no surrogate.
+    expect(stageLine({ a: 'backslash \\ud800' })).toBe(JSON.stringify({ a: 'backslash \\ud800' }));
+    // What DuckDB's JSON reader makes of the line: the text with U+FFFD.
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const file = join(dir, 'line.ndjson');
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(file, `${stageLine({ a: 'x\ud800y' })}\n`);
+    const db = await DuckDBInstance.create(':memory:');
+    const connection = await db.connect();
+    const rows = (await connection.runAndReadAll(`SELECT a FROM read_json('${file}', format = 'newline_delimited', columns = {a: 'VARCHAR'})`)).getRows();
+    expect(rows).toEqual([['x\ufffdy']]);
+    connection.closeSync();
+    db.closeSync();
+  });
+});
