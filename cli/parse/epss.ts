@@ -41,11 +41,14 @@ export function isEpssFile(path: string): boolean {
   return lower.endsWith('.csv') || lower.endsWith('.csv.gz');
 }
 
+/** A plain decimal, an exponent allowed (`0.00043`, `4.3e-05`): not Number()'s `0x1`, `0b1`, `Infinity`. */
+const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+
 /** A probability or percentile: a plain decimal within [0, 1]. */
 function fraction(text: string | undefined): number | null {
   if (text === undefined) return null;
   const t = text.trim();
-  if (t === '') return null;
+  if (!DECIMAL.test(t)) return null;
   const n = Number(t);
   return Number.isFinite(n) && n >= 0 && n <= 1 ? n : null;
 }

@@ -105,6 +105,10 @@ describe('EPSS malformed input', () => {
     expect((await stageError(empty)).record).toBe('line 5');
     const fields = writeCsv('fields.csv', `${base}\nCVE-2024-0001,0.1\n`);
     expect((await stageError(fields)).message).toMatch(/record line 5: expected 3 fields, found 2/);
+    // Number() reads these as 1, 0 and 1: no EPSS file writes them (an altered one does).
+    for (const [name, value] of [['hex.csv', '0x1'], ['binary.csv', '0b0'], ['octal.csv', '0o1']] as const) {
+      expect((await stageError(writeCsv(name, `${base}\nCVE-2024-0001,${value},0.9\n`))).message, name).toMatch(/record line 5: epss and percentile must be numbers/);
+    }
     const badId = writeCsv('id.csv', `${base}\nCVE-24-1,0.1,0.2\n`);
     expect((await stageError(badId)).message).toMatch(/record line 5: invalid CVE id "CVE-24-1"/);
   });
