@@ -3,7 +3,8 @@
  * in: plain files in any tree, gzip files, zip archives (and zips inside zips). Every reader of
  * raw data goes through here, so containers are handled once.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { RawFormatError } from '../../lib/errors.ts';
@@ -21,29 +22,54 @@ export interface ReadOptions {
   endings: string[];
 }
 
-/** Every data file below `dir` (sorted, `_`/`.` names skipped). Missing dir → no files. */
+/**
+ * Every data file below `dir` (sorted, `_`/`.` names skipped). Missing dir → no files. A symbolic
+ * link is followed to what it names (a file, or a folder walked once: a loop is walked no
+ * further); one that names nothing, or a name that is not UTF-8 (it could not be opened by it),
+ * is an error naming it: a raw file is never left out without a word.
+ */
 export async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
+  const walked = new Set<string>();
   async function walk(d: string): Promise<void> {
+    const real = await realpath(d).catch(() => d);
+    if (walked.has(real)) return;
+    walked.add(real);
     let entries;
     try {
-      entries = await readdir(d, { withFileTypes: true });
+      entries = await readdir(d, { withFileTypes: true, encoding: 'buffer' });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries) {
-      if (!isDataName(e.name)) continue;
-      const p = join(d, e.name);
-      if (e.isDirectory()) await walk(p);
-      else if (e.isFile()) out.push(p);
+    const named = entries.map((e) => {
+      if (!isUtf8(e.name)) throw new RawFormatError(join(d, e.name.toString('latin1')), undefined, 'its name is not valid UTF-8: rename it');
+      return { entry: e, name: e.name.toString('utf8') };
+    });
+    named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const { entry, name } of named) {
+      if (!isDataName(name)) continue;
+      const p = join(d, name);
+      let kind: 'file' | 'folder' | null = entry.isDirectory() ? 'folder' : entry.isFile() ? 'file' : null;
+      if (entry.isSymbolicLink()) {
+        const target = await stat(p).catch(() => null);
+        if (target === null) throw new RawFormatError(p, undefined, 'a symbolic link to nothing (or to itself)');
+        kind = target.isDirectory() ? 'folder' : target.isFile() ? 'file' : null;
+      }
+      if (kind === 'folder') await walk(p);
+      else if (kind === 'file') out.push(p);
     }
   }
   const s = await stat(dir).catch(() => null);
   if (s?.isFile()) return [dir];
   await walk(dir);
   return out;
+}
+
+/** A raw file's bytes as text, refused unless they are UTF-8 (never read with U+FFFD in place). */
+export function utf8Text(bytes: Buffer, path: string): string {
+  if (!isUtf8(bytes)) throw new RawFormatError(path, undefined, 'not valid UTF-8 text');
+  return bytes.toString('utf8');
 }
 
 function wanted(name: string, endings: string[]): 'plain' | 'gzip' | 'zip' | null {
@@ -86,8 +112,8 @@ export function gunzipOrFail(buf: Buffer, path: string): Buffer {
 export async function* readDocuments(dir: string, opts: ReadOptions): AsyncGenerator<RawDocument> {
   for (const file of await listFiles(dir)) {
     const kind = wanted(file, opts.endings);
-    if (kind === 'plain') yield { path: file, text: await readFile(file, 'utf8') };
-    else if (kind === 'gzip') yield { path: file, text: gunzipOrFail(await readFile(file), file).toString('utf8') };
+    if (kind === 'plain') yield { path: file, text: utf8Text(await readFile(file), file) };
+    else if (kind === 'gzip') yield { path: file, text: utf8Text(gunzipOrFail(await readFile(file), file), file) };
     else if (kind === 'zip') yield* readZip(file, opts, () => fileSource(file));
   }
 }
@@ -120,8 +146,8 @@ async function* readZip(
       const { member, data } = next.value;
       const where = `${label}!${member.name}`;
       const kind = wanted(member.name, opts.endings);
-      if (kind === 'plain') yield { path: where, text: data.toString('utf8') };
-      else if (kind === 'gzip') yield { path: where, text: gunzipOrFail(data, where).toString('utf8') };
+      if (kind === 'plain') yield { path: where, text: utf8Text(data, where) };
+      else if (kind === 'gzip') yield { path: where, text: utf8Text(gunzipOrFail(data, where), where) };
       else if (kind === 'zip') yield* readZip(where, opts, async () => bufferSource(data));
     }
   } finally {

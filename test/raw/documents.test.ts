@@ -1,5 +1,5 @@
 /** The one reader of raw containers: trees, gzip, zip (nested, >65,535 members), failures. */
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -86,6 +86,34 @@ describe('readDocuments', () => {
     await writeFile(join(dir, 'cut.json.gz'), gz.subarray(0, gz.length - 10));
     const error = await collect(dir).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/cut\.json\.gz: not a complete gzip file/);
+  });
+
+  it('follows symbolic links to files and folders; one to nothing, a name or text not UTF-8, are errors naming them (each was left out, or read with U+FFFD, without a word)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'docs-'));
+    const outside = await mkdtemp(join(tmpdir(), 'docs-outside-'));
+    await writeFile(join(outside, 'page.json'), '{"n":1}');
+    await mkdir(join(outside, 'more'));
+    await writeFile(join(outside, 'more', 'two.json'), '{"n":2}');
+    await symlink(join(outside, 'page.json'), join(dir, 'linked.json'));
+    await symlink(join(outside, 'more'), join(dir, 'linked-folder'));
+    // A loop: walked once.
+    await symlink(dir, join(dir, 'loop'));
+    expect([...(await collect(dir)).keys()].sort()).toEqual(['linked-folder/two.json', 'linked.json']);
+
+    await symlink(join(outside, 'gone.json'), join(dir, 'dangling.json'));
+    await expect(collect(dir)).rejects.toThrow(/dangling\.json: a symbolic link to nothing/);
+    await rm(join(dir, 'dangling.json'));
+
+    await writeFile(Buffer.concat([Buffer.from(`${dir}/page`), Buffer.from([0xff, 0xfe]), Buffer.from('.json')]), '{}');
+    await expect(collect(dir)).rejects.toThrow(/its name is not valid UTF-8/);
+    await rm(dir, { recursive: true, force: true });
+
+    const text = await mkdtemp(join(tmpdir(), 'docs-'));
+    await writeFile(join(text, 'bad.json'), Buffer.concat([Buffer.from('{"product":"'), Buffer.from([0xff, 0xfe]), Buffer.from('N-OS"}')]));
+    await expect(collect(text)).rejects.toThrow(/bad\.json: not valid UTF-8 text/);
+    await writeFile(join(text, 'bad.json'), '{"product":"PAN-OS"}');
+    await writeFile(join(text, 'in.zip'), zipSync({ 'x.json': Uint8Array.from([0x22, 0xc3, 0x28, 0x22]) }));
+    await expect(collect(text)).rejects.toThrow(/in\.zip!x\.json: not valid UTF-8 text/);
   });
 
   it('a missing folder is no documents, not an error', async () => {
