@@ -16,6 +16,8 @@ export function parseSourceList(list: string | undefined): SourceName[] {
     if (!name) throw new CliError(`unknown source "${part}" (sources: ${SOURCE_NAMES.join(', ')})`);
     if (!out.includes(name)) out.push(name);
   }
+  // `--sources ,` names no source: an error, not a run that fetches nothing and says it worked.
+  if (out.length === 0) throw new CliError(`--sources "${list}": names no source (sources: ${SOURCE_NAMES.join(', ')})`);
   return out;
 }
 

@@ -8,7 +8,11 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CliError } from '../../lib/errors.ts';
 
-const url = z.string().url();
+/** An http(s) URL: what the fetchers can read (an ftp: or file: URL failed only at fetch time, after retries). */
+const url = z
+  .string()
+  .url()
+  .refine((text) => /^https?:\/\//i.test(text), 'must be an http:// or https:// URL');
 
 const CsafProviderSchema = z.strictObject({
   /** Folder name under `csaf/` and the vendor slug the API shows. */

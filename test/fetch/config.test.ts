@@ -43,12 +43,18 @@ describe('fetch configuration', () => {
     await expect(loadFetchConfig(await configFile('{ not json'))).rejects.toThrow(/is not valid JSON/);
     // A key at the top names where it is (the message read "config FILE: : Unrecognized key").
     await expect(loadFetchConfig(await configFile({ kev: { url: 'https://mirror.corp/kev.json' } }))).rejects.toThrow(/: the top level: Unrecognized key.*"kev"/);
+    // A URL no fetcher reads is refused here, naming the key (it failed at fetch time, after four attempts).
+    for (const bad of ['ftp://x/kev.json', 'file:///etc/passwd']) {
+      await expect(loadFetchConfig(await configFile({ sources: { kev: { url: bad } } })), bad).rejects.toThrow(/sources\.kev\.url.*http:\/\/ or https:\/\//);
+    }
   });
 
   it('parses --sources, accepting the raw-layout key spelling too', () => {
     expect(parseSourceList(undefined)).toEqual(SOURCE_NAMES);
     expect(parseSourceList('nvd, pocInGithub,nvd')).toEqual(['nvd', 'poc-in-github']);
     expect(() => parseSourceList('nvd,shodan')).toThrow(/unknown source "shodan"/);
+    // Commas alone name nothing: refused (it fetched nothing and exited 0).
+    expect(() => parseSourceList(',')).toThrow(/--sources ",": names no source/);
   });
 });
 
