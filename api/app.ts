@@ -132,8 +132,15 @@ export function createApp(opts: AppOptions): ApiApp {
     );
   });
 
-  app.notFound((c) =>
-    isPulsePage(c.req.path) ? pulseNotFound(c) : errorResponse(c, notFound(`No endpoint at ${c.req.path}. The API is described at /api/v1/openapi.json.`)));
+  app.notFound((c) => {
+    const path = c.req.path;
+    // `/pulse/cves/` is `/pulse/cves`, as `/pulse/` is `/pulse`: the page without its slash.
+    if (isPulsePage(path) && path.length > 1 && path.endsWith('/')) {
+      const url = new URL(c.req.url);
+      return c.redirect(`${path.replace(/\/+$/, '')}${url.search}`, 301);
+    }
+    return isPulsePage(path) ? pulseNotFound(c) : errorResponse(c, notFound(`No endpoint at ${path}. The API is described at /api/v1/openapi.json.`));
+  });
   app.onError((err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err);
     if (err instanceof TableUnavailableError) {

@@ -32,6 +32,8 @@ export function Layout({ title, section, buildId, children }: LayoutProps) {
         <meta name="color-scheme" content="light dark" />
         <title>{`${title} · vulnintel pulse`}</title>
         <link rel="stylesheet" href={ASSETS['pulse.css']!.url} />
+        {/* No icon of its own: said so, or every page load asks for /favicon.ico and logs a 404. */}
+        <link rel="icon" href="data:," />
         <link rel="alternate" type="application/atom+xml" title="All changes (Atom)" href="/pulse/feeds/changes.atom" />
         <script src={ASSETS['pulse.js']!.url} defer></script>
       </head>

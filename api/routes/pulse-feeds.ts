@@ -101,9 +101,11 @@ function subjectName(change: ChangeRow): string {
 
 export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: string; nextUrl: string | null; origin: string; snapshot: ServingSnapshot }): string {
   const newest = changes[0]?.detected_at ?? opts.snapshot.manifest.built_at;
+  // The filter in the title: several subscribed feeds are told apart in a reader's list.
+  const filter = [...new URL(opts.id).searchParams].map(([name, value]) => `${name} ${value}`).join(', ').replace(XML_FORBIDDEN, '');
   const feed = new Feed({
     id: opts.id,
-    title: 'vulnintel: what changed',
+    title: `vulnintel: what changed${filter ? ` (${filter})` : ''}`,
     description: 'New CVEs and vendor advisories, KEV additions, EPSS crossings and score changes, each with why.',
     updated: new Date(newest),
     link: `${opts.origin}/pulse`,

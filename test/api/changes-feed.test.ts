@@ -251,6 +251,12 @@ describe('GET /pulse/feeds/changes.atom', () => {
     expect(seen).toEqual(all.map((c) => `urn:vulnintel:change:${c.change_id}`));
   });
 
+  it('names its filter in its title, escaped (every filtered feed had one title)', async () => {
+    const feed = parser.parse(await (await api.get('/pulse/feeds/changes.atom?vendor=cisco&search=%3Cb%3Eoverflow')).text()).feed as Record<string, any>;
+    expect(String(feed.title)).toBe('vulnintel: what changed (search <b>overflow, vendor cisco)');
+    expect(String(parser.parse(await (await api.get('/pulse/feeds/changes.atom')).text()).feed.title)).toBe('vulnintel: what changed');
+  });
+
   it('links to --public-url when one is given, not to the address asked', async () => {
     const behindProxy = await startOn(corpus.dataDir, corpus.second.buildId, { pulse: { publicUrl: 'https://vuln.example.org/' } });
     try {

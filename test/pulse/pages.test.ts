@@ -250,6 +250,16 @@ describe('/pulse over plain HTTP', () => {
     expect(list.match(/data-cve="CVE-/g)?.length).toBe(5);
   });
 
+  it('a page asked with a trailing slash is sent to it (it was a 404), pages name no icon to fetch, and an advisories page past the end says so', async () => {
+    const slash = await fetch(`${api.base}/pulse/cves/?severity=HIGH`, { redirect: 'manual' });
+    expect(slash.status).toBe(301);
+    expect(slash.headers.get('location')).toBe('/pulse/cves?severity=HIGH');
+    expect(await (await api.get('/pulse')).text()).toContain('<link rel="icon" href="data:,"/>');
+    const past = await (await api.get('/pulse/advisories?offset=99999')).text();
+    expect(past).toMatch(/advisories; none from number 100000 on \(past the last page\)\./);
+    expect(past).not.toContain('100000–99999');
+  });
+
   it('pages carry an ETag per snapshot and answer 304 to it; a strict CSP; assets are served locally', async () => {
     const first = await api.get('/pulse/cves?limit=5');
     const etag = first.headers.get('etag')!;

@@ -42,7 +42,13 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
         </div>
       </form>
       <p role="status" id="result-line">
-        {count(page.total)} advisories{page.total > 0 ? `, ${page.offset + 1}–${page.offset + page.advisories.length} shown` : ''}.
+        {count(page.total)} advisories
+        {page.advisories.length > 0
+          ? `, ${page.offset + 1}–${page.offset + page.advisories.length} shown`
+          : page.total > 0
+            ? `; none from number ${page.offset + 1} on (past the last page)`
+            : ''}
+        .
       </p>
       <div class="table-wrap">
         <table id="advisories">
