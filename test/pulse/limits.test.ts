@@ -3,45 +3,22 @@
  * per webhook URL (not per host: Slack's hooks share one), and a pending e-mail subscription,
  * which anyone may request for any address, does not fill that address's allowance.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PulseLinks } from '../../lib/pulse/links.ts';
-import { createMailer, type Mailer } from '../../lib/pulse/mailer.ts';
-import { PulseService } from '../../lib/pulse/service.ts';
-import { openPulseStore } from '../../lib/pulse/store/open.ts';
-import type { PulseStore } from '../../lib/pulse/store/store.ts';
-import { startSmtpSink, startWebhookReceiver, type SmtpSink, type WebhookReceiver } from './sinks.ts';
+import type { PulseService } from '../../lib/pulse/service.ts';
+import { startServiceFixture, type ServiceFixture } from './service-fixture.ts';
+import type { WebhookReceiver } from './sinks.ts';
 
-let dataDir: string;
-let store: PulseStore;
-let smtp: SmtpSink;
+let fixture: ServiceFixture;
 let hooks: WebhookReceiver;
-let mailer: Mailer;
 let service: PulseService;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-limits-'));
-  store = await openPulseStore(undefined, dataDir);
-  smtp = await startSmtpSink();
-  hooks = await startWebhookReceiver();
-  mailer = createMailer(smtp.url, 'vulnintel <pulse@pulse.example.org>');
-  service = new PulseService({
-    store,
-    links: new PulseLinks('https://pulse.example.org'),
-    mailer,
-    allowPrivateWebhooks: true,
-    limits: { createsPerCallerPerHour: 100, createsPerAddressPerHour: 3, subscriptionsPerAddress: 2 },
-  });
+  fixture = await startServiceFixture({ limits: { createsPerCallerPerHour: 100, createsPerAddressPerHour: 3, subscriptionsPerAddress: 2 } });
+  ({ hooks, service } = fixture);
 });
 
 afterAll(async () => {
-  mailer?.close();
-  await store?.close();
-  await smtp?.close();
-  await hooks?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await fixture?.close();
 });
 
 describe('per-address limits', () => {

@@ -5,21 +5,18 @@
  * One clock drives the service, the notifier and the receiver, so retries and digests are due
  * when the test says.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRow } from '../../lib/changes/model.ts';
 import { PulseInputError } from '../../lib/pulse/errors.ts';
-import { PulseLinks } from '../../lib/pulse/links.ts';
-import { createMailer, type Mailer } from '../../lib/pulse/mailer.ts';
+import type { PulseLinks } from '../../lib/pulse/links.ts';
+import type { Mailer } from '../../lib/pulse/mailer.ts';
 import { runNotify, type NotifySummary } from '../../lib/pulse/notify.ts';
 import { PulseService } from '../../lib/pulse/service.ts';
-import { openPulseStore } from '../../lib/pulse/store/open.ts';
 import type { PulseStore } from '../../lib/pulse/store/store.ts';
 import { verifySignature } from '../../lib/pulse/webhook.ts';
 import { change, publishChanges } from './changes-fixture.ts';
-import { startSmtpSink, startWebhookReceiver, type SmtpSink, type WebhookReceiver } from './sinks.ts';
+import { startServiceFixture, type ServiceFixture } from './service-fixture.ts';
+import type { SmtpSink, WebhookReceiver } from './sinks.ts';
 
 process.env.VULNINTEL_QUIET = '1';
 
@@ -28,13 +25,14 @@ const now = () => new Date(clock);
 const at = (iso: string) => (clock = new Date(iso));
 const seconds = () => Math.floor(clock.getTime() / 1000);
 
+let fixture: ServiceFixture;
 let dataDir: string;
 let store: PulseStore;
 let smtp: SmtpSink;
 let hooks: WebhookReceiver;
 let mailer: Mailer;
 let service: PulseService;
-const links = new PulseLinks('https://pulse.example.org');
+let links: PulseLinks;
 
 function notify(allowPrivateWebhooks = true): Promise<NotifySummary> {
   return runNotify({ dataDir, store, links, mailer, allowPrivateWebhooks, now, webhookTimeoutMs: 3000 });
@@ -81,20 +79,12 @@ const b2: ChangeRow[] = [
 const subs: Record<string, { manage?: string; secret?: string }> = {};
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-notify-'));
-  store = await openPulseStore(undefined, dataDir);
-  smtp = await startSmtpSink();
-  hooks = await startWebhookReceiver(seconds);
-  mailer = createMailer(smtp.url, 'vulnintel <pulse@pulse.example.org>');
-  service = new PulseService({ store, links, mailer, allowPrivateWebhooks: true, now, limits: { createsPerCallerPerHour: 100, createsPerAddressPerHour: 100 } });
+  fixture = await startServiceFixture({ now, clockSeconds: seconds, limits: { createsPerCallerPerHour: 100, createsPerAddressPerHour: 100 } });
+  ({ dataDir, store, smtp, hooks, mailer, service, links } = fixture);
 });
 
 afterAll(async () => {
-  mailer?.close();
-  await store?.close();
-  await smtp?.close();
-  await hooks?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await fixture?.close();
 });
 
 describe('subscribing', () => {
