@@ -36,12 +36,10 @@ export function forbiddenRange(address: string): string | null {
   // IPv4-compatible addresses (::/96, deprecated by RFC 4291; `::127.0.0.1`, `::a9fe:a9fe`):
   // ipaddr.js calls them unicast, yet a tunnel or a translating network reaches the IPv4
   // inside. No webhook lives there.
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) {
-    const range = parsed.range();
-    return range === 'unicast' ? 'ipv4Compatible' : range;
-  }
   const range = parsed.range();
-  return range === 'unicast' ? null : range;
+  if (range !== 'unicast') return range;
+  const ipv4Compatible = parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0);
+  return ipv4Compatible ? 'ipv4Compatible' : null;
 }
 
 /** A URL a webhook may have: http(s), no credentials, bounded. Throws WebhookTargetError. */
