@@ -84,6 +84,7 @@ program
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--threads <n>', 'DuckDB threads (default: all cores)', positiveInt('--threads', 1024))
   .option('--memory-limit <size>', 'DuckDB memory limit (the build spills past it), e.g. 2GB', memorySize('--memory-limit'), '1500MB')
+  .option('--allow-shrink', 'publish even when a source lost more than half of its records since the published snapshot')
   .action(async (opts) => (await import('./commands/build.ts')).runBuild(opts));
 
 program
@@ -96,6 +97,7 @@ program
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
   .option('--no-notify', 'do not deliver /pulse alerts after publishing')
+  .option('--allow-shrink', 'publish even when a source lost more than half of its records since the published snapshot')
   .addHelpText('after', sourcesHelp);
 pulseOptions(program.commands.at(-1)!, true).action(async (opts) => (await import('./commands/update.ts')).runUpdate(opts));
 

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CliError, RawFormatError } from '../../lib/errors.ts';
 import { formatCount, formatDuration, info, progress, step } from '../../lib/log.ts';
@@ -20,6 +20,7 @@ import { findSkipped, type SkippedReport } from './skipped.ts';
 import type { BuildOptions, BuildResult } from './options.ts';
 import { fsyncFiles, publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
+import { publishedSourceRecords, shrinkError, shrunkSources } from './shrink-guard.ts';
 import { createBuildDatabase, CVES_PARQUET_STEP, PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps, STAGE_STEP } from './sql-steps.ts';
 import { SERVING_STEP, startRecordsFile, writeServingFiles, type EarlyRecords } from './serving.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
@@ -158,6 +159,10 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     if ((staged.nvd?.records ?? 0) + (staged.cvelist?.records ?? 0) === 0) {
       throw new CliError(`no CVE records in ${opts.rawDir} (expected NVD pages in nvd/ or CVE 5 records in cvelist/; run \`vulnintel fetch\` first): nothing published`);
     }
+    // Nor a raw folder emptied or cut short replace a whole source with nothing.
+    const published = previousDir && !opts.allowShrink ? await publishedSourceRecords(previousDir) : null;
+    const shrunk = published ? shrunkSources(published, staged) : [];
+    if (shrunk.length > 0) throw shrinkError(shrunk, opts.rawDir, basename(previousDir!));
 
     const instance = await createBuildDatabase(workDir, opts);
     const connection = await instance.connect();

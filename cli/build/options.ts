@@ -10,6 +10,8 @@ export interface BuildOptions {
   relatedProductThreshold: number;
   /** SSVC Mission & Well-being: `low` | `medium` | `high` (DESIGN §5.3: medium). */
   missionWellbeing: 'low' | 'medium' | 'high';
+  /** Publish even when a source lost more than half its records (cli/build/shrink-guard.ts). */
+  allowShrink?: boolean;
 }
 
 export interface BuildResult {

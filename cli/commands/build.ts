@@ -43,6 +43,7 @@ export async function resolveBuildOptions(opts: {
   keep?: number;
   threads?: number;
   memoryLimit?: string;
+  allowShrink?: boolean;
 }): Promise<BuildOptions> {
   const dataDir = resolve(opts.data);
   const rawDir = resolve(opts.raw ?? defaultRawDir(dataDir));
@@ -55,10 +56,11 @@ export async function resolveBuildOptions(opts: {
     memoryLimit: opts.memoryLimit,
     relatedProductThreshold: corpus.relatedProductThreshold ?? 2000,
     missionWellbeing: corpus.missionWellbeing ?? 'medium',
+    allowShrink: opts.allowShrink ?? false,
   };
 }
 
-export async function runBuild(opts: { raw?: string; data: string; keep: number; threads?: number; memoryLimit?: string }): Promise<void> {
+export async function runBuild(opts: { raw?: string; data: string; keep: number; threads?: number; memoryLimit?: string; allowShrink?: boolean }): Promise<void> {
   const options = await resolveBuildOptions(opts);
   await buildSnapshot(options);
 }

@@ -20,6 +20,7 @@ export interface UpdateCommandOptions extends PulseCliOptions {
   full?: boolean;
   /** false with --no-notify. */
   notify?: boolean;
+  allowShrink?: boolean;
 }
 
 /** Exit 0 only when a snapshot was published: 130 interrupted, 2 built but not published. */
@@ -45,6 +46,7 @@ export async function runUpdate(opts: UpdateCommandOptions): Promise<void> {
       build,
       signal: signals.signal,
       full: opts.full ?? false,
+      allowShrink: opts.allowShrink ?? false,
       ...(opts.notify !== false ? { afterPublish: notifyAfterPublish(opts, dataDir) } : {}),
     });
     const error = updateExitError(result);

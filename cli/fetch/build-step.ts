@@ -7,8 +7,8 @@ import type { BuildOptions, BuildResult } from '../build/options.ts';
 
 export type BuildFn = (opts: BuildOptions) => Promise<BuildResult>;
 
-export function defaultBuildOptions(rawDir: string, dataDir: string, keep = 3): BuildOptions {
-  return { rawDir, dataDir, keep, relatedProductThreshold: 2000, missionWellbeing: 'medium' };
+export function defaultBuildOptions(rawDir: string, dataDir: string, keep = 3, allowShrink = false): BuildOptions {
+  return { rawDir, dataDir, keep, relatedProductThreshold: 2000, missionWellbeing: 'medium', allowShrink };
 }
 
 /** The real build entry point, or a clear error when this checkout has none. */

@@ -31,6 +31,8 @@ export interface UpdateOptions extends FetchRunOptions {
   dataDir: string;
   keep: number;
   build: BuildFn;
+  /** Publish even when a source lost more than half its records (cli/build/shrink-guard.ts). */
+  allowShrink?: boolean;
   /** Runs after a snapshot was published (the /pulse notify step); never fails the update. */
   afterPublish?: () => Promise<void>;
 }
@@ -53,7 +55,7 @@ export async function updateOnce(opts: UpdateOptions): Promise<UpdateResult> {
     }
     info('▶ build');
     const deltas = await listNvdDeltas(join(opts.rawDir, 'nvd'));
-    const build = await opts.build(defaultBuildOptions(opts.rawDir, opts.dataDir, opts.keep));
+    const build = await opts.build(defaultBuildOptions(opts.rawDir, opts.dataDir, opts.keep, opts.allowShrink));
     if (build.published) await foldPublishedDeltas(join(opts.rawDir, 'nvd'), deltas);
     const total = build.counts.cves ?? Object.values(build.counts)[0] ?? 0;
     info(`${build.published ? '✓' : '✗'} build ${build.buildId}: ${build.published ? 'published' : 'not published'} (${formatCount(total)} CVEs, ${build.seconds.toFixed(1)} s)`);
