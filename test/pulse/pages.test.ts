@@ -250,6 +250,25 @@ describe('/pulse over plain HTTP', () => {
     expect(list.match(/data-cve="CVE-/g)?.length).toBe(5);
   });
 
+  it('a published-order page asked by offset is numbered by its rows and paged by offset from there (it said "Page 1")', async () => {
+    const expected = (await api.json<{ cves: { cve_id: string }[] }>('/api/v1/public/cves?limit=30')).body.cves.map((c) => c.cve_id);
+    const resultLine = (html: string) => /id="result-line"[^>]*>([^<]*)</.exec(html)?.[1];
+    const link = (html: string, rel: string) => new RegExp(`href="([^"]*)" rel="${rel}"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
+    const ids = (html: string) => [...html.matchAll(/data-cve="(CVE-[^"]+)"/g)].map((m) => m[1]);
+    const aligned = await (await api.get('/pulse/cves?limit=10&offset=10')).text();
+    expect(resultLine(aligned)).toMatch(/^Page 2: 10 of /);
+    expect(ids(aligned)).toEqual(expected.slice(10, 20));
+    expect(link(aligned, 'next')).toBe('/pulse/cves?limit=10&offset=20');
+    expect(link(aligned, 'prev')).toBe('/pulse/cves?limit=10');
+    const unaligned = await (await api.get('/pulse/cves?limit=10&offset=3')).text();
+    expect(resultLine(unaligned)).toMatch(/^Rows 4–13 of /);
+    expect(ids(unaligned)).toEqual(expected.slice(3, 13));
+    // A cursor and an offset together: no page the links make, no number to give it.
+    const both = await api.get('/pulse/cves?limit=10&offset=3&before_published=2026-01-01&before_cve_id=CVE-2026-0001');
+    expect(both.status).toBe(400);
+    expect(await both.text()).toContain('data-parameter="offset"');
+  });
+
   it('a page asked with a trailing slash is sent to it (it was a 404), pages name no icon to fetch, and an advisories page past the end says so', async () => {
     const slash = await fetch(`${api.base}/pulse/cves/?severity=HIGH`, { redirect: 'manual' });
     expect(slash.status).toBe(301);

@@ -59,7 +59,7 @@ export interface CveListView {
   next: string | null;
   prev: string | null;
   first: string | null;
-  /** 1-based position of the page's first row when known (offset paging, first keyset page). */
+  /** 1-based position of the page's first row when known (offset paging, first cursor page). */
   firstRow: number | null;
   pageNumber: number | null;
 }
@@ -134,6 +134,11 @@ export async function loadCveList(snapshot: ServingSnapshot, c: Context, budgetM
   const keyset = sort === 'published';
   if (!keyset && form.before_published !== undefined) fail('sort', `sort: pages of the ${sort} order are numbered, not keyed by a cursor`);
 
+  const cursor: Cursor | null = form.before_published !== undefined ? { published: form.before_published, cve_id: form.before_cve_id! } : null;
+  // The page links never carry both; a page after a cursor and an offset has no number, and its
+  // way back would lead to another page.
+  if (cursor !== null && form.offset !== undefined && form.offset !== '0') fail('offset', 'offset: a page reached by its links takes no offset (follow the page links, or start again from the first page)');
+
   let request;
   try {
     request = interpretList({ ...query, limit }, (name) => form[name] !== undefined, query.vendor !== undefined ? 'vendor' : undefined).request;
@@ -155,7 +160,6 @@ export async function loadCveList(snapshot: ServingSnapshot, c: Context, budgetM
   }
 
   const cves = result.docs.map((doc) => recordOf(snapshot, doc));
-  const cursor: Cursor | null = form.before_published !== undefined ? { published: form.before_published, cve_id: form.before_cve_id! } : null;
   const offset = request.offset;
   const counted = result.totalCounted;
   const hasMore =
@@ -169,7 +173,10 @@ export async function loadCveList(snapshot: ServingSnapshot, c: Context, budgetM
   let next: string | null = null;
   let prev: string | null = null;
   let first: string | null = null;
-  if (keyset) {
+  // A published-order page asked by offset (a link edited by hand) is paged by offset from
+  // there on, so its rows are numbered exactly: the cursor links know no row numbers.
+  const byCursor = keyset && offset === 0;
+  if (byCursor) {
     const last = result.docs[result.docs.length - 1];
     if (hasMore && last !== undefined) {
       const nextCursor = { published: formatMicros(snapshot.records.publishedMicros[last]!), cve_id: snapshot.records.cveIds[last]! };
@@ -203,7 +210,7 @@ export async function loadCveList(snapshot: ServingSnapshot, c: Context, budgetM
     next,
     prev,
     first,
-    firstRow: keyset ? (cursor === null ? 1 : null) : offset + 1,
-    pageNumber: keyset ? (cursor === null ? 1 : trail[0] === null ? trail.length + 1 : null) : Math.floor(offset / limit) + 1,
+    firstRow: byCursor ? (cursor === null ? 1 : null) : offset + 1,
+    pageNumber: byCursor ? (cursor === null ? 1 : trail[0] === null ? trail.length + 1 : null) : offset % limit === 0 ? offset / limit + 1 : null,
   };
 }

@@ -36,10 +36,16 @@ function Pager({ view }: { view: CveListView }) {
 }
 
 function resultLine(view: CveListView): string {
+  const relaxed = view.searchRelaxed ? ' The phrase search ran out of time, so its words were matched anywhere.' : '';
+  const total = view.total === null ? null : `${view.totalIsLowerBound ? 'at least ' : ''}${count(view.total)}`;
+  // A page asked by an offset that is no multiple of the page size is named by its rows.
+  if (view.pageNumber === null && view.firstRow !== null && view.cves.length > 0) {
+    const rows = `Rows ${count(view.firstRow)}–${count(view.firstRow + view.cves.length - 1)}`;
+    return `${rows}${total === null ? ' shown.' : ` of ${total} matching CVEs.`}${relaxed}`;
+  }
   const page = view.pageNumber !== null ? `Page ${view.pageNumber}` : 'A page';
-  if (view.total === null) return `${page}: ${view.cves.length} CVEs shown.`;
-  const total = `${view.totalIsLowerBound ? 'at least ' : ''}${count(view.total)}`;
-  return `${page}: ${view.cves.length} of ${total} matching CVEs.${view.searchRelaxed ? ' The phrase search ran out of time, so its words were matched anywhere.' : ''}`;
+  if (total === null) return `${page}: ${view.cves.length} CVEs shown.`;
+  return `${page}: ${view.cves.length} of ${total} matching CVEs.${relaxed}`;
 }
 
 export function CveListPage({ view, buildId }: { view: CveListView; buildId: string }) {
