@@ -36,6 +36,7 @@ import { packageIndexOf } from './queries/packages.ts';
 import type { ServingSnapshot } from './snapshot/serving.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
 import { StreamRegistry } from './http/streams.ts';
+import { CallerResolver } from './ratelimit/caller.ts';
 import { withoutTokens } from '../lib/pulse/links.ts';
 
 export const DEFAULT_QUERY_BUDGET_MS = 250;
@@ -51,6 +52,8 @@ export interface AppOptions {
   rateLimiter?: RateLimiter | undefined;
   /** Open change streams; the server passes its own so that closing ends them. */
   streams?: StreamRegistry;
+  /** Who one caller is (`--trust-proxy`); default: the socket's peer alone. */
+  callers?: CallerResolver;
   /** The /pulse subscription endpoints (absent: /pulse/api answers 404). */
   pulse?: PulseHttpOptions | undefined;
   /** `--public-url` when given (ApiConfig.publicUrl). */
@@ -94,6 +97,7 @@ export function createApp(opts: AppOptions): ApiApp {
     queryBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
     exportCap: opts.exportCap ?? DEFAULT_EXPORT_CAP,
     streams: opts.streams ?? new StreamRegistry(),
+    callers: opts.callers ?? new CallerResolver([]),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl.replace(/\/+$/, '') } : {}),
   };
   const app: ApiApp = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook as never });

@@ -89,6 +89,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
 
   const streams = new StreamRegistry(opts.pulseStream);
+  // One notion of one caller for the rate limiter, the streams' bound and /pulse's creation
+  // limits: behind a trusted proxy, the client it names, not the proxy.
+  const callers = new CallerResolver(opts.pulse?.trustProxy ?? (opts.rateLimit ? opts.rateLimit.trustProxy : []));
   const app = createApp({
     store,
     dataDir: opts.dataDir,
@@ -97,6 +100,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     exportCap: Math.max(1, Math.trunc(opts.exportCap ?? envNumber('VULNINTEL_EXPORT_CAP', DEFAULT_EXPORT_CAP))),
     rateLimiter: limiter,
     streams,
+    callers,
     publicUrl: opts.pulse?.publicUrl,
     pulse: pulse && {
       service: new PulseService({
@@ -107,8 +111,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         changes: servedChanges(opts.dataDir, () => store.current?.buildId ?? null),
         ...(opts.pulse?.limits ? { limits: opts.pulse.limits } : {}),
       }),
-      // The same notion of one caller as the rate limiter's (trusted proxies included).
-      callers: new CallerResolver(opts.pulse?.trustProxy ?? (opts.rateLimit ? opts.rateLimit.trustProxy : [])),
+      callers,
     },
   });
 

@@ -7,6 +7,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import type { CallerResolver } from '../ratelimit/caller.ts';
 import type { StreamRegistry } from './streams.ts';
 
 export interface ApiVariables {
@@ -37,6 +38,8 @@ export interface ApiConfig {
   exportCap: number;
   /** Open change streams (`/pulse/stream`): per-caller bound, heartbeat, ending on shutdown. */
   streams: StreamRegistry;
+  /** Who one caller is, as the rate limiter has it (`--trust-proxy` included): the streams' bound counts by it. */
+  callers: CallerResolver;
   /**
    * The service's public base URL when `--public-url` gave one (no trailing slash): what the Atom
    * feed names itself and links to behind a proxy. Absent: the request's own origin.

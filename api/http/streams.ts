@@ -3,8 +3,6 @@
  * (bounded, PULSE §3), and a way to end them all when the server closes, so a long-lived stream
  * never holds a shutdown for its whole grace period.
  */
-import { callerKeyOf, parseAddress } from '../ratelimit/caller.ts';
-
 export const DEFAULT_HEARTBEAT_MS = 25_000;
 export const DEFAULT_STREAMS_PER_CALLER = 5;
 
@@ -13,15 +11,6 @@ export interface StreamLimits {
   heartbeatMs?: number;
   /** Open streams one caller may hold at once; one more is 429 (default 5). */
   maxPerCaller?: number;
-}
-
-/**
- * The caller a stream is counted against: the socket's address as the rate limiter keys it
- * (IPv4 address, IPv6 /64, all private addresses one caller); `X-Forwarded-For` is not read.
- */
-export function streamCallerOf(remoteAddress: string | undefined): string {
-  const address = remoteAddress ? parseAddress(remoteAddress) : undefined;
-  return address ? callerKeyOf(address) : 'unknown';
 }
 
 export class StreamRegistry {

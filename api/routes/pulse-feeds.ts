@@ -19,7 +19,6 @@ import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts'
 import { ApiError, noSnapshot } from '../http/errors.ts';
 import { integerParam } from '../http/params.ts';
 import { CACHE_CONTROL } from '../http/respond.ts';
-import { streamCallerOf } from '../http/streams.ts';
 import { type ChangePosition, changesInStreamOrder, listChanges, positionOfChange } from '../queries/changes.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
 import { ChangeFilterQuery, changeFeedParams, changeFilterParams, encodeCursor, filterOfQuery, parseQuery } from './change-params.ts';
@@ -172,7 +171,7 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
   const store = config.store;
   const current = store.current;
   if (!current) throw noSnapshot();
-  const caller = streamCallerOf(c.env?.incoming?.socket?.remoteAddress);
+  const caller = config.callers.resolve(c.env?.incoming?.socket?.remoteAddress, () => c.req.header('x-forwarded-for'));
   if (c.req.method === 'HEAD') return c.body(null, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
 
   let end: () => void = () => undefined;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../cli/build/publish.ts';
 import { snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { buildChangesCorpus, type ChangesCorpus } from '../helpers/changes-corpus.ts';
-import { emptyDataDir, startOn, type SampleServer } from './server-harness.ts';
+import { emptyDataDir, startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 interface SseEvent {
   id?: string;
@@ -197,4 +197,32 @@ describe('GET /pulse/stream', () => {
     await kevOnly.until(() => kevOnly.ended, 5_000).catch(() => undefined);
     expect(kevOnly.ended).toBe(true);
   }, 20_000);
+});
+
+describe('/pulse/stream behind a trusted proxy', () => {
+  let api: SampleServer;
+  const clients: SseClient[] = [];
+
+  beforeAll(async () => {
+    const pulseDb = join(await mkdtemp(join(tmpdir(), 'vulnintel-stream-proxy-')), 'pulse.db');
+    api = await startSampleServer({ pulseStream: { heartbeatMs: 300, maxPerCaller: 1 }, pulse: { pulseDb, trustProxy: ['127.0.0.1', '::1'] } });
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await api?.server.close();
+  });
+
+  it('bounds the streams of each client the proxy names, not of the proxy (every caller shared its 5)', async () => {
+    const open = async (client: string) => {
+      const stream = await SseClient.open(`${api.base}/pulse/stream`, { 'X-Forwarded-For': client });
+      clients.push(stream);
+      return stream;
+    };
+    expect((await open('203.0.113.7')).status).toBe(200);
+    expect((await open('198.51.100.20')).status).toBe(200);
+    const again = await open('203.0.113.7');
+    expect(again.status).toBe(429);
+    expect(again.body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', limit: 1 });
+  });
 });
