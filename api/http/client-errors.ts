@@ -58,14 +58,17 @@ export function rawErrorResponse(error: ApiError, snapshot: string): string {
 }
 
 /**
- * Answers parser errors on `server` with the JSON error, where the socket still allows it: as
- * Node itself does, only when nothing was written on the connection yet (an answer already under
- * way cannot be followed by another).
+ * Answers parser errors on `server` with the JSON error where the socket still allows it: as
+ * Node itself does, unless an answer is under way on the connection (its head already sent:
+ * another cannot follow it). A kept-alive connection whose earlier answers are complete is
+ * answered like a new one; every client library reuses connections.
  */
 export function answerClientErrors(server: Server, snapshot: () => string): void {
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }) => {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } | null }) => {
     const refusal = parserRefusal(err);
-    if (refusal === null || !socket.writable || (socket.bytesWritten ?? 0) > 0) {
+    // Node's own test (socketOnError in lib/_http_server.js): the response in flight, if any.
+    const answering = socket._httpMessage?.headersSent === true;
+    if (refusal === null || !socket.writable || answering) {
       socket.destroy();
       return;
     }

@@ -44,6 +44,46 @@ function rawRequest(request: Buffer): Promise<RawAnswer> {
   });
 }
 
+/** The answer read from `text` (status line, headers, body). */
+function parseAnswer(text: string): RawAnswer {
+  const [head = '', ...rest] = text.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = new Headers();
+  for (const line of lines) {
+    const at = line.indexOf(':');
+    headers.append(line.slice(0, at), line.slice(at + 1).trim());
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
+}
+
+/**
+ * On one kept-alive connection: `first`, its whole answer read (by Content-Length), then
+ * `second`; returns the first answer and what the server wrote after it until it closed.
+ */
+function rawAfterAnswer(first: Buffer, second: Buffer): Promise<{ first: RawAnswer; second: RawAnswer | null }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(s.server.port, '127.0.0.1', () => socket.write(first));
+    let received = Buffer.alloc(0);
+    let firstLength = -1;
+    socket.on('data', (d: Buffer) => {
+      received = Buffer.concat([received, d]);
+      if (firstLength !== -1) return;
+      const headEnd = received.indexOf('\r\n\r\n');
+      if (headEnd === -1) return;
+      const length = Number(/content-length: (\d+)/i.exec(received.subarray(0, headEnd).toString('latin1'))?.[1]);
+      if (received.length >= headEnd + 4 + length) {
+        firstLength = headEnd + 4 + length;
+        socket.write(second);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const rest = received.subarray(Math.max(firstLength, 0)).toString('utf8');
+      resolve({ first: parseAnswer(received.subarray(0, firstLength).toString('utf8')), second: rest === '' ? null : parseAnswer(rest) });
+    });
+  });
+}
+
 async function expectJsonError(answer: RawAnswer, status: number, code: string, path: string): Promise<void> {
   expect(answer.status).toBe(status);
   expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
@@ -98,6 +138,18 @@ describe('requests refused by the HTTP parser', () => {
     expect(JSON.parse(none.body).message).toMatch(/Host/);
     const bad = await rawRequest(Buffer.from(`GET ${path} HTTP/1.1${CRLF}Host: a b${CRLF}${CRLF}`));
     await expectJsonError(bad, 400, 'MALFORMED_REQUEST', path);
+  });
+
+  it('on a connection that already had an answer (keep-alive, as every client library uses): the same JSON error, not a dropped connection', async () => {
+    const path = '/api/v1/public/cves';
+    const good = Buffer.from(`GET ${path}?limit=1 HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`);
+    const long = await rawAfterAnswer(good, Buffer.from(`GET ${path}?search=${'a'.repeat(20_000)} HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`));
+    expect(long.first.status).toBe(200);
+    expect(long.second).not.toBeNull();
+    await expectJsonError(long.second!, 431, 'REQUEST_HEADERS_TOO_LARGE', path);
+    const malformed = await rawAfterAnswer(good, Buffer.from(`NOT HTTP AT ALL${CRLF}${CRLF}`));
+    expect(malformed.second).not.toBeNull();
+    await expectJsonError(malformed.second!, 400, 'MALFORMED_REQUEST', '/');
   });
 
   it('keeps serving afterwards', async () => {
