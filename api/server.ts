@@ -15,7 +15,7 @@ import { PulseService, type PulseLimits } from '../lib/pulse/service.ts';
 import { openPulse, type PulseCliOptions, type PulseSetup } from '../lib/pulse/setup.ts';
 import { createApp, DEFAULT_EXPORT_CAP, DEFAULT_QUERY_BUDGET_MS } from './app.ts';
 import { CallerResolver } from './ratelimit/caller.ts';
-import { answerClientErrors, unreadableRequestResponse } from './http/client-errors.ts';
+import { answerClientErrors, refuseSeveralHosts, unreadableRequestResponse } from './http/client-errors.ts';
 import { recordFrontDoor, type RequestHead } from './http/record-front-door.ts';
 import type { ApiApp } from './http/context.ts';
 import { StreamRegistry, type StreamLimits } from './http/streams.ts';
@@ -123,8 +123,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const address = await new Promise<AddressInfo>((resolve, reject) => {
     // Node's own check of Host is off (its 400 has no body, no CORS): a request without one
     // reaches the adapter, which cannot make a Request of it and hands it to errorHandler.
-    const listener = getRequestListener(answerRequest, { errorHandler: (err) => unreadableRequestResponse(err, store.current?.buildId ?? 'none') });
+    const snapshotId = () => store.current?.buildId ?? 'none';
+    const listener = refuseSeveralHosts(getRequestListener(answerRequest, { errorHandler: (err) => unreadableRequestResponse(err, snapshotId()) }), snapshotId);
     server = createServer({ requireHostHeader: false }, listener);
+    // An expectation other than 100-continue (which Node meets itself) is ignored, as RFC 9110
+    // §10.1.1 lets a server do, and the request answered like any other: Node's default was a
+    // bare 417, with no JSON body, no CORS and no X-Snapshot.
+    server.on('checkExpectation', listener);
     server.listen(opts.port ?? 8080, host, () => resolve(server.address() as AddressInfo));
     server.once('error', reject);
   });

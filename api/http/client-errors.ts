@@ -7,7 +7,7 @@
  * answer carries, written straight to the socket, which is then closed (the parser cannot go
  * on after such an error).
  */
-import { maxHeaderSize, type Server } from 'node:http';
+import { maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { RequestError } from '@hono/node-server';
 import type { Duplex } from 'node:stream';
 import { ApiError, internalError } from './errors.ts';
@@ -89,4 +89,33 @@ export function unreadableRequestResponse(err: unknown, snapshot: string): Respo
       : internalError();
   const body = JSON.stringify(refusal.body());
   return new Response(body, { status: refusal.status, headers: { ...refusalHeaders(body, snapshot), Connection: 'close' } });
+}
+
+/** True when the request carries more than one Host header line. */
+function hasSeveralHosts(request: IncomingMessage): boolean {
+  const raw = request.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host' && ++hosts > 1) return true;
+  }
+  return false;
+}
+
+/**
+ * `listener`, but a request with more than one Host header is the API's JSON 400: RFC 9112
+ * §3.2 requires a 400 for it (which host is meant cannot be known), and Node keeps the first
+ * and answers.
+ */
+export function refuseSeveralHosts(
+  listener: (request: IncomingMessage, response: ServerResponse) => void,
+  snapshot: () => string,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    if (!hasSeveralHosts(request)) return listener(request, response);
+    const refusal = new ApiError('MALFORMED_REQUEST', 'The request has more than one Host header (RFC 9112 §3.2): send exactly one, naming the server.', { reason: 'several Host headers' });
+    const body = JSON.stringify(refusal.body());
+    response.writeHead(refusal.status, { ...refusalHeaders(body, snapshot()), 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+    response.end(body);
+  };
 }

@@ -140,6 +140,13 @@ describe('requests refused by the HTTP parser', () => {
     await expectJsonError(bad, 400, 'MALFORMED_REQUEST', path);
   });
 
+  it('two Host headers: 400 MALFORMED_REQUEST as JSON (RFC 9112 §3.2; Node answered with the first)', async () => {
+    const path = '/api/v1/public/cves/summary';
+    const twice = await rawRequest(Buffer.from(`GET ${path} HTTP/1.1${CRLF}Host: x${CRLF}host: y${CRLF}${CRLF}`));
+    await expectJsonError(twice, 400, 'MALFORMED_REQUEST', path);
+    expect(JSON.parse(twice.body).message).toMatch(/more than one Host/);
+  });
+
   it('on a connection that already had an answer (keep-alive, as every client library uses): the same JSON error, not a dropped connection', async () => {
     const path = '/api/v1/public/cves';
     const good = Buffer.from(`GET ${path}?limit=1 HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`);
@@ -150,6 +157,15 @@ describe('requests refused by the HTTP parser', () => {
     const malformed = await rawAfterAnswer(good, Buffer.from(`NOT HTTP AT ALL${CRLF}${CRLF}`));
     expect(malformed.second).not.toBeNull();
     await expectJsonError(malformed.second!, 400, 'MALFORMED_REQUEST', '/');
+  });
+
+  it('an expectation the server cannot meet (Expect: bogus) is ignored: the answer, not a bare 417', async () => {
+    const path = '/api/v1/public/cves/summary';
+    const answer = await rawRequest(Buffer.from(`GET ${path} HTTP/1.1${CRLF}Host: x${CRLF}Expect: bogus${CRLF}Connection: close${CRLF}${CRLF}`));
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(answer.headers.get('x-snapshot')).toBe(s.buildId);
+    expect(JSON.parse(answer.body)).toHaveProperty('total');
   });
 
   it('keeps serving afterwards', async () => {
