@@ -13,7 +13,7 @@
  *      (api/pulse/routes.tsx; its unknown paths get an HTML 404).
  * Every failure becomes the JSON error of api/http/errors.ts; nothing leaks a stack.
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
@@ -23,7 +23,7 @@ import type { ApiApp, ApiConfig, ApiEnv } from './http/context.ts';
 import { ApiError, internalError, invalidParameter, notFound } from './http/errors.ts';
 import { readOnly, retainSnapshot, standardHeaders } from './http/middleware.ts';
 import { cacheResponses } from './http/response-cache.ts';
-import { CACHE_CONTROL, defaultCacheControl, sendJson } from './http/respond.ts';
+import { asRouteResponse, CACHE_CONTROL, defaultCacheControl, sendJson } from './http/respond.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { pulseApiAllow } from './pulse/api-methods.ts';
@@ -86,8 +86,34 @@ function validationHook(
 
 /** Paths of the web area answered with HTML (not its JSON API, feeds or stream). */
 function isPulsePage(path: string): boolean {
-  return (path === '/pulse' || path.startsWith('/pulse/')) && !path.startsWith('/pulse/api/');
+  if (path !== '/pulse' && !path.startsWith('/pulse/')) return false;
+  return !['/pulse/api/', '/pulse/feeds/', '/pulse/stream'].some((prefix) => path.startsWith(prefix)) && path !== '/pulse/api' && path !== '/pulse/feeds';
 }
+
+/** `GET /api/v1/health` (not part of the contract): what a load balancer or an operator checks. */
+const healthRoute = createRoute({
+  operationId: 'getHealth',
+  method: 'get',
+  path: '/api/v1/health',
+  tags: ['Service'],
+  summary: 'Whether this replica serves a snapshot, and its rate limiter\'s state',
+  responses: {
+    200: {
+      description: 'Always 200 while the process answers; `status` says whether a snapshot is served (`no_snapshot`: the data paths answer 503).',
+      content: {
+        'application/json': {
+          schema: z
+            .object({
+              status: z.enum(['ok', 'no_snapshot']),
+              snapshot: z.object({ build_id: z.string(), built_at: z.string(), cves: z.number().int() }).nullable(),
+              rate_limit: z.object({}).passthrough().nullable().openapi({ description: 'The rate limiter\'s health (per-minute store, callers tracked, refusals); null when rate limiting is off.' }),
+            })
+            .openapi('Health'),
+        },
+      },
+    },
+  },
+});
 
 export function createApp(opts: AppOptions): ApiApp {
   const config: ApiConfig = {
@@ -123,16 +149,18 @@ export function createApp(opts: AppOptions): ApiApp {
   registerOpenApi(app);
   registerPulse(app, config);
   if (opts.pulse) registerPulseLinkPages(app, config, opts.pulse);
-  app.get('/api/v1/health', (c) => {
+  app.openapi(healthRoute, (c) => {
     const snapshot = opts.store.current;
-    return sendJson(
-      c,
-      {
-        status: snapshot ? 'ok' : 'no_snapshot',
-        snapshot: snapshot ? { build_id: snapshot.buildId, built_at: snapshot.manifest.built_at, cves: snapshot.records.size } : null,
-        rate_limit: opts.rateLimiter ? opts.rateLimiter.health() : null,
-      },
-      { cacheControl: CACHE_CONTROL.noStore },
+    return asRouteResponse(
+      sendJson(
+        c,
+        {
+          status: snapshot ? 'ok' : 'no_snapshot',
+          snapshot: snapshot ? { build_id: snapshot.buildId, built_at: snapshot.manifest.built_at, cves: snapshot.records.size } : null,
+          rate_limit: opts.rateLimiter ? opts.rateLimiter.health() : null,
+        },
+        { cacheControl: CACHE_CONTROL.noStore },
+      ),
     );
   });
 

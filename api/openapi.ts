@@ -5,9 +5,10 @@
  * be offline: the page loads nothing from elsewhere (the document is embedded in it).
  */
 import { readFileSync } from 'node:fs';
+import { createRoute, z } from '@hono/zod-openapi';
 import { join } from 'node:path';
 import type { ApiApp } from './http/context.ts';
-import { CACHE_CONTROL, sendBody } from './http/respond.ts';
+import { asRouteResponse, CACHE_CONTROL, sendBody } from './http/respond.ts';
 import { renderDocsPage } from './openapi-docs-page.ts';
 import { registerSharedSchemas, withSharedDeclarations } from './openapi-shared.ts';
 
@@ -49,7 +50,36 @@ export function openApiDocument(app: ApiApp): Record<string, unknown> {
   return withSharedDeclarations(generated);
 }
 
-/** Adds the two paths; call after every route module registered (the document is made once). */
+const documentRoute = createRoute({
+  operationId: 'getOpenApiDocument',
+  method: 'get',
+  path: OPENAPI_PATH,
+  tags: ['Service'],
+  summary: 'This OpenAPI 3.1 document',
+  responses: {
+    200: {
+      description: 'The OpenAPI 3.1 document of every operation (generated from the schemas that validate the requests).',
+      content: { 'application/json': { schema: z.object({}).passthrough().openapi({ description: 'An OpenAPI 3.1 document.' }) } },
+    },
+  },
+});
+
+const docsRoute = createRoute({
+  operationId: 'getApiDocsPage',
+  method: 'get',
+  path: DOCS_PATH,
+  tags: ['Service'],
+  summary: 'This document as one self-contained HTML page',
+  responses: {
+    200: { description: 'An HTML page rendering the document (it loads nothing from elsewhere).', content: { 'text/html': { schema: z.string() } } },
+  },
+});
+
+/**
+ * Adds the document's own two paths, themselves described in it (a client checking every
+ * answer against the document finds them there); call after every route module registered
+ * (the document is made once, on its first request).
+ */
 export function registerOpenApi(app: ApiApp): void {
   let json: Buffer | undefined;
   let html: Buffer | undefined;
@@ -61,8 +91,8 @@ export function registerOpenApi(app: ApiApp): void {
     }
     return { json, html: html! };
   };
-  app.get(OPENAPI_PATH, (c) => sendBody(c, document().json, { cacheControl: CACHE_CONTROL.static }));
-  app.get(DOCS_PATH, (c) =>
-    sendBody(c, document().html, { cacheControl: CACHE_CONTROL.static, contentType: 'text/html; charset=utf-8' }),
+  app.openapi(documentRoute, (c) => asRouteResponse(sendBody(c, document().json, { cacheControl: CACHE_CONTROL.static })));
+  app.openapi(docsRoute, (c) =>
+    asRouteResponse(sendBody(c, document().html, { cacheControl: CACHE_CONTROL.static, contentType: 'text/html; charset=utf-8' })),
   );
 }

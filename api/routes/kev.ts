@@ -1,7 +1,7 @@
 /**
  * `GET /api/v1/public/kev/recent` (contract 4.11): CVEs most recently added to CISA's KEV
  * catalog, newest first. `days` counts back from the date of the catalog the snapshot holds;
- * without `days` and `limit` the window is 30 days; with `limit` alone, the newest `limit`
+ * without `days` and `limit` the window is 30 days; with `limit` and no `days`, the newest `limit`
  * additions whatever their date.
  */
 import { createRoute, z } from '@hono/zod-openapi';
@@ -50,8 +50,8 @@ const route = createRoute({
   summary: 'CVEs most recently added to the KEV catalog',
   request: {
     query: z.object({
-      days: integerParam({ min: 1, max: 365, description: `Additions within this many days up to the catalog date (inclusive). Default ${DEFAULT_KEV_DAYS} unless only \`limit\` is given.` }),
-      limit: integerParam({ min: 1, max: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Rows, 1-${MAX_LIMIT}. Given alone: the newest additions whatever their date.` }),
+      days: integerParam({ min: 1, max: 365, description: `Additions within this many days up to the catalog date (inclusive). Default ${DEFAULT_KEV_DAYS} unless \`limit\` is given.` }),
+      limit: integerParam({ min: 1, max: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Rows, 1-${MAX_LIMIT}. Given without \`days\`: the newest additions whatever their date.` }),
       offset: integerParam({ min: 0, max: Number.MAX_SAFE_INTEGER, default: 0, description: 'Rows to skip.' }),
     }),
   },

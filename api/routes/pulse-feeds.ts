@@ -18,13 +18,14 @@ import { advisoryPath, cvePath } from '../../lib/pulse/links.ts';
 import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, noSnapshot } from '../http/errors.ts';
 import { integerParam } from '../http/params.ts';
-import { CACHE_CONTROL } from '../http/respond.ts';
+import { asRouteResponse, CACHE_CONTROL } from '../http/respond.ts';
 import { type ChangePosition, changesInStreamOrder, listChanges, positionOfChange } from '../queries/changes.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
 import { ChangeFilterQuery, changeFeedParams, changeFilterParams, encodeCursor, filterOfQuery, parseQuery } from './change-params.ts';
 import { changeJson } from './changes.ts';
+import { errorResponses } from './cves-schemas.ts';
 import { readingTables } from './resource-common.ts';
-import { z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 
 export const ATOM_PATH = '/pulse/feeds/changes.atom';
 export const STREAM_PATH = '/pulse/stream';
@@ -141,8 +142,41 @@ function retainOrNull(snapshot: ServingSnapshot): (() => void) | null {
   }
 }
 
+const atomRoute = createRoute({
+  operationId: 'getChangesAtomFeed',
+  method: 'get',
+  path: ATOM_PATH,
+  tags: ['Changes'],
+  summary: 'The change feed as Atom 1.0, for feed readers',
+  request: { query: AtomQuery },
+  responses: {
+    200: {
+      description: 'An Atom 1.0 feed of the newest matching changes, newest first; `rel="next"` pages on (RFC 5005).',
+      content: { 'application/atom+xml': { schema: z.string() } },
+    },
+    ...errorResponses(400, 503),
+  },
+});
+
+const streamRoute = createRoute({
+  operationId: 'streamChanges',
+  method: 'get',
+  path: STREAM_PATH,
+  tags: ['Changes'],
+  summary: 'Server-Sent Events: each newly published build\'s matching changes, as they are served',
+  request: { query: ChangeFilterQuery },
+  responses: {
+    200: {
+      description:
+        'An event stream (`text/event-stream`): one event per matching change (`id` its change_id, `data` the change as in `/changes`), a `: heartbeat` comment every 25 s; resumes after `Last-Event-ID` from the served history. At most 5 open streams per caller (then 429).',
+      content: { 'text/event-stream': { schema: z.string() } },
+    },
+    ...errorResponses(400, 503),
+  },
+});
+
 function register(app: ApiApp, config: ApiConfig): void {
-  app.get(ATOM_PATH, async (c) => {
+  app.openapi(atomRoute, async (c) => {
     const query = parseQuery(c, AtomQuery);
     const snapshot = c.get('snapshot');
     const limit = query.limit ?? 50;
@@ -160,10 +194,10 @@ function register(app: ApiApp, config: ApiConfig): void {
       origin: base,
       snapshot,
     });
-    return c.body(body, 200, { 'Content-Type': 'application/atom+xml; charset=utf-8', 'Cache-Control': CACHE_CONTROL.snapshot });
+    return asRouteResponse(c.body(body, 200, { 'Content-Type': 'application/atom+xml; charset=utf-8', 'Cache-Control': CACHE_CONTROL.snapshot }));
   });
 
-  app.get(STREAM_PATH, (c) => openStream(c, config));
+  app.openapi(streamRoute, async (c) => asRouteResponse(await openStream(c, config)));
 }
 
 async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Response> {
