@@ -15,7 +15,7 @@ import { PulseService, type PulseLimits } from '../lib/pulse/service.ts';
 import { openPulse, type PulseCliOptions, type PulseSetup } from '../lib/pulse/setup.ts';
 import { createApp, DEFAULT_EXPORT_CAP, DEFAULT_QUERY_BUDGET_MS } from './app.ts';
 import { CallerResolver } from './ratelimit/caller.ts';
-import { answerClientErrors, refuseSeveralHosts, unreadableRequestResponse } from './http/client-errors.ts';
+import { answerClientErrors, applyHostRules, unreadableRequestResponse } from './http/client-errors.ts';
 import { recordFrontDoor, type RequestHead } from './http/record-front-door.ts';
 import type { ApiApp } from './http/context.ts';
 import { StreamRegistry, type StreamLimits } from './http/streams.ts';
@@ -36,6 +36,8 @@ export interface ServerOptions {
   rateLimit?: RateLimitConfig | false;
   /** Fallback poll of data/CURRENT (default 2 s). */
   watchIntervalMs?: number;
+  /** How long a request may take to arrive whole (default REQUEST_TIMEOUT_MS); then 408. */
+  requestTimeoutMs?: number;
   /** How long close() waits for requests in flight before cutting connections (default 10 s). */
   closeGraceMs?: number;
   snapshot?: ServingOptions;
@@ -56,6 +58,10 @@ export interface RunningServer {
   pulse: PulseSetup | undefined;
   close(): Promise<void>;
 }
+
+/** How long the head of a request may take to arrive, and the whole request. */
+export const REQUEST_HEAD_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 /** A non-negative number from the environment, or the fallback. */
 export function envNumber(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -124,8 +130,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // Node's own check of Host is off (its 400 has no body, no CORS): a request without one
     // reaches the adapter, which cannot make a Request of it and hands it to errorHandler.
     const snapshotId = () => store.current?.buildId ?? 'none';
-    const listener = refuseSeveralHosts(getRequestListener(answerRequest, { errorHandler: (err) => unreadableRequestResponse(err, snapshotId()) }), snapshotId);
-    server = createServer({ requireHostHeader: false }, listener);
+    const listener = applyHostRules(
+      getRequestListener(answerRequest, { errorHandler: (err) => unreadableRequestResponse(err, snapshotId()) }),
+      snapshotId,
+      () => `${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo | null)?.port ?? opts.port ?? 8080}`,
+    );
+    // A request must arrive whole within these (Node's defaults: 60 s for the head, 300 s for the
+    // whole request): a client sending its few bytes slowly held a connection for 5 minutes.
+    // Every request here is a GET or a body of at most 16 KiB; answers (exports, streams) are not bounded by them.
+    const requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+    server = createServer(
+      {
+        requireHostHeader: false,
+        headersTimeout: Math.min(REQUEST_HEAD_TIMEOUT_MS, requestTimeout),
+        requestTimeout,
+        // How often the two are checked (Node's default, 30 s, let a request run on up to twice its time).
+        connectionsCheckingInterval: Math.min(5_000, requestTimeout / 2),
+      },
+      listener,
+    );
     // An expectation other than 100-continue (which Node meets itself) is ignored, as RFC 9110
     // §10.1.1 lets a server do, and the request answered like any other: Node's default was a
     // bare 417, with no JSON body, no CORS and no X-Snapshot.

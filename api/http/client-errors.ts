@@ -103,15 +103,19 @@ function hasSeveralHosts(request: IncomingMessage): boolean {
 }
 
 /**
- * `listener`, but a request with more than one Host header is the API's JSON 400: RFC 9112
- * §3.2 requires a 400 for it (which host is meant cannot be known), and Node keeps the first
- * and answers.
+ * `listener`, with the Host rules of HTTP: a request with more than one Host header is the
+ * API's JSON 400 (RFC 9112 §3.2 requires it: which host is meant cannot be known; Node keeps
+ * the first and answers), and an HTTP/1.0 request, where Host is optional (load balancers'
+ * health checks send none), is answered as if it named the server (the adapter cannot make a
+ * Request without one and answered 400 "HTTP/1.1 requires a Host header").
  */
-export function refuseSeveralHosts(
+export function applyHostRules(
   listener: (request: IncomingMessage, response: ServerResponse) => void,
   snapshot: () => string,
+  serverHost: () => string,
 ): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
+    if (request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor === 0) request.headers.host = serverHost();
     if (!hasSeveralHosts(request)) return listener(request, response);
     const refusal = new ApiError('MALFORMED_REQUEST', 'The request has more than one Host header (RFC 9112 §3.2): send exactly one, naming the server.', { reason: 'several Host headers' });
     const body = JSON.stringify(refusal.body());

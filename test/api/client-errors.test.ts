@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSampleServer, type SampleServer } from './server-harness.ts';
+import { startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 let s: SampleServer;
 
@@ -168,8 +168,45 @@ describe('requests refused by the HTTP parser', () => {
     expect(JSON.parse(answer.body)).toHaveProperty('total');
   });
 
+  it('HTTP/1.0 without Host (optional there; health checks send none): answered, not refused', async () => {
+    const answer = await rawRequest(Buffer.from(`GET /api/v1/health HTTP/1.0${CRLF}${CRLF}`));
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 'ok' });
+  });
+
   it('keeps serving afterwards', async () => {
     const res = await s.get('/api/v1/public/cves/CVE-2024-3400');
     expect(res.status).toBe(200);
+  });
+});
+
+describe('a request that arrives too slowly', () => {
+  it('gets the JSON 408 once its time is up (a request trickled a line at a time held a connection for minutes)', async () => {
+    const slow = await startOn(s.dataDir, s.buildId, { requestTimeoutMs: 1_500 });
+    try {
+      const started = performance.now();
+      const answer = await new Promise<RawAnswer>((resolve, reject) => {
+        const socket = connect(slow.server.port, '127.0.0.1', () => {
+          socket.write(`GET /api/v1/public/cves HTTP/1.1${CRLF}Host: x${CRLF}`);
+        });
+        // A header line at a time, never the blank line that ends the head.
+        let n = 0;
+        const drip = setInterval(() => socket.writable && socket.write(`X-Drip-${n++}: 1${CRLF}`), 200);
+        const chunks: Buffer[] = [];
+        socket.on('data', (d: Buffer) => chunks.push(d));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          clearInterval(drip);
+          resolve(parseAnswer(Buffer.concat(chunks).toString('utf8')));
+        });
+      });
+      const seconds = (performance.now() - started) / 1000;
+      expect(answer.status).toBe(408);
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'REQUEST_TIMEOUT' });
+      // Cut at its time, not after Node's 300 s: the drip never stopped on its own.
+      expect(seconds).toBeLessThan(10);
+    } finally {
+      await slow.server.close();
+    }
   });
 });
