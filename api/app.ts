@@ -30,6 +30,7 @@ import { pulseApiAllow } from './pulse/api-methods.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
 import { errorPage, pulseNotFound, registerPulse } from './pulse/routes.tsx';
 import { PageError } from './pulse/page-response.ts';
+import { isCrossSiteWrite } from './http/cross-site-writes.ts';
 import { PulseUnavailableError } from '../lib/pulse/errors.ts';
 import { registerPulseLinkPages } from './pulse/link-pages.tsx';
 import { packageIndexOf } from './queries/packages.ts';
@@ -137,6 +138,14 @@ export function createApp(opts: AppOptions): ApiApp {
   app.use('/api/v1/public/*', retainSnapshot(opts.store, cacheResponses));
   // The Atom feed reads one snapshot like the JSON API; the stream retains one per read itself.
   app.use('/pulse/feeds/*', retainSnapshot(opts.store));
+  // A write to /pulse sent by another site's page is refused (api/http/cross-site-writes.ts).
+  app.use('/pulse/*', async (c, next) => {
+    if (!isCrossSiteWrite(c, config.publicUrl)) return next();
+    const message =
+      'This request was sent by a page of another site. Subscriptions are created and changed from this site\'s own pages, or by a program calling the API itself, not by a browser on another site\'s behalf.';
+    if (isPulsePage(c.req.path)) return errorPage(c, new PageError(403, 'Refused: sent from another site', message));
+    throw new ApiError('CROSS_SITE_REQUEST', message);
+  });
 
   for (const module of ROUTE_MODULES) module.register(app, config);
   if (opts.pulse) registerPulseRoutes(app, opts.pulse);

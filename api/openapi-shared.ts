@@ -96,6 +96,10 @@ const RESPONSES: Record<string, object> = {
     headers: headers(['X-Snapshot']),
     content: errorContent('Error'),
   },
+  CrossSiteRequest: {
+    description: 'A browser sent this write from a page of another site (CROSS_SITE_REQUEST, told by `Sec-Fetch-Site` or `Origin`); programs calling the API send neither and are not refused.',
+    content: errorContent('Error'),
+  },
   SubscriptionsUnavailable: {
     description: 'The subscription store cannot be reached right now (SERVICE_UNAVAILABLE); nothing was changed, retry later.',
     content: errorContent('Error'),
@@ -175,6 +179,7 @@ export function withSharedDeclarations(document: Record<string, unknown>): Recor
       add('500', 'Internal');
       if (path.startsWith(`${PUBLIC_PREFIX}/`)) add('503', 'Unavailable');
       if (path.startsWith('/pulse/api/')) add('503', 'SubscriptionsUnavailable');
+      if (path.startsWith('/pulse/api/') && method !== 'get') add('403', 'CrossSiteRequest');
       // Status order, as readers expect.
       op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
     }

@@ -18,12 +18,12 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 
 /** A page that cannot be shown: rendered as an HTML page with this status. */
 export class PageError extends Error {
-  readonly status: 400 | 404 | 503;
+  readonly status: 400 | 403 | 404 | 503;
   readonly title: string;
   /** The filter or field at fault (400). */
   readonly parameter: string | undefined;
 
-  constructor(status: 400 | 404 | 503, title: string, message: string, parameter?: string) {
+  constructor(status: 400 | 403 | 404 | 503, title: string, message: string, parameter?: string) {
     super(message);
     this.name = 'PageError';
     this.status = status;

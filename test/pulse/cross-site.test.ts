@@ -1,0 +1,84 @@
+/**
+ * Writes to /pulse sent by a browser from another site are refused (api/http/cross-site-writes.ts):
+ * the subscription API and the web area's forms, told by `Sec-Fetch-Site` or `Origin`; the same
+ * requests from this site's pages, or from programs (no such headers), go through.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../api/server.ts';
+import { checkAnswer, documentValidator } from '../api/server-harness.ts';
+import { startSmtpSink, type SmtpSink } from './sinks.ts';
+
+let server: RunningServer;
+let smtp: SmtpSink;
+let dataDir: string;
+const PUBLIC = 'https://alerts.example.org';
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-cross-site-'));
+  smtp = await startSmtpSink();
+  server = await startServer({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    rateLimit: false,
+    logger: pino({ level: 'silent' }),
+    pulse: { smtp: smtp.url, publicUrl: PUBLIC },
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await smtp?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const subscribe = async (email: string, headers: Record<string, string>) => {
+  const url = `${server.url}/pulse/api/subscriptions`;
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ channel: 'email', email, filter: { kev_only: true } }) });
+  await checkAnswer(await documentValidator(server.url)(), 'POST', url, res);
+  return res;
+};
+const form = (email: string, headers: Record<string, string>) =>
+  fetch(`${server.url}/pulse/subscribe`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: `channel=email&email=${encodeURIComponent(email)}&kev_only=true` });
+const mailedTo = (address: string) => smtp.messages.filter((m) => JSON.stringify(m.to).includes(address)).length;
+
+describe('a write to /pulse from another site', () => {
+  it('is refused on the API (403 CROSS_SITE_REQUEST, as the document declares) and nothing is sent', async () => {
+    const cases: Record<string, string>[] = [{ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }, { origin: 'https://evil.example' }, { origin: 'null' }];
+    for (const headers of cases) {
+      const res = await subscribe('victim@example.org', headers);
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(((await res.json()) as { code: string }).code).toBe('CROSS_SITE_REQUEST');
+    }
+    expect(mailedTo('victim@example.org')).toBe(0);
+  });
+
+  it('is refused on the subscribe form with a page saying why', async () => {
+    const res = await form('victim2@example.org', { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('another site');
+    expect(mailedTo('victim2@example.org')).toBe(0);
+  });
+
+  it('from this site (its pages, its public name behind a proxy) or from a program goes through', async () => {
+    const host = new URL(server.url).host;
+    for (const [email, headers] of [
+      ['same-origin@example.org', { 'sec-fetch-site': 'same-origin', origin: server.url }],
+      ['public-name@example.org', { origin: PUBLIC }],
+      ['own-host@example.org', { origin: `http://${host}` }],
+      ['program@example.org', {}],
+    ] as const) {
+      const res = await subscribe(email, headers);
+      expect(res.status, email).toBe(201);
+      expect(mailedTo(email), email).toBe(1);
+    }
+    const page = await form('form-same-site@example.org', { 'sec-fetch-site': 'same-origin', origin: server.url });
+    expect(page.status).toBeLessThan(400);
+    expect(mailedTo('form-same-site@example.org')).toBe(1);
+  });
+});
