@@ -132,8 +132,9 @@ export interface ChangeFilter {
  * The text members of a ChangeFilter (vendor, product, ecosystem, package, search), as every
  * reader takes them (the query parameters of /changes, the feed and the stream; a
  * subscription's filter): at most FILTER_TEXT_MAX characters as sent (code points, as JSON
- * Schema's maxLength counts), no control character, not blank; used trimmed.
- * FILTER_TEXT_PATTERN says the same to the OpenAPI document.
+ * Schema's maxLength counts), no control character, no lone surrogate, not blank; used trimmed.
+ * FILTER_TEXT_PATTERN says the same to the OpenAPI document (all but the surrogates, which a
+ * JSON Schema pattern cannot name portably).
  */
 export const FILTER_TEXT_MAX = 200;
 export const FILTER_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
@@ -142,6 +143,11 @@ export const FILTER_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u0
 export function filterTextProblem(raw: string): string | null {
   if (codePointsExceed(raw, FILTER_TEXT_MAX)) return `longer than ${FILTER_TEXT_MAX} characters`;
   if (/[\u0000-\u001f\u007f]/.test(raw)) return 'holds a control character';
+  // Half of a surrogate pair (JSON's "\ud800" alone) is no Unicode text: PostgreSQL's JSONB
+  // refuses it (the store failed with a 500 after the webhook's ping went out), SQLite kept it,
+  // and UTF-8 cannot carry it (a reader would get U+FFFD, not what was typed). `\p{Cs}` with
+  // the u flag matches only unpaired halves: a pair is one code point (an emoji) and passes.
+  if (/\p{Cs}/u.test(raw)) return 'holds a lone surrogate (half of a UTF-16 pair), which is not text';
   if (raw.trim() === '') return 'empty';
   return null;
 }

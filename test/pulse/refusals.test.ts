@@ -1,0 +1,63 @@
+/**
+ * What the subscription service refuses, it refuses before anything is stored or sent, and the
+ * same on both stores: SQLite, and a real PostgreSQL (whose JSONB is stricter than SQLite's
+ * text). A refusal is a PulseInputError naming the field (the API's 400 INVALID_PARAMETER).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PulseInputError } from '../../lib/pulse/errors.ts';
+import { startPostgres, type PostgresServer } from '../helpers/postgres.ts';
+import { startServiceFixture, type ServiceFixture } from './service-fixture.ts';
+
+let postgres: PostgresServer;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+});
+
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+/** The field a refusal names (fails the test when the promise does not reject with a PulseInputError). */
+async function refusedField(attempt: Promise<unknown>): Promise<string> {
+  const err = await attempt.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err, 'refused').toBeInstanceOf(PulseInputError);
+  return (err as PulseInputError).field;
+}
+
+describe.each(['sqlite', 'postgres'] as const)('on the %s store', (kind) => {
+  let fixture: ServiceFixture;
+
+  beforeAll(async () => {
+    const pulseDb = kind === 'postgres' ? await postgres.createDatabase('pulse_refusals') : undefined;
+    fixture = await startServiceFixture({ limits: { createsPerCallerPerHour: 1000, createsPerAddressPerHour: 1000 }, ...(pulseDb ? { pulseDb } : {}) });
+  });
+
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  it('a lone surrogate in filter text is a 400 naming the member, before the webhook is pinged (it was a 500 on PostgreSQL after a signed ping)', async () => {
+    const { service, hooks } = fixture;
+    for (const [member, value] of [['vendor', 'x\ud800y'], ['search', '\udfff'], ['product', 'a\udc00'], ['package', '\ud83d']] as const) {
+      const path = `/lone-${member}`;
+      const filter = member === 'product' ? { vendor: 'acme', product: value } : { [member]: value };
+      expect(await refusedField(service.create({ channel: 'webhook', url: hooks.url(path), filter }, 'caller-1')), member).toBe(`filter.${member}`);
+      expect(hooks.on(path), `${member}: no ping`).toEqual([]);
+    }
+    // A pair of surrogates is one character (an emoji), and is taken.
+    const created = await service.create({ channel: 'webhook', url: hooks.url('/pair'), filter: { search: 'fire \ud83d\udd25' } }, 'caller-1');
+    expect(created.subscription.filter).toEqual({ search: 'fire \ud83d\udd25' });
+  });
+
+  it('a PATCH with a lone surrogate is a 400 naming the member; the filter is left as it was', async () => {
+    const { service, hooks } = fixture;
+    const created = await service.create({ channel: 'webhook', url: hooks.url('/patched'), filter: { vendor: 'cisco' } }, 'caller-1');
+    const token = created.manage_url!.split('/').at(-1)!;
+    expect(await refusedField(service.update(token, { filter: { search: '\udfff' } }))).toBe('filter.search');
+    expect((await service.get(token)).filter).toEqual({ vendor: 'cisco' });
+  });
+});
