@@ -61,3 +61,56 @@ describe.each(['sqlite', 'postgres'] as const)('on the %s store', (kind) => {
     expect((await service.get(token)).filter).toEqual({ vendor: 'cisco' });
   });
 });
+
+describe('e-mail addresses: the address stored is the address mailed', () => {
+  let fixture: ServiceFixture;
+
+  beforeAll(async () => {
+    fixture = await startServiceFixture({ limits: { createsPerCallerPerHour: 1000, createsPerAddressPerHour: 1000 } });
+  });
+
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  it.each([
+    ['a numeric domain, which the mailer read as the IPv4 address 10.0.0.1', 'bob@10.1'],
+    ['a numeric domain read as 123.0.1.200', 'a@123.456'],
+    ['an IPv4 address for a domain', 'a@127.0.0.1'],
+    ['another one', 'a@1.2.3.4'],
+    ['an address literal', 'a@[127.0.0.1]'],
+    ['a last label the host parser reads as a hex number', 'a@example.0x1f'],
+    ['an xn-- label that is not Punycode', 'a@xn--zz.example.org'],
+    ['a single label', 'a@localhost'],
+    ['a lone surrogate (it was mailed to a\\ufffd@…)', 'a\ud800@example.org'],
+    ['a bidirectional override', 'a\u202eb@example.org'],
+    ['an isolate', 'a\u2066b@example.org'],
+    ['a C1 control (NEL)', 'a\u0085b@example.org'],
+    ['a C0 control', 'a\u0007b@example.org'],
+    ['a dot first', '.a@example.org'],
+    ['a dot last', 'a.@example.org'],
+    ['two dots in a row', 'a..b@example.org'],
+    ['a local part past 64 characters', `${'a'.repeat(65)}@example.org`],
+  ])('%s (%j) is a 400 naming email; nothing is mailed', async (_name, email) => {
+    const { service, smtp } = fixture;
+    const before = smtp.recipients.length;
+    expect(await refusedField(service.create({ channel: 'email', email }, 'caller-1'))).toBe('email');
+    expect(smtp.recipients.slice(before)).toEqual([]);
+  });
+
+  it('an address that is taken is stored as the mailer sends it: the domain lower-cased, the local part as given', async () => {
+    const { service, smtp } = fixture;
+    for (const [email, stored] of [
+      ['Bob.Smith+alerts@Example.ORG', 'Bob.Smith+alerts@example.org'],
+      ["o'neil@Sub.Example.co.uk", "o'neil@sub.example.co.uk"],
+      ['a@x.1a', 'a@x.1a'],
+    ] as const) {
+      const before = smtp.recipients.length;
+      const created = await service.create({ channel: 'email', email }, 'caller-1');
+      expect(created.subscription.address, email).toBe(stored);
+      expect(created.confirmation?.sent_to, email).toBe(stored);
+      // create() returns once the SMTP server took the message: its envelope is in.
+      expect(smtp.recipients.slice(before), email).toEqual([stored]);
+    }
+  });
+});
