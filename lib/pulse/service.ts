@@ -154,11 +154,12 @@ export class PulseService {
     await this.#purgeNow(now);
     const window = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
     const retryAfter = Math.max(1, Math.ceil((window.getTime() + HOUR_MS - now.getTime()) / 1000));
-    const byCaller = await this.#opts.store.hitCounter(`create:caller:${callerKey}`, window.toISOString());
+    const counters = [`create:caller:${callerKey}`, `create:address:${addressKey}`] as const;
+    const byCaller = await this.#opts.store.hitCounter(counters[0], window.toISOString());
     if (byCaller > this.#limits.createsPerCallerPerHour) {
       throw new PulseLimitError('caller', this.#limits.createsPerCallerPerHour, retryAfter, `At most ${this.#limits.createsPerCallerPerHour} subscriptions may be created per hour from one address; try again later.`);
     }
-    const byAddress = await this.#opts.store.hitCounter(`create:address:${addressKey}`, window.toISOString());
+    const byAddress = await this.#opts.store.hitCounter(counters[1], window.toISOString());
     if (byAddress > this.#limits.createsPerAddressPerHour) {
       throw new PulseLimitError('address', this.#limits.createsPerAddressPerHour, retryAfter, `At most ${this.#limits.createsPerAddressPerHour} subscriptions may be created per hour for one ${input.channel === 'email' ? 'e-mail address' : 'webhook URL'}; try again later.`);
     }
@@ -204,6 +205,13 @@ export class PulseService {
       await this.#sendConfirmation(subscription, confirmToken, expiresAt);
     } catch (err) {
       await this.#opts.store.deleteSubscription(id);
+      if (recipientRefusedForGood(err)) {
+        // The address is at fault, not the service: a 400 naming it, and (nothing having been
+        // sent) not counted against the caller or the address. The server's own words are not
+        // passed on: they describe its set-up, not the caller's input.
+        for (const key of counters) await this.#opts.store.unhitCounter(key, window.toISOString());
+        throw new PulseInputError('email', 'email: the mail server refuses this address as a recipient, for good (SMTP 5xx); check the address. Nothing was stored.');
+      }
       throw new PulseUnavailableError(`The confirmation e-mail could not be sent (${(err as Error).message}); nothing was stored, try again later.`, { cause: err });
     }
     return { subscription: await this.#view(subscription), manage_url: null, secret: null, confirmation: { sent_to: subscription.address, expires_at: expiresAt } };
@@ -384,6 +392,18 @@ export class PulseService {
       ].join('\n'),
     });
   }
+}
+
+/**
+ * Whether sending failed because the SMTP server refused the recipient for good: a 5yz reply to
+ * RCPT TO (RFC 5321 §4.2.1: permanent; "501 Bad recipient address syntax", "550 No such user").
+ * A 4yz reply (greylisting, a full mailbox) or a failure of another command or of the connection
+ * is the service's trouble, retried later by the caller. nodemailer names the command and the
+ * reply code on its error.
+ */
+function recipientRefusedForGood(err: unknown): boolean {
+  const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
+  return command === 'RCPT TO' && typeof responseCode === 'number' && responseCode >= 500 && responseCode <= 599;
 }
 
 /** The members of a filter whose value is free text the requester typed. */

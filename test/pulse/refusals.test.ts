@@ -4,7 +4,7 @@
  * text). A refusal is a PulseInputError naming the field (the API's 400 INVALID_PARAMETER).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PulseInputError } from '../../lib/pulse/errors.ts';
+import { PulseInputError, PulseUnavailableError } from '../../lib/pulse/errors.ts';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.ts';
 import { startServiceFixture, type ServiceFixture } from './service-fixture.ts';
 
@@ -112,5 +112,44 @@ describe('e-mail addresses: the address stored is the address mailed', () => {
       // create() returns once the SMTP server took the message: its envelope is in.
       expect(smtp.recipients.slice(before), email).toEqual([stored]);
     }
+  });
+});
+
+describe('the mail server refusing the recipient', () => {
+  let fixture: ServiceFixture;
+
+  beforeAll(async () => {
+    fixture = await startServiceFixture({
+      // One creation per hour per caller and per address: a refusal that counted would show.
+      limits: { createsPerCallerPerHour: 1, createsPerAddressPerHour: 1 },
+      smtp: {
+        refuseRecipient: (address) =>
+          address.startsWith('nobody@') ? { code: 501, message: 'Bad recipient address syntax (relay mx-internal-7.corp)' } : address.startsWith('later@') ? { code: 451, message: 'Greylisted, try again' } : null,
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  it('for good (5xx to RCPT): a 400 naming email without the server\'s words; nothing stored, nothing counted (it was a 503 "try again later")', async () => {
+    const { service, smtp, store } = fixture;
+    const err = await service.create({ channel: 'email', email: 'nobody@example.org' }, 'caller-a').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PulseInputError);
+    expect((err as PulseInputError).field).toBe('email');
+    expect((err as Error).message).not.toMatch(/Bad recipient|mx-internal/);
+    expect(smtp.messages).toEqual([]);
+    // Not counted: the same caller still has its one creation, the same address its own.
+    expect(await refusedField(service.create({ channel: 'email', email: 'nobody@example.org' }, 'caller-b'))).toBe('email');
+    const created = await service.create({ channel: 'email', email: 'ok@example.org' }, 'caller-a');
+    expect(created.subscription.status).toBe('pending');
+    // Nothing stored: the only pending request in the store is the one accepted.
+    expect(await store.purgeExpired('9999-01-01T00:00:00.000Z', new Date().toISOString())).toBe(1);
+  });
+
+  it('for now (4xx to RCPT): still 503, try again later', async () => {
+    const err = await fixture.service.create({ channel: 'email', email: 'later@example.org' }, 'caller-c').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PulseUnavailableError);
   });
 });

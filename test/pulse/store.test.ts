@@ -187,6 +187,20 @@ describe.each(['sqlite', 'postgres'] as const)('pulse store on %s', (kind) => {
     expect(await store.hitCounter('create:4:203.0.113.9', w2)).toBe(2);
   });
 
+  it('takes a hit back from a counter, never below zero, and only that key and window', async () => {
+    const w = '2026-11-20T12:00:00.000Z';
+    expect(await store.hitCounter('unhit:a', w)).toBe(1);
+    expect(await store.hitCounter('unhit:a', w)).toBe(2);
+    expect(await store.hitCounter('unhit:b', w)).toBe(1);
+    await store.unhitCounter('unhit:a', w);
+    expect(await store.hitCounter('unhit:a', w)).toBe(2);
+    await store.unhitCounter('unhit:b', w);
+    await store.unhitCounter('unhit:b', w);
+    await store.unhitCounter('unhit:never', w);
+    expect(await store.hitCounter('unhit:b', w)).toBe(1);
+    expect(await store.hitCounter('unhit:never', w)).toBe(1);
+  });
+
   it('two hosts (two connections to one database) never write two ledger rows for one period', async () => {
     const other = await openPulseStore(spec, sqliteDir);
     try {

@@ -222,6 +222,10 @@ export class SqlPulseStore implements PulseStore {
     return Number(row?.count ?? 0);
   }
 
+  async unhitCounter(key: string, windowStart: string): Promise<void> {
+    await this.#db.query('UPDATE counters SET count = count - 1 WHERE key = $1 AND window_start = $2 AND count > 0', [key, windowStart]);
+  }
+
   async pruneCounters(windowStartBefore: string): Promise<void> {
     await this.#db.query('DELETE FROM counters WHERE window_start < $1', [windowStartBefore]);
   }

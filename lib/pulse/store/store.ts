@@ -51,6 +51,8 @@ export interface PulseStore {
 
   /** Adds one to a fixed-window counter and returns its new value. */
   hitCounter(key: string, windowStart: string): Promise<number>;
+  /** Takes back one hit of that counter and window (never below zero): a request counted, then refused for its input. */
+  unhitCounter(key: string, windowStart: string): Promise<void>;
   pruneCounters(windowStartBefore: string): Promise<void>;
 
   close(): Promise<void>;
