@@ -6,20 +6,28 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { CHANGE_KINDS, FILTER_CWE_PATTERN, FILTER_TEXT_MAX, FILTER_TEXT_PATTERN, filterTextProblem, type ChangeFilter } from '../../lib/changes/model.ts';
+import {
+  CHANGE_KINDS,
+  FILTER_CWE_PATTERN,
+  FILTER_TEXT_MAX,
+  FILTER_TEXT_PATTERN,
+  filterTextProblem,
+  SEARCH_TEXT_PATTERN,
+  searchTextProblem,
+  type ChangeFilter,
+} from '../../lib/changes/model.ts';
 import { invalidParameter } from '../http/errors.ts';
 import { booleanParam, enumListParam, enumParam, integerParam, numberParam, queryParam, timestampParam } from '../http/params.ts';
 import type { ChangePosition } from '../queries/changes.ts';
 
-/** A filter text (see filterTextProblem): used trimmed. */
-function filterText(raw: string): string {
-  const problem = filterTextProblem(raw);
-  if (problem !== null) throw new Error(problem);
-  return raw.trim();
-}
-
-function textFilter(description: string, example?: string) {
-  return queryParam(filterText, { description, maxLength: FILTER_TEXT_MAX, pattern: FILTER_TEXT_PATTERN, ...(example ? { example } : {}) });
+/** A filter text parameter (see filterTextProblem; searchTextProblem for search): used trimmed. */
+function textFilter(description: string, example?: string, problemOf = filterTextProblem, pattern = FILTER_TEXT_PATTERN) {
+  const read = (raw: string): string => {
+    const problem = problemOf(raw);
+    if (problem !== null) throw new Error(problem);
+    return raw.trim();
+  };
+  return queryParam(read, { description, maxLength: FILTER_TEXT_MAX, pattern, ...(example ? { example } : {}) });
 }
 
 const CWE = new RegExp(FILTER_CWE_PATTERN);
@@ -37,7 +45,7 @@ export const changeFilterParams = {
     },
     { description: 'A CWE identifier, any case.', example: 'CWE-79', pattern: FILTER_CWE_PATTERN },
   ),
-  search: textFilter('Words that must all occur in the subject id, title, why, vendors or products.', 'remote code execution'),
+  search: textFilter('Words that must all occur in the subject id, title, why, vendors or products (at least one letter or digit).', 'remote code execution', searchTextProblem, SEARCH_TEXT_PATTERN),
   min_severity: enumParam(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const, {
     description: "Minimum service severity of the CVE (an advisory's own vendor severity for advisory changes).",
   }),

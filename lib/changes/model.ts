@@ -152,6 +152,20 @@ export function filterTextProblem(raw: string): string | null {
   return null;
 }
 
+/**
+ * The search member: a filter text (above) holding at least one letter or digit. One with none
+ * (`***`, `!!!`) looks for nothing: searchWords finds no word in it, and it matched every change
+ * (a subscription "alerting on everything"); /api/v1/public/cves refuses it in the same words
+ * (api/routes/cves-params.ts). SEARCH_TEXT_PATTERN says it to the OpenAPI document (a JSON
+ * Schema pattern is read with the u flag, so `\p{L}` is a letter).
+ */
+export const SEARCH_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*[\\p{L}\\p{N}][^\\u0000-\\u001f\\u007f]*$';
+
+/** What is wrong with a search filter as sent (in words), or null when it is one. */
+export function searchTextProblem(raw: string): string | null {
+  return filterTextProblem(raw) ?? (/[\p{L}\p{N}]/u.test(raw) ? null : 'holds no letter or digit to look for');
+}
+
 /** A CWE id as a filter takes it: any case, white space around it (JSON Schema pattern and RegExp). */
 export const FILTER_CWE_PATTERN = '^\\s*[Cc][Ww][Ee]-\\d{1,6}\\s*$';
 
@@ -210,11 +224,15 @@ export function changeMatches(filter: ChangeFilter, change: ChangeRow): boolean 
   }
   if (filter.kev_only === true && (isAdvisory || change.in_kev !== true)) return false;
   if (filter.search !== undefined) {
+    const words = searchWords(filter.search);
+    // A search with no word looks for nothing, so it finds nothing. Every reader refuses one now
+    // (searchTextProblem); a subscription stored before that must not alert on every change.
+    if (words.length === 0) return false;
     const haystack = [change.cve_id, change.advisory_id, change.vendor, change.title, change.why, ...change.vendors, ...change.products]
       .filter((s): s is string => typeof s === 'string')
       .join(' ')
       .toLowerCase();
-    for (const word of searchWords(filter.search)) if (!haystack.includes(word)) return false;
+    for (const word of words) if (!haystack.includes(word)) return false;
   }
   return true;
 }

@@ -6,7 +6,16 @@
 // zod as extended by @hono/zod-openapi: the same schemas also describe the endpoints (api/pulse/openapi.ts).
 import { domainToASCII } from 'node:url';
 import { z } from '@hono/zod-openapi';
-import { CHANGE_KINDS, FILTER_CWE_PATTERN, FILTER_TEXT_MAX, FILTER_TEXT_PATTERN, filterTextProblem, type ChangeFilter } from '../changes/model.ts';
+import {
+  CHANGE_KINDS,
+  FILTER_CWE_PATTERN,
+  FILTER_TEXT_MAX,
+  FILTER_TEXT_PATTERN,
+  filterTextProblem,
+  SEARCH_TEXT_PATTERN,
+  searchTextProblem,
+  type ChangeFilter,
+} from '../changes/model.ts';
 import { PulseInputError } from './errors.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from './ssrf.ts';
 import { CADENCES, CHANNELS, type Cadence, type Channel } from './types.ts';
@@ -14,16 +23,16 @@ import { CADENCES, CHANNELS, type Cadence, type Channel } from './types.ts';
 /** Bodies above this are refused before parsing (413-free: a 400 naming `body`). */
 export const MAX_BODY_BYTES = 16 * 1024;
 
-/** A filter text member (lib/changes/model.ts: filterTextProblem), stored trimmed. */
-const keyText = () =>
+/** A filter text member (lib/changes/model.ts: filterTextProblem, searchTextProblem for search), stored trimmed. */
+const keyText = (problemOf = filterTextProblem, pattern = FILTER_TEXT_PATTERN) =>
   z
     .string()
     .superRefine((s, ctx) => {
-      const problem = filterTextProblem(s);
+      const problem = problemOf(s);
       if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
     })
     .trim()
-    .openapi({ minLength: 1, maxLength: FILTER_TEXT_MAX, pattern: FILTER_TEXT_PATTERN });
+    .openapi({ minLength: 1, maxLength: FILTER_TEXT_MAX, pattern });
 
 export const FilterSchema = z.strictObject({
   kinds: z
@@ -45,7 +54,7 @@ export const FilterSchema = z.strictObject({
     .regex(new RegExp(FILTER_CWE_PATTERN), 'cwe must look like CWE-79')
     .transform((s) => s.toUpperCase())
     .optional(),
-  search: keyText().optional(),
+  search: keyText(searchTextProblem, SEARCH_TEXT_PATTERN).optional(),
   min_severity: z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']).optional(),
   min_risk: z.number().min(0).max(100).optional(),
   kev_only: z.boolean().optional(),

@@ -128,6 +128,9 @@ describe('GET /api/v1/public/changes', () => {
     ['min_severity=NONE', 'min_severity'],
     ['vendor=', 'vendor'],
     ['vendor=a&vendor=b', 'vendor'],
+    // No letter or digit: nothing to look for (it matched every change; /cves refuses it too).
+    ['search=***', 'search'],
+    ['search=%21%21%21', 'search'],
   ])('?%s is 400 INVALID_PARAMETER naming %s', async (query, parameter) => {
     const { status, body } = await api.json<{ code: string; parameter: string }>(`/api/v1/public/changes?${query}`);
     expect(status).toBe(400);
@@ -229,6 +232,9 @@ describe('GET /pulse/feeds/changes.atom', () => {
     const bad = await api.json<{ code: string; parameter: string }>('/pulse/feeds/changes.atom?min_severity=urgent');
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'min_severity' });
+    const nothing = await api.json<{ code: string; parameter: string; message: string }>('/pulse/feeds/changes.atom?search=***');
+    expect(nothing.status).toBe(400);
+    expect(nothing.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'search', message: 'search: holds no letter or digit to look for' });
   });
 
   it("names itself one way whatever the spelling; pages on with rel=next, losing no change (50 entries cut a build's changes)", async () => {
