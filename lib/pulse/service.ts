@@ -217,15 +217,33 @@ export class PulseService {
     return { subscription: await this.#view(subscription), manage_url: null, secret: null, confirmation: { sent_to: subscription.address, expires_at: expiresAt } };
   }
 
-  /** Confirms an e-mail subscription (again: harmless) and returns a manage link for it. */
+  /**
+   * Confirms an e-mail subscription and returns a manage link for it, once. Each use used to mint
+   * another permanent manage token, for 48 hours, for whoever held the mail (a forwarded message,
+   * a scanner's log); now the link confirms and gives its manage link the first time, and a
+   * later use only says that the subscription is confirmed and where its manage link is. That is
+   * what a subscriber expects of a confirmation link (it confirms; clicked again, "already
+   * confirmed"), and a manage link lost with that page comes back in every alert mail. The
+   * confirm token stays until it expires, so a later use is told so rather than "unknown link";
+   * the store changes pending to active and adds the one manage token in one transaction, so
+   * two concurrent uses mint one token.
+   */
   async confirm(token: string): Promise<{ subscription: SubscriptionView; manage_url: string }> {
     const now = this.#now();
     const subscription = await this.#byToken(token, 'confirm', 'This confirmation link is unknown or expired (links expire 48 hours after they are sent); subscribe again.');
-    if (subscription.status === 'pending') {
-      const at = now.toISOString();
-      await this.#opts.store.updateSubscription(subscription.id, { status: 'active', confirmedAt: at, cursorAt: at, lastPeriod: periodKey(subscription.cadence, now) }, at);
+    const at = now.toISOString();
+    const manage = newToken();
+    const confirmed = await this.#opts.store.confirmSubscription(
+      subscription.id,
+      { status: 'active', confirmedAt: at, cursorAt: at, lastPeriod: periodKey(subscription.cadence, now) },
+      { tokenHash: hashToken(manage), subscriptionId: subscription.id, purpose: 'manage', createdAt: at, expiresAt: null },
+      at,
+    );
+    if (!confirmed) {
+      throw new PulseNotFoundError(
+        'This subscription is already confirmed: a confirmation link works once. Its manage link was shown when it was confirmed, and every alert e-mail carries it.',
+      );
     }
-    const manage = await this.#issueManageToken(subscription.id, now);
     return { subscription: await this.#view((await this.#opts.store.getSubscription(subscription.id))!), manage_url: this.#opts.links.manage(manage) };
   }
 
@@ -304,12 +322,6 @@ export class PulseService {
     const subscription = await this.#opts.store.subscriptionByToken(hashToken(token), purpose, this.#now().toISOString());
     if (!subscription) throw new PulseNotFoundError(message);
     return subscription;
-  }
-
-  async #issueManageToken(subscriptionId: string, now: Date): Promise<string> {
-    const token = newToken();
-    await this.#opts.store.addToken({ tokenHash: hashToken(token), subscriptionId, purpose: 'manage', createdAt: now.toISOString(), expiresAt: null });
-    return token;
   }
 
   async #view(subscription: Subscription): Promise<SubscriptionView> {

@@ -300,6 +300,19 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     manageUrl = /https:\/\/alerts\.example\.org\/pulse\/s\/[A-Za-z0-9_-]{22}/.exec(html)![0];
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toContain('<img');
+
+    // The link confirms once: used again (page or API), it says so and mints no other manage
+    // link (each use minted one more permanent token, for 48 hours).
+    for (let i = 0; i < 3; i++) {
+      const again = await call(local(link), { method: 'POST' });
+      expect(again.status).toBe(404);
+      const page = await again.text();
+      expect(page).toContain('already confirmed');
+      expect(page).not.toMatch(/\/pulse\/s\/[A-Za-z0-9_-]{22}/);
+    }
+    const api = await post(`/pulse/api/confirm/${link.split('/').at(-1)}`, '');
+    expect(api.status).toBe(404);
+    expect(await api.json()).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('already confirmed') });
   });
 
   it('the manage link reads, edits, pauses and resumes it', async () => {
