@@ -12,6 +12,7 @@ import {
   FILTER_TEXT_MAX,
   FILTER_TEXT_PATTERN,
   filterTextProblem,
+  PRODUCT_NEEDS_VENDOR,
   SEARCH_TEXT_PATTERN,
   searchTextProblem,
   type ChangeFilter,
@@ -35,7 +36,7 @@ const CWE = new RegExp(FILTER_CWE_PATTERN);
 export const changeFilterParams = {
   kind: enumListParam(CHANGE_KINDS, { description: 'Kinds of change, comma-separated (PULSE §2).', example: 'kev_added,epss_crossed' }),
   vendor: textFilter('A whole vendor (key as products.parquet spells it: lower case, spaces as `_`). Advisory changes match their own vendor.', 'cisco'),
-  product: textFilter('A product key; with `vendor`, one product of that vendor.', 'adaptive_security_appliance_software'),
+  product: textFilter('A product key of `vendor` (required with it).', 'adaptive_security_appliance_software'),
   ecosystem: textFilter('An OSV ecosystem (any case).', 'npm'),
   package: textFilter('A package name; with `ecosystem`, in that ecosystem.', 'lodash'),
   cwe: queryParam(
@@ -72,8 +73,19 @@ export const changeFeedParams = {
   limit: integerParam({ min: 1, max: 200, default: 50, description: 'Changes per page, 1-200.' }),
 };
 
-export const ChangeFilterQuery = z.object(changeFilterParams);
-export const ChangeFeedQuery = z.object(changeFeedParams);
+/**
+ * A query schema holding the filter's parameters, with the rules between them
+ * (lib/changes/model.ts): a product only with a vendor. Every query schema of a filter is made
+ * with it, so the feed, the Atom feed, the stream and the subscribe page refuse alike.
+ */
+export function withFilterRules<S extends z.ZodObject<typeof changeFilterParams>>(schema: S): S {
+  return schema.superRefine((query, ctx) => {
+    if (query.product !== undefined && query.vendor === undefined) ctx.addIssue({ code: 'custom', path: ['product'], message: PRODUCT_NEEDS_VENDOR });
+  });
+}
+
+export const ChangeFilterQuery = withFilterRules(z.object(changeFilterParams));
+export const ChangeFeedQuery = withFilterRules(z.object(changeFeedParams));
 
 type FilterQuery = z.output<typeof ChangeFilterQuery>;
 

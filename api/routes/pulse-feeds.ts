@@ -21,7 +21,7 @@ import { integerParam } from '../http/params.ts';
 import { asRouteResponse, CACHE_CONTROL } from '../http/respond.ts';
 import { type ChangePosition, changesInStreamOrder, listChanges, positionOfChange } from '../queries/changes.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
-import { ChangeFilterQuery, changeFeedParams, changeFilterParams, encodeCursor, filterOfQuery, parseQuery } from './change-params.ts';
+import { ChangeFilterQuery, changeFeedParams, changeFilterParams, encodeCursor, filterOfQuery, parseQuery, withFilterRules } from './change-params.ts';
 import { changeJson } from './changes.ts';
 import { errorResponses } from './cves-schemas.ts';
 import { readingTables } from './resource-common.ts';
@@ -30,11 +30,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 export const ATOM_PATH = '/pulse/feeds/changes.atom';
 export const STREAM_PATH = '/pulse/stream';
 
-const AtomQuery = z.object({
-  ...changeFilterParams,
-  limit: integerParam({ min: 1, max: 200, default: 50, description: 'Entries, 1-200.' }),
-  cursor: changeFeedParams.cursor,
-});
+const AtomQuery = withFilterRules(
+  z.object({
+    ...changeFilterParams,
+    limit: integerParam({ min: 1, max: 200, default: 50, description: 'Entries, 1-200.' }),
+    cursor: changeFeedParams.cursor,
+  }),
+);
 
 /**
  * The feed's own URL, the same whatever spelling asked for it: the public base, the path, the

@@ -166,6 +166,13 @@ export function searchTextProblem(raw: string): string | null {
   return filterTextProblem(raw) ?? (/[\p{L}\p{N}]/u.test(raw) ? null : 'holds no letter or digit to look for');
 }
 
+/**
+ * A product is matched within its vendor (PULSE §4 lists vendor + product; product keys repeat
+ * across vendors): a product without a vendor is refused, naming product, by every reader, in
+ * the words /pulse/cves uses.
+ */
+export const PRODUCT_NEEDS_VENDOR = 'name a vendor too (a product is matched within its vendor)';
+
 /** A CWE id as a filter takes it: any case, white space around it (JSON Schema pattern and RegExp). */
 export const FILTER_CWE_PATTERN = '^\\s*[Cc][Ww][Ee]-\\d{1,6}\\s*$';
 

@@ -12,6 +12,7 @@ import {
   FILTER_TEXT_MAX,
   FILTER_TEXT_PATTERN,
   filterTextProblem,
+  PRODUCT_NEEDS_VENDOR,
   SEARCH_TEXT_PATTERN,
   searchTextProblem,
   type ChangeFilter,
@@ -58,7 +59,12 @@ export const FilterSchema = z.strictObject({
   min_severity: z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']).optional(),
   min_risk: z.number().min(0).max(100).optional(),
   kev_only: z.boolean().optional(),
-});
+})
+  .superRefine((filter, ctx) => {
+    if (filter.product !== undefined && filter.vendor === undefined) ctx.addIssue({ code: 'custom', path: ['product'], message: PRODUCT_NEEDS_VENDOR });
+  })
+  // The document says it too: never a product without a vendor.
+  .openapi({ not: { required: ['product'], not: { required: ['vendor'] } } });
 
 /*
  * An e-mail address: the WHATWG HTML standard's "valid e-mail address" (what every browser's

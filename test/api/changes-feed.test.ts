@@ -83,7 +83,7 @@ describe('GET /api/v1/public/changes', () => {
     ['kind=kev_added,epss_crossed', { kinds: ['kev_added', 'epss_crossed'] }],
     ['vendor=cisco', { vendor: 'cisco' }],
     ['vendor=Cisco&product=Adaptive%20Security%20Appliance%20Software', { vendor: 'Cisco', product: 'Adaptive Security Appliance Software' }],
-    ['product=syncope', { product: 'syncope' }],
+    ['vendor=apache&product=syncope', { vendor: 'apache', product: 'syncope' }],
     ['cwe=cwe-416', { cwe: 'CWE-416' }],
     ['search=cisco%20reload', { search: 'cisco reload' }],
     ['search=KEV', { search: 'KEV' }],
@@ -131,6 +131,8 @@ describe('GET /api/v1/public/changes', () => {
     // No letter or digit: nothing to look for (it matched every change; /cves refuses it too).
     ['search=***', 'search'],
     ['search=%21%21%21', 'search'],
+    // A product is matched within its vendor (as /pulse/cves and subscriptions take it).
+    ['product=syncope', 'product'],
   ])('?%s is 400 INVALID_PARAMETER naming %s', async (query, parameter) => {
     const { status, body } = await api.json<{ code: string; parameter: string }>(`/api/v1/public/changes?${query}`);
     expect(status).toBe(400);
@@ -235,6 +237,9 @@ describe('GET /pulse/feeds/changes.atom', () => {
     const nothing = await api.json<{ code: string; parameter: string; message: string }>('/pulse/feeds/changes.atom?search=***');
     expect(nothing.status).toBe(400);
     expect(nothing.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'search', message: 'search: holds no letter or digit to look for' });
+    const product = await api.json<{ code: string; parameter: string; message: string }>('/pulse/feeds/changes.atom?product=windows');
+    expect(product.status).toBe(400);
+    expect(product.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'product', message: 'product: name a vendor too (a product is matched within its vendor)' });
   });
 
   it("names itself one way whatever the spelling; pages on with rel=next, losing no change (50 entries cut a build's changes)", async () => {

@@ -141,6 +141,11 @@ describe('GET /pulse/stream', () => {
     nothing.close(); // (were it open, it would hold one of this caller's streams)
     expect(nothing.status).toBe(400);
     expect(nothing.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'search' });
+    // A product without its vendor.
+    const product = await SseClient.open(`${api.base}/pulse/stream?product=windows`);
+    product.close();
+    expect(product.status).toBe(400);
+    expect(product.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'product' });
   });
 
   it('sends nothing before a swap but heartbeats, and is bounded per caller', async () => {

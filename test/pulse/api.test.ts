@@ -135,6 +135,7 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     ['a malformed CWE', { channel: 'email', email: 'a@example.org', filter: { cwe: '79' } }, 'filter.cwe'],
     ['a huge vendor', { channel: 'email', email: 'a@example.org', filter: { vendor: 'x'.repeat(300) } }, 'filter.vendor'],
     ['a search with no letter or digit (it alerted on everything)', { channel: 'email', email: 'a@example.org', filter: { search: '***' } }, 'filter.search'],
+    ['a product without a vendor', { channel: 'webhook', url: 'https://hooks.example.org/x', filter: { product: 'windows' } }, 'filter.product'],
     ['a webhook URL that is not one', { channel: 'webhook', url: 'ftp://example.org/x' }, 'url'],
     ['a webhook URL with credentials', { channel: 'webhook', url: 'https://u:p@hooks.example.org/x' }, 'url'],
     ['a loopback webhook (no --pulse-allow-private-webhooks)', { channel: 'webhook', url: `${server?.url ?? 'http://127.0.0.1:1'}/x` }, 'url'],
@@ -173,6 +174,9 @@ describe('bad input is a 400 naming the field, never a 500', () => {
       { search: 'x'.repeat(200) },
       { search: 'x'.repeat(201) },
       { search: '***' },
+      { product: 'windows' },
+      { vendor: 'microsoft', product: 'windows' },
+      { product: 'windows', kev_only: true },
       { search: ' !!! ' },
       { search: 'é' },
       { search: '7' },
@@ -237,7 +241,7 @@ describe('the subscribe form (HTML, works without JavaScript)', () => {
   const fieldOf = (html: string) => /id="notice" data-field="([^"]*)"|role="alert"[^>]*data-parameter="([^"]*)"|data-parameter="([^"]*)"[^>]*role="alert"/.exec(html)?.slice(1).find((x) => x !== undefined);
 
   it('a bad filter field is a 400 page naming it (it was a 500)', async () => {
-    for (const [field, value] of [['min_risk', 'abc'], ['cwe', '79'], ['kind', 'bogus'], ['min_severity', 'bogus'], ['kev_only', 'maybe'], ['search', '\u0001'], ['search', '***']] as const) {
+    for (const [field, value] of [['min_risk', 'abc'], ['cwe', '79'], ['kind', 'bogus'], ['min_severity', 'bogus'], ['kev_only', 'maybe'], ['search', '\u0001'], ['search', '***'], ['product', 'windows']] as const) {
       const res = await form(`channel=email&email=someone%40example.org&${field}=${encodeURIComponent(value)}`);
       const html = await res.text();
       expect(res.status, field).toBe(400);
@@ -376,6 +380,7 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     expect(await (await post('/pulse/api/preview', { filter: { vendor: 'cisco' }, days: 7 })).json()).toEqual({ days: 7, total: 0, by_kind: {}, changes: [] });
     await expect400(await post('/pulse/api/preview', { filter: { min_severity: 'URGENT' } }), 'filter.min_severity');
     await expect400(await post('/pulse/api/preview', { filter: { search: '!!!' } }), 'filter.search');
+    await expect400(await post('/pulse/api/preview', { filter: { product: 'windows' } }), 'filter.product');
     await expect400(await post('/pulse/api/preview', { days: 400 }), 'days');
     await expect400(await post('/pulse/api/preview', { dayz: 4 }), 'dayz');
   });
