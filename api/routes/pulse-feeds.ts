@@ -14,6 +14,7 @@ import { Feed } from 'feed';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ChangeFilter, ChangeRow } from '../../lib/changes/model.ts';
+import { withoutBidiControls } from '../../lib/html.ts';
 import { advisoryPath, cvePath } from '../../lib/pulse/links.ts';
 import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, noSnapshot } from '../http/errors.ts';
@@ -84,10 +85,11 @@ const XML_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud
 
 /**
  * Text for an Atom `type="html"` element: upstream text must show as text, never as markup,
- * and hold only characters XML allows.
+ * hold only characters XML allows, and no bidirectional control (lib/html.ts BIDI_CONTROLS: a
+ * reader would show the text reordered).
  */
 function escapeHtml(text: string): string {
-  return text
+  return withoutBidiControls(text)
     .replace(XML_FORBIDDEN, (ch) => (ch >= '\ud800' && ch <= '\udfff' ? '\ufffd' : ''))
     .replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
@@ -104,7 +106,7 @@ function subjectName(change: ChangeRow): string {
 export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: string; nextUrl: string | null; origin: string; snapshot: ServingSnapshot }): string {
   const newest = changes[0]?.detected_at ?? opts.snapshot.manifest.built_at;
   // The filter in the title: several subscribed feeds are told apart in a reader's list.
-  const filter = [...new URL(opts.id).searchParams].map(([name, value]) => `${name} ${value}`).join(', ').replace(XML_FORBIDDEN, '');
+  const filter = withoutBidiControls([...new URL(opts.id).searchParams].map(([name, value]) => `${name} ${value}`).join(', ')).replace(XML_FORBIDDEN, '');
   const feed = new Feed({
     id: opts.id,
     title: `vulnintel: what changed${filter ? ` (${filter})` : ''}`,

@@ -301,6 +301,27 @@ describe('GET /pulse/feeds/changes.atom', () => {
     expect(textOf(entry.title)).toBe('acme &#38; co ACME/2026:1: new vendor advisory');
   });
 
+  it('drops the bidirectional controls of upstream text and of the filter in its title (a reader showed them reordered)', () => {
+    const bidi: ChangeRow = {
+      ...asRow(all[0]!),
+      change_id: 'cccccccccccccccccccccccc',
+      kind: 'new_advisory',
+      subject_type: 'advisory',
+      vendor: 'acme\u202e',
+      advisory_id: 'ACME-\u20661',
+      why: 'Fixed in \u202e3.2.1\u202c, see the advisory.',
+      title: 'Overflow \u2067in\u2069 parser',
+    };
+    const id = 'http://h/pulse/feeds/changes.atom?search=evil%E2%80%AEfdp.exe';
+    const xml = renderAtom([bidi], { id, selfUrl: id, nextUrl: null, origin: 'http://h', snapshot: { manifest: { built_at: '2026-11-23T00:00:00Z' } } as ServingSnapshot });
+    expect(xml).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    const feed = parser.parse(xml).feed as Record<string, any>;
+    expect(String(feed.title)).toBe('vulnintel: what changed (search evilfdp.exe)');
+    const entry = (feed.entry as AtomEntry[])[0]!;
+    expect(textOf(entry.title)).toBe('acme ACME-1: new vendor advisory');
+    expect(entry.summary['#text']).toBe('Fixed in 3.2.1, see the advisory. Overflow in parser');
+  });
+
   it('holds only characters XML allows, whatever the upstream text holds (one NUL made the feed unreadable)', () => {
     const raw: ChangeRow = {
       ...asRow(all[0]!),
