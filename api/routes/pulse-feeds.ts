@@ -94,6 +94,14 @@ function escapeHtml(text: string): string {
     .replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
+/** The feed title as the feed library writes it, replaced with the real one (renderAtom). */
+const TITLE_SLOT = 'vulnintel-feed-title';
+
+/** Text as the content of an XML element (characters XML forbids already dropped). */
+function escapeXmlText(text: string): string {
+  return text.replace(/[&<>]/g, (ch) => (ch === '&' ? '&amp;' : ch === '<' ? '&lt;' : '&gt;'));
+}
+
 /** The /pulse page of a change's subject. */
 export function subjectPath(change: ChangeRow): string {
   return change.subject_type === 'advisory' ? advisoryPath(change.vendor ?? '', change.advisory_id ?? '') : cvePath(change.cve_id ?? '');
@@ -107,9 +115,10 @@ export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: st
   const newest = changes[0]?.detected_at ?? opts.snapshot.manifest.built_at;
   // The filter in the title: several subscribed feeds are told apart in a reader's list.
   const filter = withoutBidiControls([...new URL(opts.id).searchParams].map(([name, value]) => `${name} ${value}`).join(', ')).replace(XML_FORBIDDEN, '');
+  const title = `vulnintel: what changed${filter ? ` (${filter})` : ''}`;
   const feed = new Feed({
     id: opts.id,
-    title: `vulnintel: what changed${filter ? ` (${filter})` : ''}`,
+    title: TITLE_SLOT,
     description: 'New CVEs and vendor advisories, KEV additions, EPSS crossings and score changes, each with why.',
     updated: new Date(newest),
     link: `${opts.origin}/pulse`,
@@ -126,7 +135,9 @@ export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: st
       description: escapeHtml(change.title ? `${change.why} ${change.title}` : change.why),
     });
   }
-  const xml = feed.atom1();
+  // The feed library's XML writer (xml-js) turns `&amp;` into `&` before it escapes a text, so a
+  // filter of `a&amp;b` was titled `a&b`: the title is written here, escaped once.
+  const xml = feed.atom1().replace(`<title>${TITLE_SLOT}</title>`, () => `<title>${escapeXmlText(title)}</title>`);
   if (opts.nextUrl === null) return xml;
   // The feed library writes no `next` link: added after the `self` one it wrote.
   const next = `<link rel="next" href="${escapeHtml(opts.nextUrl)}"/>`;

@@ -268,6 +268,14 @@ describe('GET /pulse/feeds/changes.atom', () => {
     expect(String(parser.parse(await (await api.get('/pulse/feeds/changes.atom')).text()).feed.title)).toBe('vulnintel: what changed');
   });
 
+  it('shows the filter in its title exactly as given, entity-like text included (a&amp;b was titled a&b)', async () => {
+    // The title as an XML reader reads it (fast-xml-parser decodes the predefined entities).
+    const titleOf = async (query: string) => String((parser.parse(await (await api.get(`/pulse/feeds/changes.atom?${query}`)).text()).feed as Record<string, any>).title);
+    expect(await titleOf('vendor=a%26amp%3Bb')).toBe('vulnintel: what changed (vendor a&amp;b)');
+    expect(await titleOf('vendor=a%26b&search=%26lt%3Bx%26gt%3B')).toBe('vulnintel: what changed (search &lt;x&gt;, vendor a&b)');
+    expect(await titleOf('vendor=x%26%2338%3By')).toBe('vulnintel: what changed (vendor x&#38;y)');
+  });
+
   it('links to --public-url when one is given, not to the address asked', async () => {
     const behindProxy = await startOn(corpus.dataDir, corpus.second.buildId, { pulse: { publicUrl: 'https://vuln.example.org/' } });
     try {
