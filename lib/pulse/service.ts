@@ -218,15 +218,13 @@ export class PulseService {
   }
 
   /**
-   * Confirms an e-mail subscription and returns a manage link for it, once. Each use used to mint
-   * another permanent manage token, for 48 hours, for whoever held the mail (a forwarded message,
-   * a scanner's log); now the link confirms and gives its manage link the first time, and a
-   * later use only says that the subscription is confirmed and where its manage link is. That is
-   * what a subscriber expects of a confirmation link (it confirms; clicked again, "already
-   * confirmed"), and a manage link lost with that page comes back in every alert mail. The
-   * confirm token stays until it expires, so a later use is told so rather than "unknown link";
-   * the store changes pending to active and adds the one manage token in one transaction, so
-   * two concurrent uses mint one token.
+   * Confirms an e-mail subscription and returns its manage link, once. A later use of the link
+   * (its token stays until it expires, to be answered this way rather than "unknown link") says
+   * the subscription is confirmed and mints nothing: a link that minted a permanent manage token
+   * at every use for 48 hours gave one to whoever held the mail later (a forwarded message, a
+   * scanner's log). A subscriber expects "already confirmed" from a second click, and a manage
+   * link lost with the first page comes back in every alert mail. The store activates and adds
+   * the one token in one transaction, only while pending: two concurrent uses mint one token.
    */
   async confirm(token: string): Promise<{ subscription: SubscriptionView; manage_url: string }> {
     const now = this.#now();
