@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import { conditionalTag, etagOf, ifNoneMatchHits, CACHE_CONTROL, defaultCacheControl } from '../http/respond.ts';
+import { BIDI_CONTROLS } from '../../lib/html.ts';
 import { ASSETS_VERSION } from './assets.ts';
 
 export const HTML_TYPE = 'text/html; charset=utf-8';
@@ -68,8 +69,10 @@ export function sendPage(c: Context, html: string, opts: PageSendOptions = {}): 
 /**
  * Control characters HTML forbids (all of C0 but tab, line feed, form feed and carriage return,
  * and DEL): upstream text carries some (a description's BEL or VT), which browsers draw as boxes.
+ * With them the bidirectional controls (lib/html.ts BIDI_CONTROLS), which would show a title or
+ * a description reordered: every page passes through here.
  */
-const HTML_FORBIDDEN = /[\u0000-\u0008\u000b\u000e-\u001f\u007f]/g;
+const HTML_FORBIDDEN = new RegExp(`[\\u0000-\\u0008\\u000b\\u000e-\\u001f\\u007f${BIDI_CONTROLS}]`, 'g');
 
 /** A JSX tree as a complete HTML document. */
 export async function documentOf(tree: unknown): Promise<string> {

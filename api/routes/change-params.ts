@@ -6,20 +6,29 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { CHANGE_KINDS, FILTER_CWE_PATTERN, FILTER_TEXT_MAX, FILTER_TEXT_PATTERN, filterTextProblem, type ChangeFilter } from '../../lib/changes/model.ts';
+import {
+  CHANGE_KINDS,
+  FILTER_CWE_PATTERN,
+  FILTER_TEXT_MAX,
+  FILTER_TEXT_PATTERN,
+  filterTextProblem,
+  PRODUCT_NEEDS_VENDOR,
+  SEARCH_TEXT_PATTERN,
+  searchTextProblem,
+  type ChangeFilter,
+} from '../../lib/changes/model.ts';
 import { invalidParameter } from '../http/errors.ts';
 import { booleanParam, enumListParam, enumParam, integerParam, numberParam, queryParam, timestampParam } from '../http/params.ts';
 import type { ChangePosition } from '../queries/changes.ts';
 
-/** A filter text (see filterTextProblem): used trimmed. */
-function filterText(raw: string): string {
-  const problem = filterTextProblem(raw);
-  if (problem !== null) throw new Error(problem);
-  return raw.trim();
-}
-
-function textFilter(description: string, example?: string) {
-  return queryParam(filterText, { description, maxLength: FILTER_TEXT_MAX, pattern: FILTER_TEXT_PATTERN, ...(example ? { example } : {}) });
+/** A filter text parameter (see filterTextProblem; searchTextProblem for search): used trimmed. */
+function textFilter(description: string, example?: string, problemOf = filterTextProblem, pattern = FILTER_TEXT_PATTERN) {
+  const read = (raw: string): string => {
+    const problem = problemOf(raw);
+    if (problem !== null) throw new Error(problem);
+    return raw.trim();
+  };
+  return queryParam(read, { description, maxLength: FILTER_TEXT_MAX, pattern, ...(example ? { example } : {}) });
 }
 
 const CWE = new RegExp(FILTER_CWE_PATTERN);
@@ -27,7 +36,7 @@ const CWE = new RegExp(FILTER_CWE_PATTERN);
 export const changeFilterParams = {
   kind: enumListParam(CHANGE_KINDS, { description: 'Kinds of change, comma-separated (PULSE §2).', example: 'kev_added,epss_crossed' }),
   vendor: textFilter('A whole vendor (key as products.parquet spells it: lower case, spaces as `_`). Advisory changes match their own vendor.', 'cisco'),
-  product: textFilter('A product key; with `vendor`, one product of that vendor.', 'adaptive_security_appliance_software'),
+  product: textFilter('A product key of `vendor` (required with it).', 'adaptive_security_appliance_software'),
   ecosystem: textFilter('An OSV ecosystem (any case).', 'npm'),
   package: textFilter('A package name; with `ecosystem`, in that ecosystem.', 'lodash'),
   cwe: queryParam(
@@ -37,7 +46,7 @@ export const changeFilterParams = {
     },
     { description: 'A CWE identifier, any case.', example: 'CWE-79', pattern: FILTER_CWE_PATTERN },
   ),
-  search: textFilter('Words that must all occur in the subject id, title, why, vendors or products.', 'remote code execution'),
+  search: textFilter('Words that must all occur in the subject id, title, why, vendors or products (at least one letter or digit).', 'remote code execution', searchTextProblem, SEARCH_TEXT_PATTERN),
   min_severity: enumParam(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const, {
     description: "Minimum service severity of the CVE (an advisory's own vendor severity for advisory changes).",
   }),
@@ -64,8 +73,19 @@ export const changeFeedParams = {
   limit: integerParam({ min: 1, max: 200, default: 50, description: 'Changes per page, 1-200.' }),
 };
 
-export const ChangeFilterQuery = z.object(changeFilterParams);
-export const ChangeFeedQuery = z.object(changeFeedParams);
+/**
+ * A query schema holding the filter's parameters, with the rules between them
+ * (lib/changes/model.ts): a product only with a vendor. Every query schema of a filter is made
+ * with it, so the feed, the Atom feed, the stream and the subscribe page refuse alike.
+ */
+export function withFilterRules<S extends z.ZodObject<typeof changeFilterParams>>(schema: S): S {
+  return schema.superRefine((query, ctx) => {
+    if (query.product !== undefined && query.vendor === undefined) ctx.addIssue({ code: 'custom', path: ['product'], message: PRODUCT_NEEDS_VENDOR });
+  });
+}
+
+export const ChangeFilterQuery = withFilterRules(z.object(changeFilterParams));
+export const ChangeFeedQuery = withFilterRules(z.object(changeFeedParams));
 
 type FilterQuery = z.output<typeof ChangeFilterQuery>;
 

@@ -14,6 +14,7 @@ import { Feed } from 'feed';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ChangeFilter, ChangeRow } from '../../lib/changes/model.ts';
+import { withoutBidiControls } from '../../lib/html.ts';
 import { advisoryPath, cvePath } from '../../lib/pulse/links.ts';
 import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, noSnapshot } from '../http/errors.ts';
@@ -21,7 +22,7 @@ import { integerParam } from '../http/params.ts';
 import { asRouteResponse, CACHE_CONTROL } from '../http/respond.ts';
 import { type ChangePosition, changesInStreamOrder, listChanges, positionOfChange } from '../queries/changes.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
-import { ChangeFilterQuery, changeFeedParams, changeFilterParams, encodeCursor, filterOfQuery, parseQuery } from './change-params.ts';
+import { ChangeFilterQuery, changeFeedParams, changeFilterParams, encodeCursor, filterOfQuery, parseQuery, withFilterRules } from './change-params.ts';
 import { changeJson } from './changes.ts';
 import { errorResponses } from './cves-schemas.ts';
 import { readingTables } from './resource-common.ts';
@@ -30,11 +31,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 export const ATOM_PATH = '/pulse/feeds/changes.atom';
 export const STREAM_PATH = '/pulse/stream';
 
-const AtomQuery = z.object({
-  ...changeFilterParams,
-  limit: integerParam({ min: 1, max: 200, default: 50, description: 'Entries, 1-200.' }),
-  cursor: changeFeedParams.cursor,
-});
+const AtomQuery = withFilterRules(
+  z.object({
+    ...changeFilterParams,
+    limit: integerParam({ min: 1, max: 200, default: 50, description: 'Entries, 1-200.' }),
+    cursor: changeFeedParams.cursor,
+  }),
+);
 
 /**
  * The feed's own URL, the same whatever spelling asked for it: the public base, the path, the
@@ -82,12 +85,21 @@ const XML_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud
 
 /**
  * Text for an Atom `type="html"` element: upstream text must show as text, never as markup,
- * and hold only characters XML allows.
+ * hold only characters XML allows, and no bidirectional control (lib/html.ts BIDI_CONTROLS: a
+ * reader would show the text reordered).
  */
 function escapeHtml(text: string): string {
-  return text
+  return withoutBidiControls(text)
     .replace(XML_FORBIDDEN, (ch) => (ch >= '\ud800' && ch <= '\udfff' ? '\ufffd' : ''))
     .replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/** The feed title as the feed library writes it, replaced with the real one (renderAtom). */
+const TITLE_SLOT = 'vulnintel-feed-title';
+
+/** Text as the content of an XML element (characters XML forbids already dropped). */
+function escapeXmlText(text: string): string {
+  return text.replace(/[&<>]/g, (ch) => (ch === '&' ? '&amp;' : ch === '<' ? '&lt;' : '&gt;'));
 }
 
 /** The /pulse page of a change's subject. */
@@ -102,10 +114,11 @@ function subjectName(change: ChangeRow): string {
 export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: string; nextUrl: string | null; origin: string; snapshot: ServingSnapshot }): string {
   const newest = changes[0]?.detected_at ?? opts.snapshot.manifest.built_at;
   // The filter in the title: several subscribed feeds are told apart in a reader's list.
-  const filter = [...new URL(opts.id).searchParams].map(([name, value]) => `${name} ${value}`).join(', ').replace(XML_FORBIDDEN, '');
+  const filter = withoutBidiControls([...new URL(opts.id).searchParams].map(([name, value]) => `${name} ${value}`).join(', ')).replace(XML_FORBIDDEN, '');
+  const title = `vulnintel: what changed${filter ? ` (${filter})` : ''}`;
   const feed = new Feed({
     id: opts.id,
-    title: `vulnintel: what changed${filter ? ` (${filter})` : ''}`,
+    title: TITLE_SLOT,
     description: 'New CVEs and vendor advisories, KEV additions, EPSS crossings and score changes, each with why.',
     updated: new Date(newest),
     link: `${opts.origin}/pulse`,
@@ -122,7 +135,9 @@ export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: st
       description: escapeHtml(change.title ? `${change.why} ${change.title}` : change.why),
     });
   }
-  const xml = feed.atom1();
+  // The feed library's XML writer (xml-js) turns `&amp;` into `&` before it escapes a text, so a
+  // filter of `a&amp;b` was titled `a&b`: the title is written here, escaped once.
+  const xml = feed.atom1().replace(`<title>${TITLE_SLOT}</title>`, () => `<title>${escapeXmlText(title)}</title>`);
   if (opts.nextUrl === null) return xml;
   // The feed library writes no `next` link: added after the `self` one it wrote.
   const next = `<link rel="next" href="${escapeHtml(opts.nextUrl)}"/>`;

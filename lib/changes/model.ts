@@ -132,8 +132,9 @@ export interface ChangeFilter {
  * The text members of a ChangeFilter (vendor, product, ecosystem, package, search), as every
  * reader takes them (the query parameters of /changes, the feed and the stream; a
  * subscription's filter): at most FILTER_TEXT_MAX characters as sent (code points, as JSON
- * Schema's maxLength counts), no control character, not blank; used trimmed.
- * FILTER_TEXT_PATTERN says the same to the OpenAPI document.
+ * Schema's maxLength counts), no control character, no lone surrogate, not blank; used trimmed.
+ * FILTER_TEXT_PATTERN says the same to the OpenAPI document (all but the surrogates, which a
+ * JSON Schema pattern cannot name portably).
  */
 export const FILTER_TEXT_MAX = 200;
 export const FILTER_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$';
@@ -142,9 +143,35 @@ export const FILTER_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u0
 export function filterTextProblem(raw: string): string | null {
   if (codePointsExceed(raw, FILTER_TEXT_MAX)) return `longer than ${FILTER_TEXT_MAX} characters`;
   if (/[\u0000-\u001f\u007f]/.test(raw)) return 'holds a control character';
+  // Half of a surrogate pair (JSON's "\ud800" alone) is no Unicode text: PostgreSQL's JSONB
+  // refuses it (the store failed with a 500 after the webhook's ping went out), SQLite kept it,
+  // and UTF-8 cannot carry it (a reader would get U+FFFD, not what was typed). `\p{Cs}` with
+  // the u flag matches only unpaired halves: a pair is one code point (an emoji) and passes.
+  if (/\p{Cs}/u.test(raw)) return 'holds a lone surrogate (half of a UTF-16 pair), which is not text';
   if (raw.trim() === '') return 'empty';
   return null;
 }
+
+/**
+ * The search member: a filter text (above) holding at least one letter or digit. One with none
+ * (`***`, `!!!`) looks for nothing: searchWords finds no word in it, and it matched every change
+ * (a subscription "alerting on everything"); /api/v1/public/cves refuses it in the same words
+ * (api/routes/cves-params.ts). SEARCH_TEXT_PATTERN says it to the OpenAPI document (a JSON
+ * Schema pattern is read with the u flag, so `\p{L}` is a letter).
+ */
+export const SEARCH_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*[\\p{L}\\p{N}][^\\u0000-\\u001f\\u007f]*$';
+
+/** What is wrong with a search filter as sent (in words), or null when it is one. */
+export function searchTextProblem(raw: string): string | null {
+  return filterTextProblem(raw) ?? (/[\p{L}\p{N}]/u.test(raw) ? null : 'holds no letter or digit to look for');
+}
+
+/**
+ * A product is matched within its vendor (PULSE §4 lists vendor + product; product keys repeat
+ * across vendors): a product without a vendor is refused, naming product, by every reader, in
+ * the words /pulse/cves uses.
+ */
+export const PRODUCT_NEEDS_VENDOR = 'name a vendor too (a product is matched within its vendor)';
 
 /** A CWE id as a filter takes it: any case, white space around it (JSON Schema pattern and RegExp). */
 export const FILTER_CWE_PATTERN = '^\\s*[Cc][Ww][Ee]-\\d{1,6}\\s*$';
@@ -204,11 +231,15 @@ export function changeMatches(filter: ChangeFilter, change: ChangeRow): boolean 
   }
   if (filter.kev_only === true && (isAdvisory || change.in_kev !== true)) return false;
   if (filter.search !== undefined) {
+    const words = searchWords(filter.search);
+    // A search with no word looks for nothing, so it finds nothing. Every reader refuses one now
+    // (searchTextProblem); a subscription stored before that must not alert on every change.
+    if (words.length === 0) return false;
     const haystack = [change.cve_id, change.advisory_id, change.vendor, change.title, change.why, ...change.vendors, ...change.products]
       .filter((s): s is string => typeof s === 'string')
       .join(' ')
       .toLowerCase();
-    for (const word of searchWords(filter.search)) if (!haystack.includes(word)) return false;
+    for (const word of words) if (!haystack.includes(word)) return false;
   }
   return true;
 }

@@ -4,8 +4,19 @@
  * A failure is a PulseInputError naming the field by its dotted path (`filter.min_risk`).
  */
 // zod as extended by @hono/zod-openapi: the same schemas also describe the endpoints (api/pulse/openapi.ts).
+import { domainToASCII } from 'node:url';
 import { z } from '@hono/zod-openapi';
-import { CHANGE_KINDS, FILTER_CWE_PATTERN, FILTER_TEXT_MAX, FILTER_TEXT_PATTERN, filterTextProblem, type ChangeFilter } from '../changes/model.ts';
+import {
+  CHANGE_KINDS,
+  FILTER_CWE_PATTERN,
+  FILTER_TEXT_MAX,
+  FILTER_TEXT_PATTERN,
+  filterTextProblem,
+  PRODUCT_NEEDS_VENDOR,
+  SEARCH_TEXT_PATTERN,
+  searchTextProblem,
+  type ChangeFilter,
+} from '../changes/model.ts';
 import { PulseInputError } from './errors.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from './ssrf.ts';
 import { CADENCES, CHANNELS, type Cadence, type Channel } from './types.ts';
@@ -13,16 +24,16 @@ import { CADENCES, CHANNELS, type Cadence, type Channel } from './types.ts';
 /** Bodies above this are refused before parsing (413-free: a 400 naming `body`). */
 export const MAX_BODY_BYTES = 16 * 1024;
 
-/** A filter text member (lib/changes/model.ts: filterTextProblem), stored trimmed. */
-const keyText = () =>
+/** A filter text member (lib/changes/model.ts: filterTextProblem, searchTextProblem for search), stored trimmed. */
+const keyText = (problemOf = filterTextProblem, pattern = FILTER_TEXT_PATTERN) =>
   z
     .string()
     .superRefine((s, ctx) => {
-      const problem = filterTextProblem(s);
+      const problem = problemOf(s);
       if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
     })
     .trim()
-    .openapi({ minLength: 1, maxLength: FILTER_TEXT_MAX, pattern: FILTER_TEXT_PATTERN });
+    .openapi({ minLength: 1, maxLength: FILTER_TEXT_MAX, pattern });
 
 export const FilterSchema = z.strictObject({
   kinds: z
@@ -44,17 +55,70 @@ export const FilterSchema = z.strictObject({
     .regex(new RegExp(FILTER_CWE_PATTERN), 'cwe must look like CWE-79')
     .transform((s) => s.toUpperCase())
     .optional(),
-  search: keyText().optional(),
+  search: keyText(searchTextProblem, SEARCH_TEXT_PATTERN).optional(),
   min_severity: z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']).optional(),
   min_risk: z.number().min(0).max(100).optional(),
   kev_only: z.boolean().optional(),
-});
+})
+  .superRefine((filter, ctx) => {
+    if (filter.product !== undefined && filter.vendor === undefined) ctx.addIssue({ code: 'custom', path: ['product'], message: PRODUCT_NEEDS_VENDOR });
+  })
+  // The document says it too: never a product without a vendor.
+  .openapi({ not: { required: ['product'], not: { required: ['vendor'] } } });
 
-/** A deliberately plain check: one @, no spaces or control characters (no header injection), a dotted domain. */
-const EMAIL = /^[^\s@<>()",;:\\[\]\u0000-\u001f\u007f]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$/;
+/*
+ * An e-mail address: the WHATWG HTML standard's "valid e-mail address" (what every browser's
+ * <input type=email> checks, the subscribe form's field among them; a definition kept by the
+ * standard, and by zod as z.regexes.html5Email), narrowed where it is looser than delivery:
+ *   - the local part is a dot-atom (RFC 5322 §3.2.3) of at most 64 characters (RFC 5321
+ *     §4.5.3.1.1): no dot first or last, no "..";
+ *   - the domain has two labels or more, and the last is not all digits (RFC 3696 §2): the
+ *     WHATWG host parser nodemailer applies to the domain reads `10.1` as the IPv4 address
+ *     10.0.0.1 and `123.456` as 123.0.1.200, so "bob@10.1" was stored while the mail went to
+ *     bob@10.0.0.1; IP literals (`[127.0.0.1]`) are refused with them.
+ * ASCII only, as the HTML definition is: no control character (C0, C1), bidirectional override
+ * or lone surrogate passes, nor a non-ASCII local part (nodemailer sends one as SMTPUTF8 with
+ * the domain rewritten to Unicode). emailDomainProblem then checks that the domain is the one
+ * the mailer writes, and parseCreate stores it so: the address stored is the address mailed.
+ */
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const EMAIL = new RegExp(`^(?=[^@]{1,64}@)${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+(?![0-9]+$)${LABEL}$`);
+const EMAIL_SHAPE = 'email is not an address mail can go to (name@example.org: ASCII only, no IP address or numeric domain, no dot at either end of the name or two in a row)';
+
+/**
+ * A domain as the mailer writes it in the envelope: nodemailer passes it through the WHATWG
+ * host parser (node:url domainToASCII), which lower-cases it and maps or refuses what is not a
+ * plain DNS name (a last label such as `0x1f` is read as a number, an `xn--` label that is not
+ * Punycode is refused). Empty when that parser refuses it.
+ */
+function mailedDomain(domain: string): string {
+  return domainToASCII(domain);
+}
+
+/** What is wrong with the domain of an address of EMAIL's shape (in words), or null. */
+function emailDomainProblem(address: string): string | null {
+  const domain = address.slice(address.lastIndexOf('@') + 1);
+  return mailedDomain(domain) === domain.toLowerCase() ? null : 'email has a domain that is not a DNS name mail can be sent to as written';
+}
+
+/** The address as stored and mailed: the local part as given, the domain as the mailer writes it (lower case). */
+function mailedAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  return `${address.slice(0, at)}@${mailedDomain(address.slice(at + 1))}`;
+}
 
 /** The members of a creation (CreateSchema), also the pieces of its OpenAPI description (api/pulse/openapi.ts). */
-export const EmailField = z.string().max(254, 'email is limited to 254 characters').regex(EMAIL, 'email is not an e-mail address');
+export const EmailField = z
+  .string()
+  .max(254, 'email is limited to 254 characters')
+  .regex(EMAIL, EMAIL_SHAPE)
+  .superRefine((address, ctx) => {
+    // Only once the shape is right (zod runs every check; the first issue is the one named).
+    if (!EMAIL.test(address)) return;
+    const problem = emailDomainProblem(address);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });
 // The scheme checked here too (as the URL parser reads it: any case, after leading controls and
 // spaces) so that the document's pattern says it; the rest is lib/pulse/ssrf.ts's.
 export const UrlField = z
@@ -138,7 +202,8 @@ export function parseCreate(value: unknown): CreateInput {
     if (body.email !== undefined) throw new PulseInputError('email', 'email: only for channel "email"');
     if (body.url === undefined) throw new PulseInputError('url', 'url: required for channel "webhook"');
   }
-  return { channel: body.channel, address: (body.email ?? body.url)!, cadence: body.cadence, filter: dropUndefined(body.filter) as ChangeFilter };
+  const address = body.email !== undefined ? mailedAddress(body.email) : body.url!;
+  return { channel: body.channel, address, cadence: body.cadence, filter: dropUndefined(body.filter) as ChangeFilter };
 }
 
 export function parseUpdate(value: unknown): UpdateInput {

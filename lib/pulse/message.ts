@@ -7,7 +7,7 @@
  * MAX_SUBJECTS subjects; the rest are counted, not listed.
  */
 import type { ChangeRow } from '../changes/model.ts';
-import { escapeHtml } from '../html.ts';
+import { BIDI_CONTROLS, escapeHtml } from '../html.ts';
 import type { PulseLinks } from './links.ts';
 import type { Cadence } from './types.ts';
 
@@ -156,13 +156,16 @@ function periodLabel(ctx: MessageContext): string {
 
 const HTML_END = '</body></html>';
 
+/** Controls (C0, C1), line and paragraph separators, bidirectional controls: see oneLine. */
+const LINE_BREAKERS = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]+`, 'g');
+
 /**
  * Upstream text on one line of the text part: line breaks, other control characters and the
  * bidirectional overrides become one space, so a description cannot make a line of its own
  * ("Manage or unsubscribe: https://elsewhere") or reverse what follows it.
  */
 export function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ');
+  return text.replace(LINE_BREAKERS, ' ');
 }
 
 /**

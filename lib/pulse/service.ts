@@ -154,11 +154,12 @@ export class PulseService {
     await this.#purgeNow(now);
     const window = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
     const retryAfter = Math.max(1, Math.ceil((window.getTime() + HOUR_MS - now.getTime()) / 1000));
-    const byCaller = await this.#opts.store.hitCounter(`create:caller:${callerKey}`, window.toISOString());
+    const counters = [`create:caller:${callerKey}`, `create:address:${addressKey}`] as const;
+    const byCaller = await this.#opts.store.hitCounter(counters[0], window.toISOString());
     if (byCaller > this.#limits.createsPerCallerPerHour) {
       throw new PulseLimitError('caller', this.#limits.createsPerCallerPerHour, retryAfter, `At most ${this.#limits.createsPerCallerPerHour} subscriptions may be created per hour from one address; try again later.`);
     }
-    const byAddress = await this.#opts.store.hitCounter(`create:address:${addressKey}`, window.toISOString());
+    const byAddress = await this.#opts.store.hitCounter(counters[1], window.toISOString());
     if (byAddress > this.#limits.createsPerAddressPerHour) {
       throw new PulseLimitError('address', this.#limits.createsPerAddressPerHour, retryAfter, `At most ${this.#limits.createsPerAddressPerHour} subscriptions may be created per hour for one ${input.channel === 'email' ? 'e-mail address' : 'webhook URL'}; try again later.`);
     }
@@ -204,20 +205,43 @@ export class PulseService {
       await this.#sendConfirmation(subscription, confirmToken, expiresAt);
     } catch (err) {
       await this.#opts.store.deleteSubscription(id);
+      if (recipientRefusedForGood(err)) {
+        // The address is at fault, not the service: a 400 naming it, and (nothing having been
+        // sent) not counted against the caller or the address. The server's own words are not
+        // passed on: they describe its set-up, not the caller's input.
+        for (const key of counters) await this.#opts.store.unhitCounter(key, window.toISOString());
+        throw new PulseInputError('email', 'email: the mail server refuses this address as a recipient, for good (SMTP 5xx); check the address. Nothing was stored.');
+      }
       throw new PulseUnavailableError(`The confirmation e-mail could not be sent (${(err as Error).message}); nothing was stored, try again later.`, { cause: err });
     }
     return { subscription: await this.#view(subscription), manage_url: null, secret: null, confirmation: { sent_to: subscription.address, expires_at: expiresAt } };
   }
 
-  /** Confirms an e-mail subscription (again: harmless) and returns a manage link for it. */
+  /**
+   * Confirms an e-mail subscription and returns its manage link, once. A later use of the link
+   * (its token stays until it expires, to be answered this way rather than "unknown link") says
+   * the subscription is confirmed and mints nothing: a link that minted a permanent manage token
+   * at every use for 48 hours gave one to whoever held the mail later (a forwarded message, a
+   * scanner's log). A subscriber expects "already confirmed" from a second click, and a manage
+   * link lost with the first page comes back in every alert mail. The store activates and adds
+   * the one token in one transaction, only while pending: two concurrent uses mint one token.
+   */
   async confirm(token: string): Promise<{ subscription: SubscriptionView; manage_url: string }> {
     const now = this.#now();
     const subscription = await this.#byToken(token, 'confirm', 'This confirmation link is unknown or expired (links expire 48 hours after they are sent); subscribe again.');
-    if (subscription.status === 'pending') {
-      const at = now.toISOString();
-      await this.#opts.store.updateSubscription(subscription.id, { status: 'active', confirmedAt: at, cursorAt: at, lastPeriod: periodKey(subscription.cadence, now) }, at);
+    const at = now.toISOString();
+    const manage = newToken();
+    const confirmed = await this.#opts.store.confirmSubscription(
+      subscription.id,
+      { status: 'active', confirmedAt: at, cursorAt: at, lastPeriod: periodKey(subscription.cadence, now) },
+      { tokenHash: hashToken(manage), subscriptionId: subscription.id, purpose: 'manage', createdAt: at, expiresAt: null },
+      at,
+    );
+    if (!confirmed) {
+      throw new PulseNotFoundError(
+        'This subscription is already confirmed: a confirmation link works once. Its manage link was shown when it was confirmed, and every alert e-mail carries it.',
+      );
     }
-    const manage = await this.#issueManageToken(subscription.id, now);
     return { subscription: await this.#view((await this.#opts.store.getSubscription(subscription.id))!), manage_url: this.#opts.links.manage(manage) };
   }
 
@@ -296,12 +320,6 @@ export class PulseService {
     const subscription = await this.#opts.store.subscriptionByToken(hashToken(token), purpose, this.#now().toISOString());
     if (!subscription) throw new PulseNotFoundError(message);
     return subscription;
-  }
-
-  async #issueManageToken(subscriptionId: string, now: Date): Promise<string> {
-    const token = newToken();
-    await this.#opts.store.addToken({ tokenHash: hashToken(token), subscriptionId, purpose: 'manage', createdAt: now.toISOString(), expiresAt: null });
-    return token;
   }
 
   async #view(subscription: Subscription): Promise<SubscriptionView> {
@@ -384,6 +402,18 @@ export class PulseService {
       ].join('\n'),
     });
   }
+}
+
+/**
+ * Whether sending failed because the SMTP server refused the recipient for good: a 5yz reply to
+ * RCPT TO (RFC 5321 §4.2.1: permanent; "501 Bad recipient address syntax", "550 No such user").
+ * A 4yz reply (greylisting, a full mailbox) or a failure of another command or of the connection
+ * is the service's trouble, retried later by the caller. nodemailer names the command and the
+ * reply code on its error.
+ */
+function recipientRefusedForGood(err: unknown): boolean {
+  const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
+  return command === 'RCPT TO' && typeof responseCode === 'number' && responseCode >= 500 && responseCode <= 599;
 }
 
 /** The members of a filter whose value is free text the requester typed. */

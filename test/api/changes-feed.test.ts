@@ -83,7 +83,7 @@ describe('GET /api/v1/public/changes', () => {
     ['kind=kev_added,epss_crossed', { kinds: ['kev_added', 'epss_crossed'] }],
     ['vendor=cisco', { vendor: 'cisco' }],
     ['vendor=Cisco&product=Adaptive%20Security%20Appliance%20Software', { vendor: 'Cisco', product: 'Adaptive Security Appliance Software' }],
-    ['product=syncope', { product: 'syncope' }],
+    ['vendor=apache&product=syncope', { vendor: 'apache', product: 'syncope' }],
     ['cwe=cwe-416', { cwe: 'CWE-416' }],
     ['search=cisco%20reload', { search: 'cisco reload' }],
     ['search=KEV', { search: 'KEV' }],
@@ -128,6 +128,11 @@ describe('GET /api/v1/public/changes', () => {
     ['min_severity=NONE', 'min_severity'],
     ['vendor=', 'vendor'],
     ['vendor=a&vendor=b', 'vendor'],
+    // No letter or digit: nothing to look for (it matched every change; /cves refuses it too).
+    ['search=***', 'search'],
+    ['search=%21%21%21', 'search'],
+    // A product is matched within its vendor (as /pulse/cves and subscriptions take it).
+    ['product=syncope', 'product'],
   ])('?%s is 400 INVALID_PARAMETER naming %s', async (query, parameter) => {
     const { status, body } = await api.json<{ code: string; parameter: string }>(`/api/v1/public/changes?${query}`);
     expect(status).toBe(400);
@@ -229,6 +234,12 @@ describe('GET /pulse/feeds/changes.atom', () => {
     const bad = await api.json<{ code: string; parameter: string }>('/pulse/feeds/changes.atom?min_severity=urgent');
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'min_severity' });
+    const nothing = await api.json<{ code: string; parameter: string; message: string }>('/pulse/feeds/changes.atom?search=***');
+    expect(nothing.status).toBe(400);
+    expect(nothing.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'search', message: 'search: holds no letter or digit to look for' });
+    const product = await api.json<{ code: string; parameter: string; message: string }>('/pulse/feeds/changes.atom?product=windows');
+    expect(product.status).toBe(400);
+    expect(product.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'product', message: 'product: name a vendor too (a product is matched within its vendor)' });
   });
 
   it("names itself one way whatever the spelling; pages on with rel=next, losing no change (50 entries cut a build's changes)", async () => {
@@ -255,6 +266,14 @@ describe('GET /pulse/feeds/changes.atom', () => {
     const feed = parser.parse(await (await api.get('/pulse/feeds/changes.atom?vendor=cisco&search=%3Cb%3Eoverflow')).text()).feed as Record<string, any>;
     expect(String(feed.title)).toBe('vulnintel: what changed (search <b>overflow, vendor cisco)');
     expect(String(parser.parse(await (await api.get('/pulse/feeds/changes.atom')).text()).feed.title)).toBe('vulnintel: what changed');
+  });
+
+  it('shows the filter in its title exactly as given, entity-like text included (a&amp;b was titled a&b)', async () => {
+    // The title as an XML reader reads it (fast-xml-parser decodes the predefined entities).
+    const titleOf = async (query: string) => String((parser.parse(await (await api.get(`/pulse/feeds/changes.atom?${query}`)).text()).feed as Record<string, any>).title);
+    expect(await titleOf('vendor=a%26amp%3Bb')).toBe('vulnintel: what changed (vendor a&amp;b)');
+    expect(await titleOf('vendor=a%26b&search=%26lt%3Bx%26gt%3B')).toBe('vulnintel: what changed (search &lt;x&gt;, vendor a&b)');
+    expect(await titleOf('vendor=x%26%2338%3By')).toBe('vulnintel: what changed (vendor x&#38;y)');
   });
 
   it('links to --public-url when one is given, not to the address asked', async () => {
@@ -288,6 +307,27 @@ describe('GET /pulse/feeds/changes.atom', () => {
     expect(entry.summary['#text']).toContain(']]&#62;');
     expect(entry.link[0]!['@href']).toBe('http://h/pulse/advisories/acme%20%26%20co/ACME%2F2026%3A1');
     expect(textOf(entry.title)).toBe('acme &#38; co ACME/2026:1: new vendor advisory');
+  });
+
+  it('drops the bidirectional controls of upstream text and of the filter in its title (a reader showed them reordered)', () => {
+    const bidi: ChangeRow = {
+      ...asRow(all[0]!),
+      change_id: 'cccccccccccccccccccccccc',
+      kind: 'new_advisory',
+      subject_type: 'advisory',
+      vendor: 'acme\u202e',
+      advisory_id: 'ACME-\u20661',
+      why: 'Fixed in \u202e3.2.1\u202c, see the advisory.',
+      title: 'Overflow \u2067in\u2069 parser',
+    };
+    const id = 'http://h/pulse/feeds/changes.atom?search=evil%E2%80%AEfdp.exe';
+    const xml = renderAtom([bidi], { id, selfUrl: id, nextUrl: null, origin: 'http://h', snapshot: { manifest: { built_at: '2026-11-23T00:00:00Z' } } as ServingSnapshot });
+    expect(xml).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    const feed = parser.parse(xml).feed as Record<string, any>;
+    expect(String(feed.title)).toBe('vulnintel: what changed (search evilfdp.exe)');
+    const entry = (feed.entry as AtomEntry[])[0]!;
+    expect(textOf(entry.title)).toBe('acme ACME-1: new vendor advisory');
+    expect(entry.summary['#text']).toBe('Fixed in 3.2.1, see the advisory. Overflow in parser');
   });
 
   it('holds only characters XML allows, whatever the upstream text holds (one NUL made the feed unreadable)', () => {

@@ -136,6 +136,16 @@ describe('GET /pulse/stream', () => {
     const bad = await SseClient.open(`${api.base}/pulse/stream?kind=nope`);
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'kind' });
+    // A search with no letter or digit looks for nothing (it streamed every change).
+    const nothing = await SseClient.open(`${api.base}/pulse/stream?search=***`);
+    nothing.close(); // (were it open, it would hold one of this caller's streams)
+    expect(nothing.status).toBe(400);
+    expect(nothing.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'search' });
+    // A product without its vendor.
+    const product = await SseClient.open(`${api.base}/pulse/stream?product=windows`);
+    product.close();
+    expect(product.status).toBe(400);
+    expect(product.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'product' });
   });
 
   it('sends nothing before a swap but heartbeats, and is bounded per caller', async () => {

@@ -258,10 +258,14 @@ describe('parameter schemas accept exactly what the server accepts', () => {
     await agree('/api/v1/public/vendor-advisories', 'vendor', ['redhat', 'RedHat', 'siemens.com', 'a_b-c', 'a'.repeat(64), 'a'.repeat(65), '-cisco', 'red hat', '']);
   });
 
-  it('the change feed\'s text filters: not blank, no control character, at most the declared length in characters; cwe by its pattern', async () => {
+  it('the change feed\'s text filters: not blank, no control character, at most the declared length in characters, a search with a letter or digit; cwe by its pattern', async () => {
     for (const name of ['vendor', 'product', 'ecosystem', 'package', 'search']) {
-      await agree('/api/v1/public/changes', name, ['cisco', ' cisco ', '', '   ', 'x'.repeat(200), 'x'.repeat(201), '🙂'.repeat(200), '🙂'.repeat(201), ` ${'x'.repeat(199)}`, 'a\u0001b', 'a\tb', 'a\u007f']);
+      // A product is taken with its vendor only (a rule between parameters, in the product's description).
+      const extra = name === 'product' ? '&vendor=cisco' : '';
+      await agree('/api/v1/public/changes', name, ['cisco', ' cisco ', '', '   ', 'x'.repeat(200), 'x'.repeat(201), '🙂'.repeat(200), '🙂'.repeat(201), ` ${'x'.repeat(199)}`, 'a\u0001b', 'a\tb', 'a\u007f'], extra);
     }
+    // A search holds a letter or digit, of any script.
+    await agree('/api/v1/public/changes', 'search', ['***', ' !!! ', '🙂', 'é', '7', '-x-']);
     await agree('/api/v1/public/changes', 'cwe', ['CWE-79', 'cwe-79', ' CWE-79 ', 'CWE-123456', 'CWE-1234567', 'CWE-', '79', 'CWE79', '']);
   });
 

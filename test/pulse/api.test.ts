@@ -121,6 +121,11 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     ['email on a webhook', { channel: 'webhook', url: 'https://hooks.example.org/x', email: 'a@example.org' }, 'email'],
     ['a malformed address', { channel: 'email', email: 'no-at-sign' }, 'email'],
     ['a header injection', { channel: 'email', email: 'a@example.org\r\nBcc: x@example.org' }, 'email'],
+    ['a numeric domain (the mail went to bob@10.0.0.1)', { channel: 'email', email: 'bob@10.1' }, 'email'],
+    ['an IP address for a domain', { channel: 'email', email: 'a@127.0.0.1' }, 'email'],
+    ['a bidirectional override in the address', { channel: 'email', email: 'a\u202eb@example.org' }, 'email'],
+    ['a lone surrogate in the address', { channel: 'email', email: 'a\ud800@example.org' }, 'email'],
+    ['two dots in a row in the address', { channel: 'email', email: 'a..b@example.org' }, 'email'],
     ['a bad cadence', { channel: 'email', email: 'a@example.org', cadence: 'hourly' }, 'cadence'],
     ['a filter of the wrong type', { channel: 'email', email: 'a@example.org', filter: 'microsoft' }, 'filter'],
     ['min_risk as text', { channel: 'email', email: 'a@example.org', filter: { min_risk: 'high' } }, 'filter.min_risk'],
@@ -129,6 +134,8 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     ['an unknown filter member', { channel: 'email', email: 'a@example.org', filter: { vendr: 'x' } }, 'filter.vendr'],
     ['a malformed CWE', { channel: 'email', email: 'a@example.org', filter: { cwe: '79' } }, 'filter.cwe'],
     ['a huge vendor', { channel: 'email', email: 'a@example.org', filter: { vendor: 'x'.repeat(300) } }, 'filter.vendor'],
+    ['a search with no letter or digit (it alerted on everything)', { channel: 'email', email: 'a@example.org', filter: { search: '***' } }, 'filter.search'],
+    ['a product without a vendor', { channel: 'webhook', url: 'https://hooks.example.org/x', filter: { product: 'windows' } }, 'filter.product'],
     ['a webhook URL that is not one', { channel: 'webhook', url: 'ftp://example.org/x' }, 'url'],
     ['a webhook URL with credentials', { channel: 'webhook', url: 'https://u:p@hooks.example.org/x' }, 'url'],
     ['a loopback webhook (no --pulse-allow-private-webhooks)', { channel: 'webhook', url: `${server?.url ?? 'http://127.0.0.1:1'}/x` }, 'url'],
@@ -166,6 +173,13 @@ describe('bad input is a 400 naming the field, never a 500', () => {
       { vendor: '🙂'.repeat(201) },
       { search: 'x'.repeat(200) },
       { search: 'x'.repeat(201) },
+      { search: '***' },
+      { product: 'windows' },
+      { vendor: 'microsoft', product: 'windows' },
+      { product: 'windows', kev_only: true },
+      { search: ' !!! ' },
+      { search: 'é' },
+      { search: '7' },
       { cwe: 'cwe-79' },
       { cwe: ' CWE-79 ' },
       { cwe: 'CWE-1234567' },
@@ -227,7 +241,7 @@ describe('the subscribe form (HTML, works without JavaScript)', () => {
   const fieldOf = (html: string) => /id="notice" data-field="([^"]*)"|role="alert"[^>]*data-parameter="([^"]*)"|data-parameter="([^"]*)"[^>]*role="alert"/.exec(html)?.slice(1).find((x) => x !== undefined);
 
   it('a bad filter field is a 400 page naming it (it was a 500)', async () => {
-    for (const [field, value] of [['min_risk', 'abc'], ['cwe', '79'], ['kind', 'bogus'], ['min_severity', 'bogus'], ['kev_only', 'maybe'], ['search', '\u0001']] as const) {
+    for (const [field, value] of [['min_risk', 'abc'], ['cwe', '79'], ['kind', 'bogus'], ['min_severity', 'bogus'], ['kev_only', 'maybe'], ['search', '\u0001'], ['search', '***'], ['product', 'windows']] as const) {
       const res = await form(`channel=email&email=someone%40example.org&${field}=${encodeURIComponent(value)}`);
       const html = await res.text();
       expect(res.status, field).toBe(400);
@@ -290,6 +304,19 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     manageUrl = /https:\/\/alerts\.example\.org\/pulse\/s\/[A-Za-z0-9_-]{22}/.exec(html)![0];
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toContain('<img');
+
+    // The link confirms once: used again (page or API), it says so and mints no other manage
+    // link (each use minted one more permanent token, for 48 hours).
+    for (let i = 0; i < 3; i++) {
+      const again = await call(local(link), { method: 'POST' });
+      expect(again.status).toBe(404);
+      const page = await again.text();
+      expect(page).toContain('already confirmed');
+      expect(page).not.toMatch(/\/pulse\/s\/[A-Za-z0-9_-]{22}/);
+    }
+    const api = await post(`/pulse/api/confirm/${link.split('/').at(-1)}`, '');
+    expect(api.status).toBe(404);
+    expect(await api.json()).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('already confirmed') });
   });
 
   it('the manage link reads, edits, pauses and resumes it', async () => {
@@ -352,6 +379,8 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
   it('previews what a filter would have matched (no snapshot yet: nothing)', async () => {
     expect(await (await post('/pulse/api/preview', { filter: { vendor: 'cisco' }, days: 7 })).json()).toEqual({ days: 7, total: 0, by_kind: {}, changes: [] });
     await expect400(await post('/pulse/api/preview', { filter: { min_severity: 'URGENT' } }), 'filter.min_severity');
+    await expect400(await post('/pulse/api/preview', { filter: { search: '!!!' } }), 'filter.search');
+    await expect400(await post('/pulse/api/preview', { filter: { product: 'windows' } }), 'filter.product');
     await expect400(await post('/pulse/api/preview', { days: 400 }), 'days');
     await expect400(await post('/pulse/api/preview', { dayz: 4 }), 'dayz');
   });

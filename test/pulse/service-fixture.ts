@@ -11,7 +11,7 @@ import { createMailer, type Mailer } from '../../lib/pulse/mailer.ts';
 import { PulseService, type PulseLimits } from '../../lib/pulse/service.ts';
 import { openPulseStore } from '../../lib/pulse/store/open.ts';
 import type { PulseStore } from '../../lib/pulse/store/store.ts';
-import { startSmtpSink, startWebhookReceiver, type SmtpSink, type WebhookReceiver } from './sinks.ts';
+import { startSmtpSink, startWebhookReceiver, type SmtpSink, type SmtpSinkOptions, type WebhookReceiver } from './sinks.ts';
 
 export interface ServiceFixture {
   dataDir: string;
@@ -25,10 +25,19 @@ export interface ServiceFixture {
   close(): Promise<void>;
 }
 
-export async function startServiceFixture(opts: { limits: Partial<PulseLimits>; now?: () => Date; clockSeconds?: () => number }): Promise<ServiceFixture> {
+export interface ServiceFixtureOptions {
+  limits: Partial<PulseLimits>;
+  now?: () => Date;
+  clockSeconds?: () => number;
+  /** The store as `--pulse-db` names it (a postgres:// URL); absent: a SQLite file in the data folder. */
+  pulseDb?: string;
+  smtp?: SmtpSinkOptions;
+}
+
+export async function startServiceFixture(opts: ServiceFixtureOptions): Promise<ServiceFixture> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-service-'));
-  const store = await openPulseStore(undefined, dataDir);
-  const smtp = await startSmtpSink();
+  const store = await openPulseStore(opts.pulseDb, dataDir);
+  const smtp = await startSmtpSink(opts.smtp);
   const hooks = await startWebhookReceiver(opts.clockSeconds);
   const mailer = createMailer(smtp.url, 'vulnintel <pulse@pulse.example.org>');
   const links = new PulseLinks('https://pulse.example.org');

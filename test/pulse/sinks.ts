@@ -12,6 +12,8 @@ import { SIGNATURE_HEADER, verifySignature } from '../../lib/pulse/webhook.ts';
 export interface SmtpSink {
   url: string;
   messages: ParsedMail[];
+  /** Every RCPT TO address as the client sent it in the envelope (where the mail really goes), refused ones included. */
+  recipients: string[];
   /** Messages to one address. */
   to(address: string): ParsedMail[];
   /** Resolves once `count` messages arrived in total. */
@@ -19,13 +21,26 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-export async function startSmtpSink(opts: { parse?: boolean } = {}): Promise<SmtpSink> {
+export interface SmtpSinkOptions {
+  parse?: boolean;
+  /** The reply to a RCPT TO (e.g. 501 or 451 with its text), or null to accept it. */
+  refuseRecipient?: (address: string) => { code: number; message: string } | null;
+}
+
+export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: ParsedMail[] = [];
+  const recipients: string[] = [];
   let received = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      recipients.push(address.address);
+      const refusal = opts.refuseRecipient?.(address.address) ?? null;
+      if (refusal === null) return callback();
+      callback(Object.assign(new Error(refusal.message), { responseCode: refusal.code }));
+    },
     onData(stream, _session, callback) {
       if (opts.parse === false) {
         stream.on('data', () => {});
@@ -50,6 +65,7 @@ export async function startSmtpSink(opts: { parse?: boolean } = {}): Promise<Smt
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    recipients,
     to: (address) => messages.filter((m) => addressesOf(m).includes(address.toLowerCase())),
     get count() {
       return received;

@@ -187,6 +187,59 @@ describe.each(['sqlite', 'postgres'] as const)('pulse store on %s', (kind) => {
     expect(await store.hitCounter('create:4:203.0.113.9', w2)).toBe(2);
   });
 
+  it('confirms a pending subscription once: the patch and its manage token in one step; a second time writes nothing', async () => {
+    await store.insertSubscription(subscription('sub-confirm', { status: 'pending', confirmedAt: null }), [
+      token('hash-confirm-c', 'sub-confirm', { purpose: 'confirm', expiresAt: '2026-11-22T10:00:00.000Z' }),
+    ]);
+    const later = '2026-11-20T11:00:00.000Z';
+    const patch = { status: 'active', confirmedAt: later, cursorAt: later } as const;
+    expect(await store.confirmSubscription('sub-confirm', patch, token('hash-manage-c1', 'sub-confirm'), later)).toBe(true);
+    expect(await store.getSubscription('sub-confirm')).toMatchObject({ status: 'active', confirmedAt: later, cursorAt: later, updatedAt: later });
+    expect((await store.subscriptionByToken('hash-manage-c1', 'manage', later))?.id).toBe('sub-confirm');
+    // Again (and once paused): nothing changes, no token is added.
+    const again = '2026-11-20T12:00:00.000Z';
+    expect(await store.confirmSubscription('sub-confirm', { ...patch, confirmedAt: again }, token('hash-manage-c2', 'sub-confirm'), again)).toBe(false);
+    await store.updateSubscription('sub-confirm', { status: 'paused' }, again);
+    expect(await store.confirmSubscription('sub-confirm', patch, token('hash-manage-c3', 'sub-confirm'), again)).toBe(false);
+    expect(await store.subscriptionByToken('hash-manage-c2', 'manage', again)).toBeNull();
+    expect(await store.subscriptionByToken('hash-manage-c3', 'manage', again)).toBeNull();
+    expect(await store.getSubscription('sub-confirm')).toMatchObject({ status: 'paused', confirmedAt: later });
+    expect(await store.confirmSubscription('missing', patch, token('hash-manage-c4', 'missing'), again)).toBe(false);
+  });
+
+  it('confirming one subscription several times at once (two hosts on PostgreSQL): one wins, one manage token', async () => {
+    // SQLite: one connection, its transactions queued. Two connections in one process cannot
+    // race: node:sqlite waits for a lock on the thread the holder needs to commit (hosts are
+    // processes, each waiting on its own thread).
+    const other = kind === 'postgres' ? await openPulseStore(spec, sqliteDir) : store;
+    try {
+      await store.insertSubscription(subscription('sub-confirm-race', { status: 'pending', confirmedAt: null }), []);
+      const patch = { status: 'active', confirmedAt: T0, cursorAt: T0 } as const;
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => (i % 2 ? store : other).confirmSubscription('sub-confirm-race', patch, token(`hash-race-${i}`, 'sub-confirm-race'), T0)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const minted = await Promise.all(results.map((_, i) => store.subscriptionByToken(`hash-race-${i}`, 'manage', T0)));
+      expect(minted.filter((s) => s !== null)).toHaveLength(1);
+    } finally {
+      if (other !== store) await other.close();
+    }
+  });
+
+  it('takes a hit back from a counter, never below zero, and only that key and window', async () => {
+    const w = '2026-11-20T12:00:00.000Z';
+    expect(await store.hitCounter('unhit:a', w)).toBe(1);
+    expect(await store.hitCounter('unhit:a', w)).toBe(2);
+    expect(await store.hitCounter('unhit:b', w)).toBe(1);
+    await store.unhitCounter('unhit:a', w);
+    expect(await store.hitCounter('unhit:a', w)).toBe(2);
+    await store.unhitCounter('unhit:b', w);
+    await store.unhitCounter('unhit:b', w);
+    await store.unhitCounter('unhit:never', w);
+    expect(await store.hitCounter('unhit:b', w)).toBe(1);
+    expect(await store.hitCounter('unhit:never', w)).toBe(1);
+  });
+
   it('two hosts (two connections to one database) never write two ledger rows for one period', async () => {
     const other = await openPulseStore(spec, sqliteDir);
     try {

@@ -136,6 +136,16 @@ export class SqlPulseStore implements PulseStore {
     return updateSubscription(this.#db, id, patch, now);
   }
 
+  async confirmSubscription(id: string, patch: SubscriptionPatch, manageToken: TokenRecord, now: string): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      // The status test is in the UPDATE itself: PostgreSQL re-reads it after waiting for a
+      // concurrent confirmation's row lock, SQLite serialises the transactions; one wins.
+      if (!(await updateSubscription(tx, id, patch, now, 'pending'))) return false;
+      await insertToken(tx, manageToken);
+      return true;
+    });
+  }
+
   async deleteSubscription(id: string): Promise<boolean> {
     // Tokens and ledger rows go with it (ON DELETE CASCADE).
     const rows = await this.#db.query('DELETE FROM subscriptions WHERE id = $1 RETURNING id', [id]);
@@ -222,6 +232,10 @@ export class SqlPulseStore implements PulseStore {
     return Number(row?.count ?? 0);
   }
 
+  async unhitCounter(key: string, windowStart: string): Promise<void> {
+    await this.#db.query('UPDATE counters SET count = count - 1 WHERE key = $1 AND window_start = $2 AND count > 0', [key, windowStart]);
+  }
+
   async pruneCounters(windowStartBefore: string): Promise<void> {
     await this.#db.query('DELETE FROM counters WHERE window_start < $1', [windowStartBefore]);
   }
@@ -231,7 +245,8 @@ export class SqlPulseStore implements PulseStore {
   }
 }
 
-async function updateSubscription(db: Queryable, id: string, patch: SubscriptionPatch, now: string): Promise<boolean> {
+/** Patches a subscription (only while it has status `onlyIf`, when given); false when no row was changed. */
+async function updateSubscription(db: Queryable, id: string, patch: SubscriptionPatch, now: string, onlyIf?: SubscriptionStatus): Promise<boolean> {
   const sets: string[] = [];
   const params: SqlValue[] = [id];
   for (const [member, column] of Object.entries(PATCH_COLUMNS) as [keyof SubscriptionPatch, string][]) {
@@ -242,6 +257,11 @@ async function updateSubscription(db: Queryable, id: string, patch: Subscription
   }
   params.push(now);
   sets.push(`updated_at = $${params.length}`);
-  const rows = await db.query(`UPDATE subscriptions SET ${sets.join(', ')} WHERE id = $1 RETURNING id`, params);
+  let where = 'id = $1';
+  if (onlyIf !== undefined) {
+    params.push(onlyIf);
+    where += ` AND status = $${params.length}`;
+  }
+  const rows = await db.query(`UPDATE subscriptions SET ${sets.join(', ')} WHERE ${where} RETURNING id`, params);
   return rows.length > 0;
 }

@@ -23,6 +23,12 @@ export interface PulseStore {
   deleteToken(tokenHash: string): Promise<void>;
   /** False when no such subscription. */
   updateSubscription(id: string, patch: SubscriptionPatch, now: string): Promise<boolean>;
+  /**
+   * Confirms a pending subscription: applies the patch and adds its manage token in one
+   * transaction, only while it is still pending. False, and nothing written, when it is not
+   * (confirmed already, by this call's twin on another connection too), or gone.
+   */
+  confirmSubscription(id: string, patch: SubscriptionPatch, manageToken: TokenRecord, now: string): Promise<boolean>;
   /** Deletes it with its tokens and ledger. False when no such subscription. */
   deleteSubscription(id: string): Promise<boolean>;
   /**
@@ -51,6 +57,8 @@ export interface PulseStore {
 
   /** Adds one to a fixed-window counter and returns its new value. */
   hitCounter(key: string, windowStart: string): Promise<number>;
+  /** Takes back one hit of that counter and window (never below zero): a request counted, then refused for its input. */
+  unhitCounter(key: string, windowStart: string): Promise<void>;
   pruneCounters(windowStartBefore: string): Promise<void>;
 
   close(): Promise<void>;

@@ -1,0 +1,30 @@
+/** An alert message's parts (lib/pulse/message.ts) hold upstream text as text, never reordered or as markup. */
+import { describe, expect, it } from 'vitest';
+import { composeMessage, withManageLink } from '../../lib/pulse/message.ts';
+import { PulseLinks } from '../../lib/pulse/links.ts';
+import { change } from './changes-fixture.ts';
+
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
+
+describe('composeMessage', () => {
+  it('drops the bidirectional controls of upstream text from the HTML part, as the text part does (they reordered a title on screen)', () => {
+    const row = change({
+      build_id: 'b1',
+      detected_at: '2026-11-24T09:00:00.000Z',
+      kind: 'new_cve',
+      cve_id: 'CVE-2026-0001',
+      title: 'Update to \u202e1.2.3 fixed\u202c now',
+      why: 'Published \u2067today\u2069 <b>x</b>.',
+      before: '{"title":"a\u202db"}',
+      after: '{"title":"c\u202ad"}',
+      vendors: ['acme'],
+    });
+    const message = withManageLink(composeMessage([row], { cadence: 'realtime', periodKey: 'build:b1', links: new PulseLinks('https://pulse.example.org') }), 'https://pulse.example.org/pulse/s/AAAAAAAAAAAAAAAAAAAAAA');
+    expect(message.html).not.toMatch(BIDI);
+    expect(message.html).toContain('Update to 1.2.3 fixed now');
+    expect(message.html).toContain('Published today &lt;b&gt;x&lt;/b&gt;.');
+    expect(message.text).not.toMatch(BIDI);
+    // The webhook's structured items carry the data as recorded (a program reads them, not a person).
+    expect(message.items[0]!.title).toBe('Update to \u202e1.2.3 fixed\u202c now');
+  });
+});
