@@ -16,7 +16,7 @@ const errors = (...statuses: number[]) =>
     statuses.map((s) => [
       s,
       {
-        description: { 400: 'Bad input (INVALID_PARAMETER naming the field in `parameter`).', 404: 'Unknown or expired link (NOT_FOUND).', 429: 'Creation limit per caller or per address (RATE_LIMIT_EXCEEDED, with Retry-After).', 503: 'The confirmation e-mail could not be sent, or the subscription store cannot be reached (SERVICE_UNAVAILABLE); nothing was stored.' }[s] ?? String(s),
+        description: { 400: 'Bad input (INVALID_PARAMETER naming the field in `parameter`).', 404: 'Unknown or expired link, or a confirmation link already used: it confirms once and shows its manage link once (NOT_FOUND).', 429: 'Creation limit per caller or per address (RATE_LIMIT_EXCEEDED, with Retry-After).', 503: 'The confirmation e-mail could not be sent, or the subscription store cannot be reached (SERVICE_UNAVAILABLE); nothing was stored.' }[s] ?? String(s),
         content: { 'application/json': { schema: ErrorSchema } },
       },
     ]),
