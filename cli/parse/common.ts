@@ -3,6 +3,8 @@
  * spellings. One place each, so every feed is read the same way.
  */
 import cvssCalculator from 'ae-cvss-calculator';
+import { daysInMonth, YEAR_MAX, YEAR_MIN } from '../../lib/calendar.ts';
+import { RawFormatError } from '../../lib/errors.ts';
 
 const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = cvssCalculator as unknown as {
   Cvss2: CvssCtor;
@@ -32,26 +34,94 @@ export function normalizeCweId(value: unknown): string | null {
 }
 
 /**
+ * The one shape every feed's timestamp is brought to before it is read: date, time, zone. The
+ * year may have more digits here only so that the refusal can say which year it is.
+ */
+const ISO_SHAPE = /^(\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** A timestamp read: its ISO-8601 UTC form, or why there is none. */
+export type TimestampReading = { ts: string; problem?: undefined } | { ts: null; problem: string };
+
+/**
  * Any timestamp the feeds publish → ISO-8601 UTC with `Z`. A value without a zone (NVD,
  * legacy CVE 5) is UTC. Accepts `+0000` offsets, 4–6 fractional digits, a space instead of
- * `T` (Metasploit `2025-06-23 12:43:46 +0000`) and bare dates. Null when unreadable.
+ * `T` (Metasploit `2025-06-23 12:43:46 +0000`) and bare dates.
+ *
+ * Date.parse alone is not enough: V8 rolls day 30 or 31 of any month over into the next one
+ * (`2024-02-30` became 2024-03-01, published as such), reads `24:00` as the next midnight, and
+ * falls back to a lenient local-time reader for other shapes (`Feb 30 2024`). So the shape is
+ * matched first, the day checked against its month, and the year kept within what the API
+ * serves (lib/calendar.ts): a date outside it would be stored and never listed.
  */
-export function toUtcTimestamp(value: unknown): string | null {
-  if (typeof value !== 'string' || value.trim() === '') return null;
+export function readUtcTimestamp(value: unknown): TimestampReading {
+  if (typeof value !== 'string') return { ts: null, problem: 'not a date-time string' };
   let v = value.trim().replace(' ', 'T').replace(/\s+/g, '');
-  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) v += 'T00:00:00Z';
+  if (/^\d{4,}-\d{2}-\d{2}$/.test(v)) v += 'T00:00:00Z';
   v = v.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
   if (!/(Z|[+-]\d{2}:\d{2})$/i.test(v)) v += 'Z';
+  const m = ISO_SHAPE.exec(v);
+  if (!m) return { ts: null, problem: 'not a date-time (expected YYYY-MM-DD or YYYY-MM-DDThh:mm:ss, optionally with a zone)' };
+  const [, y, mo, d, hh] = m as unknown as [string, string, string, string, string];
+  const year = Number(y);
+  const month = Number(mo);
+  if (year < YEAR_MIN || year > YEAR_MAX) return { ts: null, problem: `year ${y} is outside ${YEAR_MIN}–${YEAR_MAX}` };
+  if (month < 1 || month > 12) return { ts: null, problem: `month ${mo} does not exist` };
+  if (Number(d) < 1 || Number(d) > daysInMonth(year, month)) return { ts: null, problem: `day ${d} does not exist in ${y}-${mo}` };
+  if (Number(hh) > 23) return { ts: null, problem: `hour ${hh} does not exist` };
   // Date.parse accepts at most millisecond precision reliably: trim longer fractions.
-  v = v.replace(/(\.\d{3})\d+/, '$1');
-  const ms = Date.parse(v);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+  const ms = Date.parse(v.replace(/(\.\d{3})\d+/, '$1'));
+  if (Number.isNaN(ms)) return { ts: null, problem: 'not a date-time (a minute, second or zone out of range)' };
+  const ts = new Date(ms).toISOString();
+  // The zone can carry a date across a year's edge: the year stored is the UTC one.
+  const utcYear = /^\d{4}-/.test(ts) ? Number(ts.slice(0, 4)) : Number.NaN;
+  if (!(utcYear >= YEAR_MIN && utcYear <= YEAR_MAX)) return { ts: null, problem: `year ${ts.slice(0, ts.indexOf('-', 1))} (UTC) is outside ${YEAR_MIN}–${YEAR_MAX}` };
+  return { ts };
 }
 
-/** Any timestamp or date → `YYYY-MM-DD` (UTC); null when unreadable. */
-export function toUtcDate(value: unknown): string | null {
-  const ts = toUtcTimestamp(value);
-  return ts ? ts.slice(0, 10) : null;
+/** readUtcTimestamp's value alone: null when unreadable. */
+export function toUtcTimestamp(value: unknown): string | null {
+  return readUtcTimestamp(value).ts;
+}
+
+/** A reader of one timestamp: toUtcTimestamp, or the CVE feeds' fast path in front of it. */
+export type TimestampReader = (value: unknown) => string | null;
+
+function absent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+/** The refusal of a value that is there but is no timestamp, saying why (this path is rare: it reads again). */
+function unreadableTimestamp(value: unknown, what: string, file: string, record: string | undefined): RawFormatError {
+  return new RawFormatError(file, record, `unreadable ${what} (${JSON.stringify(value)}): ${readUtcTimestamp(value).problem ?? 'not a date-time'}`);
+}
+
+/**
+ * A timestamp a record may leave out: null when absent (missing, null or ""); a RawFormatError
+ * naming the file, the record and the field when present but unreadable. Every parser reads its
+ * dates through this or requiredTimestamp: a value that is there and wrong is a format change
+ * or a broken file, never a date to guess.
+ */
+export function optionalTimestamp(value: unknown, what: string, file: string, record: string | undefined, read: TimestampReader = toUtcTimestamp): string | null {
+  if (absent(value)) return null;
+  const ts = read(value);
+  if (ts === null) throw unreadableTimestamp(value, what, file, record);
+  return ts;
+}
+
+/** A timestamp a record must have: a RawFormatError naming the file, the record and the field otherwise. */
+export function requiredTimestamp(value: unknown, what: string, file: string, record: string | undefined, read: TimestampReader = toUtcTimestamp): string {
+  if (absent(value)) throw new RawFormatError(file, record, `missing ${what}`);
+  return optionalTimestamp(value, what, file, record, read)!;
+}
+
+/** optionalTimestamp as a `YYYY-MM-DD` (UTC) date. */
+export function optionalDate(value: unknown, what: string, file: string, record: string | undefined): string | null {
+  return optionalTimestamp(value, what, file, record)?.slice(0, 10) ?? null;
+}
+
+/** requiredTimestamp as a `YYYY-MM-DD` (UTC) date. */
+export function requiredDate(value: unknown, what: string, file: string, record: string | undefined): string {
+  return requiredTimestamp(value, what, file, record).slice(0, 10);
 }
 
 export type CvssVersion = '2.0' | '3.0' | '3.1' | '4.0';

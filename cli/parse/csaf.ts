@@ -11,7 +11,7 @@ import { parse as parseDomain } from 'tldts';
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalTimestamp, stringOrNull } from './common.ts';
 import { AFFECTED, FIXED, productIdsIn, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromProse, severityFromWord, severityTaxonomy, type VendorSeverity } from './vendor-severity.ts';
@@ -288,8 +288,8 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
     tlp,
     status: stringOrNull(tracking.status),
     version: typeof tracking.version === 'number' ? String(tracking.version) : stringOrNull(tracking.version),
-    published: toUtcTimestamp(tracking.initial_release_date),
-    modified: toUtcTimestamp(tracking.current_release_date),
+    published: optionalTimestamp(tracking.initial_release_date, 'document.tracking.initial_release_date', file, advisoryId),
+    modified: optionalTimestamp(tracking.current_release_date, 'document.tracking.current_release_date', file, advisoryId),
     aggregate_severity: stringOrNull(aggregate.text),
     aggregate_severity_namespace: stringOrNull(aggregate.namespace),
     vendor_severity: severity?.band ?? null,

@@ -9,7 +9,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalTimestamp, stringOrNull } from './common.ts';
 import type { CvssPick, VendorAdvisoryRows } from './csaf.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromWord, type VendorSeverity } from './vendor-severity.ts';
@@ -160,8 +160,8 @@ export function parseMsrcDocument(json: unknown, file: string): VendorAdvisoryRo
     tlp: null,
     status: typeof tracking.Status === 'number' ? STATUSES[tracking.Status] ?? null : stringOrNull(tracking.Status),
     version: stringOrNull(tracking.Version),
-    published: toUtcTimestamp(tracking.InitialReleaseDate),
-    modified: toUtcTimestamp(tracking.CurrentReleaseDate),
+    published: optionalTimestamp(tracking.InitialReleaseDate, 'DocumentTracking.InitialReleaseDate', file, advisoryId),
+    modified: optionalTimestamp(tracking.CurrentReleaseDate, 'DocumentTracking.CurrentReleaseDate', file, advisoryId),
     aggregate_severity: null,
     aggregate_severity_namespace: null,
     // The release as a whole is rated by its most severe CVE, like its CVSS.

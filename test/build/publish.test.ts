@@ -101,6 +101,17 @@ describe('publishing', () => {
     expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
   });
 
+  it('an impossible date stops the build naming the raw file and the CVE, not a staging file', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const good = await build(raw, data);
+    const broken = await writeCorpus({ nvd: [{ id: 'CVE-2025-20005', published: '2024-02-30T08:15:33.227' }] });
+    const error = await build(broken, data).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RawFormatError);
+    expect((error as Error).message).toBe(`${join(broken, 'nvd', 'page-000000.json')}: record CVE-2025-20005: unreadable published ("2024-02-30T08:15:33.227"): day 30 does not exist in 2024-02`);
+    expect(await readCurrentBuildId(data)).toBe(good.buildId);
+    expect(await readdir(snapshotsDir(data))).toEqual([good.buildId]);
+  });
+
   it('malformed JSON names the file', async () => {
     const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
     const broken = await writeCorpus({});

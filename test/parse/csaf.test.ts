@@ -291,6 +291,15 @@ describe('CSAF files that are not advisories', () => {
   });
 });
 
+describe('CSAF dates', () => {
+  it('an initial_release_date its month lacks is refused naming the file and the advisory (it was published as 2026-03-02)', () => {
+    const doc = csafDoc({ tracking: { id: 'EX-2026-0001', status: 'final', version: '1', initial_release_date: '2026-02-30T00:00:00+00:00', current_release_date: '2026-03-05T00:00:00+00:00' } });
+    expect(() => parseCsafDocument(doc, 'csaf/example/ex-2026-0001.json', 'example')).toThrow(
+      /csaf\/example\/ex-2026-0001\.json: record EX-2026-0001: unreadable document\.tracking\.initial_release_date \("2026-02-30T00:00:00\+00:00"\): day 30 does not exist in 2026-02/,
+    );
+  });
+});
+
 describe('csafVendorOf', () => {
   it('takes the first folder below the source folder', () => {
     expect(csafVendorOf('/raw/csaf/redhat/2024/x.json', '/raw/csaf')).toBe('redhat');

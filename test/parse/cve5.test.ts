@@ -193,6 +193,17 @@ describe('CVE 5 malformed records', () => {
     expect(stageError(badDate).message).toMatch(/record CVE-2024-3400: unreadable cveMetadata\.dateUpdated/);
   });
 
+  it('an impossible date names the record and the field: it failed later, in DuckDB, naming a staging file', () => {
+    const feb31 = sample('CVE-2024-3400.json');
+    feb31.cveMetadata.dateUpdated = '2024-02-31T07:20:00.707Z';
+    expect(stageError(feb31).message).toBe(
+      'raw/cvelist/cves/2024/3xxx/CVE-2024-3400.json: record CVE-2024-3400: unreadable cveMetadata.dateUpdated ("2024-02-31T07:20:00.707Z"): day 31 does not exist in 2024-02',
+    );
+    const cna = sample('CVE-2024-3400.json');
+    cna.containers.cna.providerMetadata.dateUpdated = '0000-01-01T00:00:00.000Z';
+    expect(stageError(cna).message).toMatch(/record CVE-2024-3400: unreadable cna\.providerMetadata\.dateUpdated .*year 0000 is outside 1000–9999/);
+  });
+
   it('a metric with a non-numeric score and no usable vector', () => {
     const rec = sample('CVE-2025-14617.json');
     rec.containers.cna.metrics[3].cvssV2_0 = { version: '2.0', baseScore: 'n/a' };

@@ -87,6 +87,12 @@ describe('MSRC CVRF documents', () => {
     expect(() => parseMsrcDocument(doc, 'm.json')).toThrow(/m\.json: record 2024-Mar: "Vulnerability" is not an array/);
   });
 
+  it('rejects a release date its month lacks, naming the file and the release', () => {
+    const doc = JSON.parse(readFileSync(FILE, 'utf8'));
+    doc.DocumentTracking.CurrentReleaseDate = '2024-02-30T08:00:00';
+    expect(() => parseMsrcDocument(doc, FILE)).toThrow(/2024-Feb\.json: record 2024-Feb: unreadable DocumentTracking\.CurrentReleaseDate \("2024-02-30T08:00:00"\): day 30/);
+  });
+
   it('skips the /updates listing', () => {
     expect(parseMsrcDocument({ '@odata.context': 'x', value: [{ ID: '2024-Feb' }] }, 'updates.json')).toBeNull();
   });

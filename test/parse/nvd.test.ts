@@ -252,6 +252,33 @@ describe('feed timestamps', () => {
     expect(feedTimestamp('2000-02-04T05:00:00')).toBe('2000-02-04T05:00:00.000Z');
     expect(feedTimestamp('2023-13-01T00:00:00Z')).toBeNull();
   });
+
+  it('a day its month lacks, hour 24 or a year outside 1000–9999 is no timestamp, on either path', () => {
+    // V8's Date.parse rolls these over (2024-02-30 → 2024-03-01) or reads them (year 0).
+    const impossible = [
+      '2024-02-30T08:15:33.227', // NVD shape
+      '2026-04-31T10:00:00.000',
+      '2024-02-31T07:20:00.707Z', // CVE Services shape
+      '2023-02-29T00:00:00',
+      '1900-02-29T00:00:00',
+      '2024-01-01T24:00:00',
+      '0000-01-01T00:00:00.000',
+      '0999-12-31T23:59:59Z',
+      '99999-01-01T00:00:00.000',
+      '2024-02-30', // KEV, Exploit-DB
+      '2026-02-30T00:00:00+00:00', // CSAF
+      '1000-01-01T00:00:00+01:00', // 0999 in UTC
+      'Feb 30 2024',
+    ];
+    for (const v of impossible) {
+      expect(toUtcTimestamp(v), v).toBeNull();
+      expect(feedTimestamp(v), v).toBeNull();
+    }
+    expect(feedTimestamp('2024-02-29T00:00:00')).toBe('2024-02-29T00:00:00.000Z');
+    expect(feedTimestamp('2000-02-29T23:59:59.999Z')).toBe('2000-02-29T23:59:59.999Z');
+    expect(feedTimestamp('1000-01-01T00:00:00')).toBe('1000-01-01T00:00:00.000Z');
+    expect(toUtcTimestamp('9999-12-31')).toBe('9999-12-31T00:00:00.000Z');
+  });
 });
 
 describe('NVD malformed input', () => {
@@ -275,9 +302,22 @@ describe('NVD malformed input', () => {
   it('missing published or unreadable lastModified names the CVE', () => {
     const noPublished = { ...sample('CVE-2025-39800.json') };
     delete noPublished.published;
-    expect(stageError(page([noPublished])).message).toMatch(/page-7\.json: record CVE-2025-39800: missing or unreadable published/);
+    expect(stageError(page([noPublished])).message).toMatch(/page-7\.json: record CVE-2025-39800: missing published$/);
     const badModified = { ...sample('CVE-2025-39800.json'), lastModified: 'yesterday' };
-    expect(stageError(badModified).message).toMatch(/record CVE-2025-39800: missing or unreadable lastModified/);
+    expect(stageError(badModified).message).toMatch(/record CVE-2025-39800: unreadable lastModified \("yesterday"\): not a date-time/);
+  });
+
+  it('an impossible date or a year outside 1000–9999 names the file, the CVE, the field and why', () => {
+    const feb30 = { ...sample('CVE-2025-39800.json'), published: '2024-02-30T08:15:33.227' };
+    expect(stageError(page([feb30])).message).toBe(
+      'raw/nvd/page-7.json: record CVE-2025-39800: unreadable published ("2024-02-30T08:15:33.227"): day 30 does not exist in 2024-02',
+    );
+    const apr31 = { ...sample('CVE-2025-39800.json'), lastModified: '2026-04-31T10:00:00.000' };
+    expect(stageError(page([apr31])).message).toMatch(/record CVE-2025-39800: unreadable lastModified \("2026-04-31T10:00:00\.000"\): day 31 does not exist in 2026-04$/);
+    const year0 = { ...sample('CVE-2025-39800.json'), published: '0000-01-01T00:00:00.000' };
+    expect(stageError(page([year0])).message).toMatch(/record CVE-2025-39800: unreadable published \("0000-01-01T00:00:00\.000"\): year 0000 is outside 1000–9999$/);
+    const kev = { ...sample('CVE-2023-4966.json'), cisaExploitAdd: '2023-02-30' };
+    expect(stageError(page([kev])).message).toMatch(/record CVE-2023-4966: unreadable cisaExploitAdd \("2023-02-30"\): day 30/);
   });
 
   it('vulnerabilities that is not an array, or an item without cve', () => {

@@ -204,6 +204,15 @@ describe('malformed OSV input', () => {
     expect(() => parseOsvRecord(withEvents([{ patched: '1.0' }]), 'f.json')).toThrow(/unknown event "patched"/);
   });
 
+  it('rejects a date its month lacks (it was published as the next month\'s), keeping Go\'s 0001 placeholder as unknown', () => {
+    const file = join(DIR, 'GHSA-36p3-wjmg-h94x.json');
+    const record = JSON.parse(readFileSync(file, 'utf8'));
+    expect(() => parseOsvRecord({ ...record, published: '2024-02-30T00:00:00Z' }, file)).toThrow(
+      /GHSA-36p3-wjmg-h94x\.json: record GHSA-36p3-wjmg-h94x: unreadable published \("2024-02-30T00:00:00Z"\): day 30 does not exist in 2024-02/,
+    );
+    expect(parseOsvRecord({ ...record, published: '0001-01-01T00:00:00Z' }, file).advisory.published).toBeNull();
+  });
+
   it('rejects a record without an id, naming the file', () => {
     expect(() => parseOsvRecord({ summary: 'x' }, 'advisories/noid.json')).toThrow(/advisories\/noid\.json: OSV record has no "id"/);
   });
