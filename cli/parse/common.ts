@@ -3,6 +3,7 @@
  * spellings. One place each, so every feed is read the same way.
  */
 import cvssCalculator from 'ae-cvss-calculator';
+import { ADVISORY_ID_MESSAGE, isAdvisoryId } from '../../lib/advisory-keys.ts';
 import { daysInMonth, YEAR_MAX, YEAR_MIN } from '../../lib/calendar.ts';
 import { RawFormatError } from '../../lib/errors.ts';
 
@@ -193,6 +194,16 @@ export function englishText(list: unknown, key = 'value'): string | null {
   const en = items.find((d) => typeof d.lang === 'string' && /^en\b/i.test(d.lang)) ?? items[0];
   const text = en?.[key];
   return typeof text === 'string' ? text : null;
+}
+
+/**
+ * A vendor advisory id the API can serve (lib/advisory-keys.ts); otherwise a RawFormatError
+ * naming the file and the id (cut short: the id may be what is too long).
+ */
+export function servableAdvisoryId(id: string, field: string, file: string): string {
+  if (isAdvisoryId(id)) return id;
+  const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
+  throw new RawFormatError(file, shown, `${field} cannot be served by the API: ${ADVISORY_ID_MESSAGE} (found ${id.length})`);
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -8,10 +8,11 @@
  */
 import { relative, sep } from 'node:path';
 import { parse as parseDomain } from 'tldts';
+import { ADVISORY_VENDOR, ADVISORY_VENDOR_MESSAGE } from '../../lib/advisory-keys.ts';
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalTimestamp, stringOrNull } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
 import { AFFECTED, FIXED, productIdsIn, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromProse, severityFromWord, severityTaxonomy, type VendorSeverity } from './vendor-severity.ts';
@@ -191,10 +192,11 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   }
   const doc = json.document as Record<string, unknown>;
   const tracking = isObject(doc.tracking) ? doc.tracking : {};
-  const advisoryId = typeof tracking.id === 'string' ? tracking.id.trim() : '';
-  if (advisoryId === '') {
+  const trackingId = typeof tracking.id === 'string' ? tracking.id.trim() : '';
+  if (trackingId === '') {
     throw new RawFormatError(file, stringOrNull(doc.title) ?? undefined, 'CSAF document has no document.tracking.id');
   }
+  const advisoryId = servableAdvisoryId(trackingId, 'document.tracking.id', file);
   if (json.vulnerabilities !== undefined && !Array.isArray(json.vulnerabilities)) {
     throw new RawFormatError(file, advisoryId, '"vulnerabilities" is not an array');
   }
@@ -323,6 +325,10 @@ export const csafParser: SourceParser = {
       const isCsaf = isObject(json) && isObject(json.document);
       const vendor = csafVendorOf(doc.path, dir) ?? csafVendorFromPublisher(json);
       if (!vendor && isCsaf) throw new RawFormatError(doc.path, undefined, 'no vendor: put CSAF files in csaf/<vendor>/…, or the document must name its publisher');
+      // The vendor is half of the advisory's address in the API: one it refuses links nowhere.
+      if (vendor && isCsaf && !ADVISORY_VENDOR.test(vendor)) {
+        throw new RawFormatError(doc.path, undefined, `vendor ${JSON.stringify(vendor)} (the folder below csaf/) cannot be served by the API: ${ADVISORY_VENDOR_MESSAGE}`);
+      }
       const rows = parseCsafDocument(json, doc.path, vendor ?? '');
       if (!rows) continue;
       sink.emit('vendor_advisory', rows.advisory);

@@ -9,7 +9,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalTimestamp, stringOrNull } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
 import type { CvssPick, VendorAdvisoryRows } from './csaf.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromWord, type VendorSeverity } from './vendor-severity.ts';
@@ -88,8 +88,9 @@ export function parseMsrcDocument(json: unknown, file: string): VendorAdvisoryRo
   if (isUpdatesListing(json)) return null;
   const tracking = isObject(json.DocumentTracking) ? json.DocumentTracking : {};
   const identification = isObject(tracking.Identification) ? tracking.Identification : {};
-  const advisoryId = valueOf(identification.ID)?.trim();
-  if (!advisoryId) throw new RawFormatError(file, valueOf(json.DocumentTitle) ?? undefined, 'CVRF document has no DocumentTracking.Identification.ID.Value');
+  const id = valueOf(identification.ID)?.trim();
+  if (!id) throw new RawFormatError(file, valueOf(json.DocumentTitle) ?? undefined, 'CVRF document has no DocumentTracking.Identification.ID.Value');
+  const advisoryId = servableAdvisoryId(id, 'DocumentTracking.Identification.ID.Value', file);
   if (json.Vulnerability !== undefined && !Array.isArray(json.Vulnerability)) {
     throw new RawFormatError(file, advisoryId, '"Vulnerability" is not an array');
   }

@@ -291,6 +291,34 @@ describe('CSAF files that are not advisories', () => {
   });
 });
 
+describe('CSAF ids the API serves', () => {
+  it('refuses a tracking.id with a control character or over 200 characters, naming the file (it was published and linked, and its page a 400)', () => {
+    const { json, file } = load('redhat/2024/rhsa-2024_6163.json') as { json: { document: { tracking: Record<string, unknown> } }; file: string };
+    json.document.tracking.id = 'cisco-sa-crlf\r\nBcc: victim@example.org';
+    expect(() => parseCsafDocument(json, file, 'redhat')).toThrow(RawFormatError);
+    expect(() => parseCsafDocument(json, file, 'redhat')).toThrow(
+      /rhsa-2024_6163\.json: record cisco-sa-crlf\\u000d\\u000aBcc: victim@example\.org: document\.tracking\.id cannot be served by the API: expected an advisory id of at most 200 printable characters/,
+    );
+    json.document.tracking.id = `RHSA-${'9'.repeat(200)}`;
+    expect(() => parseCsafDocument(json, file, 'redhat')).toThrow(/record RHSA-9{75}…: document\.tracking\.id cannot be served by the API: .*\(found 205\)/);
+    json.document.tracking.id = `RHSA-${'9'.repeat(195)}`;
+    expect(parseCsafDocument(json, file, 'redhat')!.advisory.advisory_id).toHaveLength(200);
+  });
+
+  it('refuses a vendor folder the API cannot serve, naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'csaf-'));
+    try {
+      mkdirSync(join(dir, 'red hat'));
+      writeFileSync(join(dir, 'red hat', 'rhsa-2024_6163.json'), readFileSync(join(DIR, 'redhat', '2024', 'rhsa-2024_6163.json')));
+      await expect(csafParser.stage(dir, new MemoryStageSink(), noProgress)).rejects.toThrow(
+        /red hat\/rhsa-2024_6163\.json: vendor "red hat" \(the folder below csaf\/\) cannot be served by the API/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('CSAF dates', () => {
   it('an initial_release_date its month lacks is refused naming the file and the advisory (it was published as 2026-03-02)', () => {
     const doc = csafDoc({ tracking: { id: 'EX-2026-0001', status: 'final', version: '1', initial_release_date: '2026-02-30T00:00:00+00:00', current_release_date: '2026-03-05T00:00:00+00:00' } });

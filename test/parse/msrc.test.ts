@@ -87,6 +87,12 @@ describe('MSRC CVRF documents', () => {
     expect(() => parseMsrcDocument(doc, 'm.json')).toThrow(/m\.json: record 2024-Mar: "Vulnerability" is not an array/);
   });
 
+  it('refuses an ID the API could not serve (a control character), naming the file', () => {
+    const doc = JSON.parse(readFileSync(FILE, 'utf8'));
+    doc.DocumentTracking.Identification.ID.Value = '2024-Feb\u0007';
+    expect(() => parseMsrcDocument(doc, FILE)).toThrow(/2024-Feb\.json: record 2024-Feb\\u0007: DocumentTracking\.Identification\.ID\.Value cannot be served by the API/);
+  });
+
   it('rejects a release date its month lacks, naming the file and the release', () => {
     const doc = JSON.parse(readFileSync(FILE, 'utf8'));
     doc.DocumentTracking.CurrentReleaseDate = '2024-02-30T08:00:00';
