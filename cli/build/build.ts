@@ -10,6 +10,7 @@ import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CliError, RawFormatError } from '../../lib/errors.ts';
 import { formatCount, formatDuration, info, progress, step } from '../../lib/log.ts';
+import { acquirePidLock, type Lock } from '../../lib/pid-lock.ts';
 import { printable } from '../../lib/terminal-text.ts';
 import type { RawSourceKey } from '../../lib/raw-layout.ts';
 import { PARSERS } from '../parse/index.ts';
@@ -138,8 +139,38 @@ async function requireRawFolder(rawDir: string): Promise<void> {
   if (!found.isDirectory()) throw new CliError(`--raw ${rawDir}: not a folder (the raw folder holds nvd/, cvelist/, kev/, …): nothing published`);
 }
 
+/** The build's lock on its data folder (lib/pid-lock.ts). */
+export function buildLockFile(dataDir: string): string {
+  return join(dataDir, '_build.lock');
+}
+
+/**
+ * One build at a time per data folder. Two builds started together both measured their changes
+ * against the same published snapshot and both published: every upstream change was recorded
+ * twice, under two change_ids, and notified twice. A second build is refused at once rather
+ * than queued: it would rebuild from the raw folder the first one is reading, a queue of
+ * minutes-long builds is better decided by whoever started them (cron, the poller's next
+ * interval), and a lock nobody waits for cannot deadlock with the fetch lock that update and
+ * poll hold around their build.
+ */
+async function acquireBuildLock(dataDir: string): Promise<Lock> {
+  return acquirePidLock(
+    buildLockFile(dataDir),
+    (owner) => `${dataDir}: another vulnintel build (${owner}) is building into this data folder: nothing published; run again once it has finished (lock file ${buildLockFile(dataDir)})`,
+  );
+}
+
 export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   await requireRawFolder(opts.rawDir);
+  const lock = await acquireBuildLock(opts.dataDir);
+  try {
+    return await buildLocked(opts);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const builtAt = new Date();
   const buildId = newBuildId(builtAt);

@@ -3,6 +3,8 @@
  * file and the record, nothing published is damaged, old snapshots are pruned, and
  * enrichment tables keep the contract's null-vs-[] distinction.
  */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../cli/build/build.ts';
 import { resolveBuildOptions } from '../../cli/commands/build.ts';
-import { RawFormatError } from '../../lib/errors.ts';
+import { CliError, RawFormatError } from '../../lib/errors.ts';
 import { readCurrentBuildId, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
 import { nvdPage, nvdRecord, writeCorpus, NVD } from '../helpers/raw-corpus.ts';
 
@@ -144,6 +146,35 @@ describe('publishing', () => {
     expect(((await build(file, data).catch((e: unknown) => e)) as Error).message).toMatch(/^--raw .*a-file: not a folder/);
     expect(await readCurrentBuildId(data)).toBe(good.buildId);
     expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
+  });
+
+  it('one build at a time per data folder: a second is refused at once naming the folder and the holder, and publishes nothing', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const lockFile = join(data, '_build.lock');
+    // Another live process holds the folder.
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await writeFile(lockFile, `${other.pid}\n`);
+      const refused = await build(raw, data).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(CliError);
+      expect((refused as Error).message).toBe(
+        `${data}: another vulnintel build (pid ${other.pid}) is building into this data folder: nothing published; run again once it has finished (lock file ${lockFile})`,
+      );
+      expect(await readCurrentBuildId(data)).toBeNull();
+    } finally {
+      other.kill();
+    }
+    // Its owner gone, the lock is stale and taken over.
+    await new Promise((r) => (other.exitCode === null && other.signalCode === null ? other.once('exit', r) : r(null)));
+    const first = build(raw, data);
+    // Two builds started together both published and both recorded the same changes.
+    while (!existsSync(lockFile)) await new Promise((r) => setTimeout(r, 5));
+    const second = await build(raw, data).catch((e: unknown) => e);
+    expect((second as Error).message).toMatch(new RegExp(`another vulnintel build \\(pid ${process.pid}\\)`));
+    const published = await first;
+    expect(await readCurrentBuildId(data)).toBe(published.buildId);
+    expect(await readdir(snapshotsDir(data))).toEqual([published.buildId]);
+    expect(existsSync(lockFile)).toBe(false);
   });
 
   it('keeps the newest 3 snapshots and always the published one', async () => {
