@@ -22,7 +22,7 @@ import type { BuildOptions, BuildResult } from './options.ts';
 import { fsyncFiles, publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
 import { publishedSourceRecords, shrinkError, shrunkSources } from './shrink-guard.ts';
-import { createBuildDatabase, CVES_PARQUET_STEP, PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps, STAGE_STEP } from './sql-steps.ts';
+import { createBuildDatabase, CVES_PARQUET_STEP, duckDbWork, PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps, STAGE_STEP } from './sql-steps.ts';
 import { SERVING_STEP, startRecordsFile, writeServingFiles, type EarlyRecords } from './serving.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
@@ -196,7 +196,10 @@ async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
     if (shrunk.length > 0) throw shrinkError(shrunk, opts.rawDir, basename(previousDir!));
 
     const instance = await createBuildDatabase(workDir, opts);
-    const connection = await instance.connect();
+    const connection = await duckDbWork('connecting to the build database', () => instance.connect()).catch((err: unknown) => {
+      instance.closeSync();
+      throw err;
+    });
     const counts: Record<string, number> = {};
     let stepSeconds: Record<string, number> = {};
     const countOf = async (table: string): Promise<number> => {
@@ -225,7 +228,8 @@ async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
     // Read from the staging tables as soon as they are loaded: later steps drop them.
     let freshness: SourceFreshness = {};
     try {
-      await attachPreviousSnapshot(connection, previousDir);
+      const comparedWith = previousDir ? `reading the published snapshot ${basename(previousDir)} to compare with` : 'preparing the build database';
+      await duckDbWork(comparedWith, () => attachPreviousSnapshot(connection, previousDir));
       stepSeconds = await runSqlSteps(
         connection,
         params,

@@ -12,6 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../cli/build/build.ts';
 import { resolveBuildOptions } from '../../cli/commands/build.ts';
+import { createBuildDatabase } from '../../cli/build/sql-steps.ts';
 import { CliError, RawFormatError } from '../../lib/errors.ts';
 import { readCurrentBuildId, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
 import { nvdPage, nvdRecord, writeCorpus, NVD } from '../helpers/raw-corpus.ts';
@@ -175,6 +176,22 @@ describe('publishing', () => {
     expect(await readCurrentBuildId(data)).toBe(published.buildId);
     expect(await readdir(snapshotsDir(data))).toEqual([published.buildId]);
     expect(existsSync(lockFile)).toBe(false);
+  });
+
+  it('a DuckDB failure opening or preparing the build database is a one-line CliError; nothing published is touched', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const good = await build(raw, data);
+    // The published snapshot the build compares with, damaged: DuckDB's error escaped uncaught
+    // (as an out-of-memory one did under --memory-limit 1KB), with a stack.
+    await writeFile(join(snapshotsDir(data), good.buildId, 'advisories.parquet'), 'not parquet');
+    const damaged = await build(raw, data).catch((e: unknown) => e);
+    expect(damaged).toBeInstanceOf(CliError);
+    expect((damaged as Error).message).toMatch(new RegExp(`^reading the published snapshot ${good.buildId} to compare with failed: .*advisories\\.parquet`));
+    expect(await readCurrentBuildId(data)).toBe(good.buildId);
+    expect((await readdir(data)).filter((n) => n.startsWith('.build-') || n === '_build.lock')).toEqual([]);
+    const refused = await createBuildDatabase(data, { memoryLimit: 'plenty' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CliError);
+    expect((refused as Error).message).toMatch(/^opening the build database \(threads 2, memory limit plenty\) failed: /);
   });
 
   it('keeps the newest 3 snapshots and always the published one', async () => {

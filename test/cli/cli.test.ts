@@ -114,6 +114,13 @@ describe('vulnintel CLI', () => {
       expect(bad.stderr, size).toContain('--memory-limit must be a size with its unit, e.g. 1500MB or 2GB');
       expect(bad.stderr, size).not.toMatch(/\n\s+at /);
     }
+    // Accepted, these crashed the build with DuckDB's out-of-memory error and a stack.
+    for (const size of ['1B', '1KB', '64MB', '122MiB']) {
+      const small = await cli(['build', '--raw', '/nonexistent-raw', '--data', dataDir, '--memory-limit', size]);
+      expect(small.code, size).not.toBe(0);
+      expect(small.stderr, size).toContain('--memory-limit must be at least 128MB');
+      expect(small.stderr, size).not.toMatch(/\n\s+at /);
+    }
   });
 
   it('a port past 65535 is refused as a port, before anything starts', async () => {
