@@ -134,14 +134,18 @@ export function cvssVersionOf(vector: string): CvssVersion | null {
   return /(^|\/)Au:[MSN]/.test(vector) ? '2.0' : null;
 }
 
+/** The ae-cvss-calculator class of a CVSS version. */
+function cvssClass(version: CvssVersion | null): CvssCtor | null {
+  return version === '2.0' ? Cvss2 : version === '3.0' ? Cvss3P0 : version === '3.1' ? Cvss3P1 : version === '4.0' ? Cvss4P0 : null;
+}
+
 /**
  * Base score of a vector, computed by ae-cvss-calculator (metrics read by key, so
  * non-canonical order and temporal/threat suffixes are fine). Null when the vector is invalid.
  */
 export function cvssBaseScore(vector: string): number | null {
   const v = vector.trim();
-  const version = cvssVersionOf(v);
-  const Ctor = version === '2.0' ? Cvss2 : version === '3.0' ? Cvss3P0 : version === '3.1' ? Cvss3P1 : version === '4.0' ? Cvss4P0 : null;
+  const Ctor = cvssClass(cvssVersionOf(v));
   if (!Ctor) return null;
   try {
     const base = new Ctor(v).calculateScores().base;
@@ -149,6 +153,56 @@ export function cvssBaseScore(vector: string): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Vectors already checked, with the verdict: the CVE feeds repeat a few thousand distinct vectors
+ * over ~700,000 metrics. Bounded, in case a feed is all distinct.
+ */
+const checkedVectors = new Map<string, string | null>();
+const CHECKED_VECTORS_MAX = 50_000;
+
+/**
+ * Why a published vector is no CVSS vector, or null when it is one, as ae-cvss-calculator reads
+ * it: its version named, every metric and value known to that version, and for v2 and v3 every
+ * base metric there (the base score computes). A v4 vector is only parsed: computing its score
+ * costs the library about a millisecond, and it reads missing v4 metrics as "not defined".
+ */
+export function cvssVectorProblem(vector: string): string | null {
+  const v = vector.trim();
+  const known = checkedVectors.get(v);
+  if (known !== undefined) return known;
+  const version = cvssVersionOf(v);
+  const Ctor = cvssClass(version);
+  let problem: string | null = null;
+  if (!Ctor) {
+    problem = 'names no CVSS version (CVSS:3.1/…, CVSS:4.0/…, or a v2 vector with Au:)';
+  } else {
+    try {
+      const parsed = new Ctor(v);
+      if (version !== '4.0' && !Number.isFinite(parsed.calculateScores().base)) problem = `lacks a CVSS ${version} base metric`;
+    } catch (err) {
+      // The library's own refusals name the metric ("Unknown component value Z for component AV");
+      // a TypeError from inside it says nothing to the reader.
+      problem = err instanceof TypeError ? `does not parse as CVSS ${version}` : `does not parse as CVSS ${version}: ${(err as Error).message}`;
+    }
+  }
+  if (checkedVectors.size >= CHECKED_VECTORS_MAX) checkedVectors.clear();
+  checkedVectors.set(v, problem);
+  return problem;
+}
+
+/**
+ * A published CVSS vector: null when absent; a RawFormatError naming the file, the record and
+ * the field when it is no vector (cvssVectorProblem), since it would be published as is beside
+ * its score. Every parser reads its vectors through this.
+ */
+export function optionalCvssVector(value: unknown, what: string, file: string, record: string | undefined): string | null {
+  const vector = stringOrNull(value);
+  if (vector === null) return null;
+  const problem = cvssVectorProblem(vector);
+  if (problem !== null) throw new RawFormatError(file, record, `${what} ${JSON.stringify(vector)} ${problem}`);
+  return vector;
 }
 
 /** CVSS v3/v4 qualitative band of a score (NONE for 0). */

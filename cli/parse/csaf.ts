@@ -12,7 +12,7 @@ import { ADVISORY_VENDOR, ADVISORY_VENDOR_MESSAGE } from '../../lib/advisory-key
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssVector, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
 import { AFFECTED, FIXED, productIdsIn, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromProse, severityFromWord, severityTaxonomy, type VendorSeverity } from './vendor-severity.ts';
@@ -120,10 +120,20 @@ export function csafVendorFromPublisher(json: unknown): string | null {
   return word ?? slugs[0] ?? null;
 }
 
-/** One CVSS object (`cvss_v3`, `cvss_v4`, `cvss_v2`): its base score (computed if omitted). */
-function readCvss(value: unknown): CvssPick | null {
+/** Where a CVSS object sits, for the refusal of its vector. */
+interface CvssPlace {
+  file: string;
+  advisoryId: string;
+  where: string;
+}
+
+/**
+ * One CVSS object (`cvss_v3`, `cvss_v4`, `cvss_v2`): its base score (computed if omitted). A
+ * vector that is no CVSS vector is a RawFormatError, as in every parser.
+ */
+function readCvss(value: unknown, place: CvssPlace): CvssPick | null {
   if (!isObject(value)) return null;
-  const vector = stringOrNull(value.vectorString);
+  const vector = optionalCvssVector(value.vectorString, `${place.where}.vectorString`, place.file, place.advisoryId);
   const score = typeof value.baseScore === 'number' && Number.isFinite(value.baseScore) ? value.baseScore : vector ? cvssBaseScore(vector) : null;
   if (score === null) return null;
   const version = stringOrNull(value.version) ?? (vector ? cvssVersionOf(vector) : null);
@@ -140,14 +150,17 @@ function higherCvss(a: CvssPick | null, b: CvssPick | null): CvssPick | null {
  * The highest CVSS of one vulnerability: v3/v4 from `scores[]` (2.0) or `metrics[].content`
  * (2.1); v2 only when there is no v3/v4, since its scale is not comparable.
  */
-export function vulnerabilityCvss(vulnerability: Record<string, unknown>): CvssPick | null {
+export function vulnerabilityCvss(vulnerability: Record<string, unknown>, file: string, advisoryId: string, where: string): CvssPick | null {
   let modern: CvssPick | null = null;
   let legacy: CvssPick | null = null;
-  const holders = [...objectsOf(vulnerability.scores), ...objectsOf(vulnerability.metrics).map((m) => m.content).filter(isObject)];
-  for (const h of holders) {
-    modern = higherCvss(modern, readCvss(h.cvss_v3));
-    modern = higherCvss(modern, readCvss(h.cvss_v4));
-    legacy = higherCvss(legacy, readCvss(h.cvss_v2));
+  const holders = [
+    ...objectsOf(vulnerability.scores).map((h, i) => [h, `${where}.scores[${i}]`] as const),
+    ...objectsOf(vulnerability.metrics).map((m, i) => [m.content, `${where}.metrics[${i}].content`] as const),
+  ];
+  for (const [h, at] of holders) {
+    if (!isObject(h)) continue;
+    for (const key of ['cvss_v3', 'cvss_v4'] as const) modern = higherCvss(modern, readCvss(h[key], { file, advisoryId, where: `${at}.${key}` }));
+    legacy = higherCvss(legacy, readCvss(h.cvss_v2, { file, advisoryId, where: `${at}.cvss_v2` }));
   }
   return modern ?? legacy;
 }
@@ -225,7 +238,10 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   let docCvss: CvssPick | null = null;
   let highestThreat: VendorSeverity | null = null;
 
-  for (const v of objectsOf(json.vulnerabilities)) {
+  const vulnerabilities = arrayOf(json.vulnerabilities);
+  for (let index = 0; index < vulnerabilities.length; index++) {
+    const v = vulnerabilities[index];
+    if (!isObject(v)) continue;
     for (const id of productIdsIn(v, AFFECTED)) affectedIds.add(id);
     for (const id of productIdsIn(v, FIXED)) fixedIds.add(id);
     for (const r of objectsOf(v.remediations)) {
@@ -237,7 +253,7 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
         remediations.push(rem);
       }
     }
-    const cvss = vulnerabilityCvss(v);
+    const cvss = vulnerabilityCvss(v, file, advisoryId, `vulnerabilities[${index}]`);
     docCvss = higherCvss(docCvss, cvss);
     const threat = threatSeverity(v, taxonomy);
     highestThreat = higherSeverity(highestThreat, threat);

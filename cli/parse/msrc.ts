@@ -9,7 +9,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssVector, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
 import type { CvssPick, VendorAdvisoryRows } from './csaf.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromWord, type VendorSeverity } from './vendor-severity.ts';
@@ -46,10 +46,13 @@ function valueOf(wrapper: unknown): string | null {
   return isObject(wrapper) ? stringOrNull(wrapper.Value) : null;
 }
 
-function highestScoreSet(vulnerability: Record<string, unknown>): CvssPick | null {
+/** The highest CVSS of a CVE's score sets; a Vector that is no CVSS vector is a RawFormatError, as in every parser. */
+function highestScoreSet(vulnerability: Record<string, unknown>, cveId: string, file: string, advisoryId: string): CvssPick | null {
   let best: CvssPick | null = null;
-  for (const set of objectsOf(vulnerability.CVSSScoreSets)) {
-    const vector = stringOrNull(set.Vector);
+  const sets = objectsOf(vulnerability.CVSSScoreSets);
+  for (let i = 0; i < sets.length; i++) {
+    const set = sets[i]!;
+    const vector = optionalCvssVector(set.Vector, `Vulnerability ${cveId}: CVSSScoreSets[${i}].Vector`, file, advisoryId);
     const score = typeof set.BaseScore === 'number' && Number.isFinite(set.BaseScore) ? set.BaseScore : vector ? cvssBaseScore(vector) : null;
     if (score !== null && (!best || score > best.score)) best = { score, vector, version: vector ? cvssVersionOf(vector) : null };
   }
@@ -115,7 +118,7 @@ export function parseMsrcDocument(json: unknown, file: string): VendorAdvisoryRo
     // and no part in the release's rating either.
     const cveId = normalizeCveId(v.CVE);
     if (!cveId) continue;
-    const cvss = highestScoreSet(v);
+    const cvss = highestScoreSet(v, cveId, file, advisoryId);
     const severity = severityOf(v);
     docCvss = cvss && (!docCvss || cvss.score > docCvss.score) ? cvss : docCvss;
     docSeverity = higherSeverity(docSeverity, severity);

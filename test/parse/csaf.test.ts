@@ -319,6 +319,15 @@ describe('CSAF ids the API serves', () => {
   });
 });
 
+describe('CSAF vectors', () => {
+  it('a cvss_v3 vector that does not parse is refused beside its valid baseScore, naming the file, the advisory and where', () => {
+    const doc = csafDoc({}, [{ cve: 'CVE-2024-0001', scores: [{ products: ['P1'], cvss_v3: { version: '3.1', vectorString: 'CVSS:3.1/AV:Z/<script>', baseScore: 9.8, baseSeverity: 'CRITICAL' } }] }]);
+    expect(() => parseCsafDocument(doc, 'csaf/example/ex-2024-0001.json', 'example')).toThrow(
+      /ex-2024-0001\.json: record EX-2024-0001: vulnerabilities\[0\]\.scores\[0\]\.cvss_v3\.vectorString "CVSS:3\.1\/AV:Z\/<script>" does not parse as CVSS 3\.1/,
+    );
+  });
+});
+
 describe('CSAF dates', () => {
   it('an initial_release_date its month lacks is refused naming the file and the advisory (it was published as 2026-03-02)', () => {
     const doc = csafDoc({ tracking: { id: 'EX-2026-0001', status: 'final', version: '1', initial_release_date: '2026-02-30T00:00:00+00:00', current_release_date: '2026-03-05T00:00:00+00:00' } });

@@ -211,6 +211,13 @@ describe('CVE 5 malformed records', () => {
     expect(err.message).toMatch(/CVE-2025-14617\.json: record CVE-2025-14617: cna\.metrics\[3\]\.cvssV2_0: baseScore "n\/a" is not a number/);
   });
 
+  it('a vector that does not parse, beside a valid score, names the record and the metric', () => {
+    const rec = sample('CVE-2025-14617.json');
+    rec.containers.cna.metrics[3].cvssV2_0 = { version: '2.0', baseScore: 5, vectorString: 'AV:N/AC:Z/Au:N/C:P/I:N/A:N' };
+    const err = stageError(rec, 'cves/2025/14xxx/CVE-2025-14617.json');
+    expect(err.message).toMatch(/record CVE-2025-14617: cna\.metrics\[3\]\.cvssV2_0: vectorString "AV:N\/AC:Z\/Au:N\/C:P\/I:N\/A:N" does not parse as CVSS 2\.0/);
+  });
+
   it('a document that is not a CVE record', () => {
     expect(stageError({ dataType: 'CVE_DELTA' }).message).toMatch(/dataType "CVE_DELTA"/);
     expect(stageError([]).message).toMatch(/expected a JSON object/);

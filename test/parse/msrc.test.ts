@@ -93,6 +93,15 @@ describe('MSRC CVRF documents', () => {
     expect(() => parseMsrcDocument(doc, FILE)).toThrow(/2024-Feb\.json: record 2024-Feb\\u0007: DocumentTracking\.Identification\.ID\.Value cannot be served by the API/);
   });
 
+  it('a score set Vector that does not parse is refused beside its BaseScore, naming the file, the release and the CVE', () => {
+    const doc = JSON.parse(readFileSync(FILE, 'utf8'));
+    const vulnerability = doc.Vulnerability.find((v: { CVSSScoreSets?: unknown[] }) => v.CVSSScoreSets?.length);
+    vulnerability.CVSSScoreSets[0].Vector = 'CVSS:3.1/AV:Z/<script>';
+    expect(() => parseMsrcDocument(doc, FILE)).toThrow(
+      new RegExp(`2024-Feb\\.json: record 2024-Feb: Vulnerability ${vulnerability.CVE}: CVSSScoreSets\\[0\\]\\.Vector "CVSS:3\\.1/AV:Z/<script>" does not parse as CVSS 3\\.1`),
+    );
+  });
+
   it('rejects a release date its month lacks, naming the file and the release', () => {
     const doc = JSON.parse(readFileSync(FILE, 'utf8'));
     doc.DocumentTracking.CurrentReleaseDate = '2024-02-30T08:00:00';

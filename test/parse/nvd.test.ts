@@ -325,13 +325,34 @@ describe('NVD malformed input', () => {
     expect(stageError({ ...page([]), vulnerabilities: [{ notCve: 1 }] }).record).toBe('vulnerabilities[0]');
   });
 
-  it('a non-numeric baseScore without a usable vector names the record and metric', () => {
-    const rec = sample('CVE-2023-4966.json') as { metrics: { cvssMetricV31: Array<{ cvssData: Record<string, unknown> }> } };
-    rec.metrics.cvssMetricV31[1]!.cvssData.baseScore = 'high';
-    rec.metrics.cvssMetricV31[1]!.cvssData.vectorString = 'CVSS:3.1/nonsense';
-    const err = stageError(page([rec]));
+  it('a baseScore that is no score, without a vector to compute one, names the record, the metric and what is wrong', () => {
+    const withScore = (score: unknown) => {
+      const rec = sample('CVE-2023-4966.json') as { metrics: { cvssMetricV31: Array<{ cvssData: Record<string, unknown> }> } };
+      rec.metrics.cvssMetricV31[1]!.cvssData.baseScore = score;
+      delete rec.metrics.cvssMetricV31[1]!.cvssData.vectorString;
+      return stageError(page([rec]));
+    };
+    const err = withScore('high');
     expect(err.record).toBe('CVE-2023-4966');
-    expect(err.message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore "high" is not a number/);
+    expect(err.message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore "high" is not a number and no vectorString to compute it from$/);
+    // 11.5 is a number: "is not a number" said the wrong thing.
+    expect(withScore(11.5).message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore 11\.5 is out of range 0–10 and no vectorString to compute it from$/);
+    expect(withScore(-5).message).toMatch(/baseScore -5 is out of range 0–10/);
+  });
+
+  it('a vector that does not parse is refused even beside a valid baseScore (it was published as is)', () => {
+    const withVector = (vector: string, score: unknown = 7.5) => {
+      const rec = sample('CVE-2023-4966.json') as { metrics: { cvssMetricV31: Array<{ cvssData: Record<string, unknown> }> } };
+      rec.metrics.cvssMetricV31[1]!.cvssData.vectorString = vector;
+      rec.metrics.cvssMetricV31[1]!.cvssData.baseScore = score;
+      return stageError(page([rec]));
+    };
+    expect(withVector('CVSS:3.1/AV:Z/<script>').message).toBe(
+      'raw/nvd/page-7.json: record CVE-2023-4966: metrics.cvssMetricV31[1]: vectorString "CVSS:3.1/AV:Z/<script>" does not parse as CVSS 3.1: Unknown component value Z for component AV',
+    );
+    expect(withVector('CVSS:3.1/nonsense', 'high').message).toMatch(/metrics\.cvssMetricV31\[1\]: vectorString "CVSS:3\.1\/nonsense" does not parse as CVSS 3\.1$/);
+    expect(withVector('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H').message).toMatch(/vectorString ".*" lacks a CVSS 3\.1 base metric$/);
+    expect(withVector('<script>').message).toMatch(/vectorString "<script>" names no CVSS version/);
   });
 
   it('a missing baseScore with a valid vector is computed, not an error', () => {

@@ -213,6 +213,14 @@ describe('malformed OSV input', () => {
     expect(parseOsvRecord({ ...record, published: '0001-01-01T00:00:00Z' }, file).advisory.published).toBeNull();
   });
 
+  it('rejects a CVSS_V3 score that is no vector (it was published as is), naming the file and the record', () => {
+    const file = join(DIR, 'GHSA-36p3-wjmg-h94x.json');
+    const record = JSON.parse(readFileSync(file, 'utf8'));
+    expect(() => parseOsvRecord({ ...record, severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:Z/<script>' }] }, file)).toThrow(
+      /record GHSA-36p3-wjmg-h94x: severity CVSS_V3 score "CVSS:3\.1\/AV:Z\/<script>" does not parse as CVSS 3\.1/,
+    );
+  });
+
   it('rejects a record without an id, naming the file', () => {
     expect(() => parseOsvRecord({ summary: 'x' }, 'advisories/noid.json')).toThrow(/advisories\/noid\.json: OSV record has no "id"/);
   });
