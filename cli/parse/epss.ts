@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { withoutBom } from '../../lib/bom.ts';
 import { RawFormatError } from '../../lib/errors.ts';
 import type { Progress } from '../../lib/log.ts';
 import { listFiles } from '../raw/documents.ts';
@@ -99,7 +100,7 @@ export async function stageEpssFile(file: string, sink: StageSink, progress?: Pr
   try {
     for await (const raw of lines) {
       lineNo++;
-      const line = lineNo === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+      const line = lineNo === 1 ? withoutBom(raw) : raw;
       if (line.trim() === '') continue;
       const where = `line ${lineNo}`;
       if (line.startsWith('#')) {

@@ -204,6 +204,14 @@ describe('publishing', () => {
   });
 });
 
+describe('build parameters', () => {
+  it('reads <raw>/_build.json saved with a UTF-8 byte order mark', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vulnintel-raw-'));
+    await writeFile(join(dir, '_build.json'), `\uFEFF${JSON.stringify({ relatedProductThreshold: 7, missionWellbeing: 'high' })}`);
+    expect(await resolveBuildOptions({ raw: dir, data: dir })).toMatchObject({ relatedProductThreshold: 7, missionWellbeing: 'high' });
+  });
+});
+
 describe('enrichment tables', () => {
   it('fixed_branches is a list for OSV ranges, [] for an OSV package without ranges, null when never loaded', async () => {
     const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));

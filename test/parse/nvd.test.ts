@@ -285,6 +285,18 @@ describe('NVD malformed input', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nvd-bad-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('a page saved with a UTF-8 byte order mark is read (it was refused as malformed JSON)', async () => {
+    const bomDir = mkdtempSync(join(tmpdir(), 'nvd-bom-'));
+    try {
+      writeFileSync(join(bomDir, 'page-0001.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(page([sample('CVE-2023-4966.json')])))]));
+      const sink = new MemoryStageSink();
+      expect(await nvdParser.stage(bomDir, sink, countingProgress())).toEqual({ files: 1, records: 1 });
+      expect(sink.rows.nvd_cve.map((r) => r.cve_id)).toEqual(['CVE-2023-4966']);
+    } finally {
+      rmSync(bomDir, { recursive: true, force: true });
+    }
+  });
+
   it('malformed JSON names the file', async () => {
     writeFileSync(join(dir, 'broken-page.json'), '{"resultsPerPage": 1, "vulnerabilities": [');
     await expect(nvdParser.stage(dir, new MemoryStageSink(), countingProgress())).rejects.toThrow(/broken-page\.json: malformed JSON/);
