@@ -269,6 +269,16 @@ export function stringOrNull(value: unknown): string | null {
 }
 
 /**
+ * A text field a format defines as a string: null when absent (missing, null or ""); a
+ * RawFormatError naming the file, the record and the field when it holds anything else (a
+ * CSAF title of 42 was dropped without a word), as a date that is there and wrong is.
+ */
+export function optionalText(value: unknown, what: string, file: string, record: string | undefined): string | null {
+  if (value === undefined || value === null || typeof value === 'string') return stringOrNull(value);
+  throw new RawFormatError(file, record, `${what} is not a string (${JSON.stringify(value)})`);
+}
+
+/**
  * A JSON Schema document (`$schema` plus `properties`), as feeds publish beside their data
  * (cisagov/kev-data ships `known_exploited_vulnerabilities_schema.json` next to the catalog):
  * not data, so readers skip it rather than fail on it.

@@ -12,7 +12,7 @@ import { ADVISORY_VENDOR, ADVISORY_VENDOR_MESSAGE } from '../../lib/advisory-key
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssVector, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssVector, optionalText, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
 import { AFFECTED, FIXED, productIdsIn, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromProse, severityFromWord, severityTaxonomy, type VendorSeverity } from './vendor-severity.ts';
@@ -299,12 +299,13 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   const advisory: VendorAdvisoryRow = {
     vendor,
     advisory_id: advisoryId,
-    title: stringOrNull(doc.title),
+    // The text fields CSAF requires as strings: anything else is a broken document.
+    title: optionalText(doc.title, 'document.title', file, advisoryId),
     description: noteText(doc.notes, ['summary', 'description']),
-    publisher: stringOrNull(publisher.name),
-    category: stringOrNull(doc.category),
+    publisher: optionalText(publisher.name, 'document.publisher.name', file, advisoryId),
+    category: optionalText(doc.category, 'document.category', file, advisoryId),
     tlp,
-    status: stringOrNull(tracking.status),
+    status: optionalText(tracking.status, 'document.tracking.status', file, advisoryId),
     version: typeof tracking.version === 'number' ? String(tracking.version) : stringOrNull(tracking.version),
     published: optionalTimestamp(tracking.initial_release_date, 'document.tracking.initial_release_date', file, advisoryId),
     modified: optionalTimestamp(tracking.current_release_date, 'document.tracking.current_release_date', file, advisoryId),

@@ -319,6 +319,17 @@ describe('CSAF ids the API serves', () => {
   });
 });
 
+describe('CSAF text fields', () => {
+  it('a title that is not a string (42) is refused naming the file and the advisory (it was dropped without a word)', () => {
+    const { json, file } = load('cisa/2024/icsa-24-060-01.json') as { json: { document: Record<string, unknown> }; file: string };
+    json.document.title = 42;
+    expect(() => parseCsafDocument(json, file, 'cisa')).toThrow(/icsa-24-060-01\.json: record ICSA-24-060-01: document\.title is not a string \(42\)$/);
+    json.document.title = undefined;
+    json.document.category = ['csaf_security_advisory'];
+    expect(() => parseCsafDocument(json, file, 'cisa')).toThrow(/record ICSA-24-060-01: document\.category is not a string/);
+  });
+});
+
 describe('CSAF vectors', () => {
   it('a cvss_v3 vector that does not parse is refused beside its valid baseScore, naming the file, the advisory and where', () => {
     const doc = csafDoc({}, [{ cve: 'CVE-2024-0001', scores: [{ products: ['P1'], cvss_v3: { version: '3.1', vectorString: 'CVSS:3.1/AV:Z/<script>', baseScore: 9.8, baseSeverity: 'CRITICAL' } }] }]);
