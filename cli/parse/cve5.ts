@@ -135,6 +135,9 @@ export function stageCve5Record(json: unknown, file: string, sink: StageSink): v
   }
   const meta = json.cveMetadata;
   if (!isObject(meta)) throw new RawFormatError(file, undefined, 'not a CVE 5 record (no cveMetadata object)');
+  // The record names itself: cveMetadata.cveId decides, whatever the file is called. CVE 5 gives
+  // file names no meaning (mirrors, zips and Vulnrichment name and nest them their own ways), a
+  // record is whole on its own, and its rows carry the file, so a misnamed one is traced.
   const cveId = normalizeCveId(meta.cveId);
   if (cveId === null) throw new RawFormatError(file, undefined, `missing or invalid cveMetadata.cveId (${JSON.stringify(meta.cveId ?? null)})`);
   const state = stringOrNull(meta.state);

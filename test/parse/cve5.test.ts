@@ -218,6 +218,14 @@ describe('CVE 5 malformed records', () => {
     expect(err.message).toMatch(/record CVE-2025-14617: cna\.metrics\[3\]\.cvssV2_0: vectorString "AV:N\/AC:Z\/Au:N\/C:P\/I:N\/A:N" does not parse as CVSS 2\.0/);
   });
 
+  it('the record names itself: a file called CVE-2024-3400.json holding CVE-2024-9999999 is staged as CVE-2024-9999999, with its file', () => {
+    const rec = sample('CVE-2024-3400.json');
+    rec.cveMetadata.cveId = 'CVE-2024-9999999';
+    const sink = new MemoryStageSink();
+    stageCve5Record(rec, 'cves/2024/3xxx/CVE-2024-3400.json', sink);
+    expect(sink.rows.cve5.map((r) => [r.cve_id, r.file])).toEqual([['CVE-2024-9999999', 'cves/2024/3xxx/CVE-2024-3400.json']]);
+  });
+
   it('a document that is not a CVE record', () => {
     expect(stageError({ dataType: 'CVE_DELTA' }).message).toMatch(/dataType "CVE_DELTA"/);
     expect(stageError([]).message).toMatch(/expected a JSON object/);
