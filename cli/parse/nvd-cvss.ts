@@ -16,9 +16,8 @@ function isScore(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 10;
 }
 
-/** What is wrong with a baseScore that is no score. */
+/** What is wrong with a baseScore that is there and no score. */
 function scoreProblem(value: unknown): string {
-  if (value === undefined || value === null) return 'no baseScore';
   if (typeof value === 'number' && Number.isFinite(value)) return `baseScore ${value} is out of range 0–10`;
   return `baseScore ${JSON.stringify(value)} is not a number`;
 }
@@ -27,7 +26,8 @@ function scoreProblem(value: unknown): string {
  * Reads vector, score and severity of a CVSS data object (`cvssData` in NVD, `cvssV3_1` &c.
  * in CVE 5). `severity` is passed separately because NVD v2 keeps it on the metric object.
  * A RawFormatError names the record and the metric when the vector does not parse (it would be
- * published as is beside a valid score), or when there is neither a usable score nor a vector.
+ * published as is beside a valid score), when a baseScore is there but no score (11.5, "9.8":
+ * the vector's score is not put in its place unsaid), or when there is neither score nor vector.
  */
 export function readMetricScore(
   data: Record<string, unknown>,
@@ -37,10 +37,11 @@ export function readMetricScore(
   what: string,
 ): MetricScore {
   const vector = optionalCvssVector(data.vectorString, `${what}: vectorString`, file, record);
-  let score: number | null = isScore(data.baseScore) ? data.baseScore : null;
-  if (score === null && vector !== null) score = cvssBaseScore(vector);
+  const published = data.baseScore;
+  if (published !== undefined && published !== null && !isScore(published)) throw new RawFormatError(file, record, `${what}: ${scoreProblem(published)}`);
+  const score = isScore(published) ? published : vector === null ? null : cvssBaseScore(vector);
   if (score === null) {
-    throw new RawFormatError(file, record, `${what}: ${scoreProblem(data.baseScore)} and ${vector === null ? 'no vectorString to compute it from' : `its vectorString ${JSON.stringify(vector)} gives none`}`);
+    throw new RawFormatError(file, record, `${what}: no baseScore, and ${vector === null ? 'no vectorString to compute it from' : `none computes from vectorString ${JSON.stringify(vector)}`}`);
   }
   const band = stringOrNull(severity);
   return { vector, base_score: score, base_severity: band === null ? null : band.toUpperCase() };

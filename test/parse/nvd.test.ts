@@ -337,19 +337,20 @@ describe('NVD malformed input', () => {
     expect(stageError({ ...page([]), vulnerabilities: [{ notCve: 1 }] }).record).toBe('vulnerabilities[0]');
   });
 
-  it('a baseScore that is no score, without a vector to compute one, names the record, the metric and what is wrong', () => {
-    const withScore = (score: unknown) => {
+  it('a baseScore that is there but no score is refused, vector or not, naming the record, the metric and what is wrong', () => {
+    const withScore = (score: unknown, keepVector = true) => {
       const rec = sample('CVE-2023-4966.json') as { metrics: { cvssMetricV31: Array<{ cvssData: Record<string, unknown> }> } };
       rec.metrics.cvssMetricV31[1]!.cvssData.baseScore = score;
-      delete rec.metrics.cvssMetricV31[1]!.cvssData.vectorString;
+      if (!keepVector) delete rec.metrics.cvssMetricV31[1]!.cvssData.vectorString;
       return stageError(page([rec]));
     };
     const err = withScore('high');
     expect(err.record).toBe('CVE-2023-4966');
-    expect(err.message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore "high" is not a number and no vectorString to compute it from$/);
-    // 11.5 is a number: "is not a number" said the wrong thing.
-    expect(withScore(11.5).message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore 11\.5 is out of range 0–10 and no vectorString to compute it from$/);
-    expect(withScore(-5).message).toMatch(/baseScore -5 is out of range 0–10/);
+    expect(err.message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore "high" is not a number$/);
+    // 11.5 is a number: "is not a number" said the wrong thing. Nor is the vector's 7.5 put in its place unsaid.
+    expect(withScore(11.5).message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore 11\.5 is out of range 0–10$/);
+    expect(withScore(-5, false).message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore -5 is out of range 0–10$/);
+    expect(withScore(undefined, false).message).toMatch(/metrics\.cvssMetricV31\[1\]: no baseScore, and no vectorString to compute it from$/);
   });
 
   it('a vector that does not parse is refused even beside a valid baseScore (it was published as is)', () => {
