@@ -205,6 +205,18 @@ export function optionalCvssVector(value: unknown, what: string, file: string, r
   return vector;
 }
 
+/**
+ * A published CVSS base score: null when absent; a RawFormatError naming the file, the record
+ * and the field when it is there but no score from 0 to 10 (11.5, "9.8"): the score a vector
+ * computes is not put in its place unsaid.
+ */
+export function optionalCvssScore(value: unknown, what: string, file: string, record: string | undefined): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 10) return value;
+  const problem = typeof value === 'number' && Number.isFinite(value) ? 'is out of range 0–10' : 'is not a number';
+  throw new RawFormatError(file, record, `${what} ${JSON.stringify(value)} ${problem}`);
+}
+
 /** CVSS v3/v4 qualitative band of a score (NONE for 0). */
 export function cvssSeverity(score: number): 'NONE' | 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL' {
   if (score >= 9) return 'CRITICAL';

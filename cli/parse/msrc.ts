@@ -9,7 +9,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssVector, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssScore, optionalCvssVector, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
 import type { CvssPick, VendorAdvisoryRows } from './csaf.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromWord, type VendorSeverity } from './vendor-severity.ts';
@@ -46,14 +46,14 @@ function valueOf(wrapper: unknown): string | null {
   return isObject(wrapper) ? stringOrNull(wrapper.Value) : null;
 }
 
-/** The highest CVSS of a CVE's score sets; a Vector that is no CVSS vector is a RawFormatError, as in every parser. */
+/** The highest CVSS of a CVE's score sets; a Vector or BaseScore that is none is a RawFormatError, as in every parser. */
 function highestScoreSet(vulnerability: Record<string, unknown>, cveId: string, file: string, advisoryId: string): CvssPick | null {
   let best: CvssPick | null = null;
   const sets = objectsOf(vulnerability.CVSSScoreSets);
   for (let i = 0; i < sets.length; i++) {
     const set = sets[i]!;
     const vector = optionalCvssVector(set.Vector, `Vulnerability ${cveId}: CVSSScoreSets[${i}].Vector`, file, advisoryId);
-    const score = typeof set.BaseScore === 'number' && Number.isFinite(set.BaseScore) ? set.BaseScore : vector ? cvssBaseScore(vector) : null;
+    const score = optionalCvssScore(set.BaseScore, `Vulnerability ${cveId}: CVSSScoreSets[${i}].BaseScore`, file, advisoryId) ?? (vector ? cvssBaseScore(vector) : null);
     if (score !== null && (!best || score > best.score)) best = { score, vector, version: vector ? cvssVersionOf(vector) : null };
   }
   return best;

@@ -4,22 +4,12 @@
  * the slow path (ae-cvss-calculator), so it only runs when the score is missing.
  */
 import { RawFormatError } from '../../lib/errors.ts';
-import { cvssBaseScore, optionalCvssVector, stringOrNull } from './common.ts';
+import { cvssBaseScore, optionalCvssScore, optionalCvssVector, stringOrNull } from './common.ts';
 
 export interface MetricScore {
   vector: string | null;
   base_score: number;
   base_severity: string | null;
-}
-
-function isScore(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 10;
-}
-
-/** What is wrong with a baseScore that is there and no score. */
-function scoreProblem(value: unknown): string {
-  if (typeof value === 'number' && Number.isFinite(value)) return `baseScore ${value} is out of range 0–10`;
-  return `baseScore ${JSON.stringify(value)} is not a number`;
 }
 
 /**
@@ -37,9 +27,8 @@ export function readMetricScore(
   what: string,
 ): MetricScore {
   const vector = optionalCvssVector(data.vectorString, `${what}: vectorString`, file, record);
-  const published = data.baseScore;
-  if (published !== undefined && published !== null && !isScore(published)) throw new RawFormatError(file, record, `${what}: ${scoreProblem(published)}`);
-  const score = isScore(published) ? published : vector === null ? null : cvssBaseScore(vector);
+  const published = optionalCvssScore(data.baseScore, `${what}: baseScore`, file, record);
+  const score = published ?? (vector === null ? null : cvssBaseScore(vector));
   if (score === null) {
     throw new RawFormatError(file, record, `${what}: no baseScore, and ${vector === null ? 'no vectorString to compute it from' : `none computes from vectorString ${JSON.stringify(vector)}`}`);
   }

@@ -330,7 +330,14 @@ describe('CSAF text fields', () => {
   });
 });
 
-describe('CSAF vectors', () => {
+describe('CSAF vectors and scores', () => {
+  it('a baseScore out of 0–10 is refused, naming the file, the advisory and where (it was published as the advisory\'s CVSS)', () => {
+    const doc = csafDoc({}, [{ cve: 'CVE-2024-0001', scores: [{ products: ['P1'], cvss_v3: { version: '3.1', vectorString: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', baseScore: 98, baseSeverity: 'CRITICAL' } }] }]);
+    expect(() => parseCsafDocument(doc, 'csaf/example/ex-2024-0001.json', 'example')).toThrow(
+      /record EX-2024-0001: vulnerabilities\[0\]\.scores\[0\]\.cvss_v3\.baseScore 98 is out of range 0–10$/,
+    );
+  });
+
   it('a cvss_v3 vector that does not parse is refused beside its valid baseScore, naming the file, the advisory and where', () => {
     const doc = csafDoc({}, [{ cve: 'CVE-2024-0001', scores: [{ products: ['P1'], cvss_v3: { version: '3.1', vectorString: 'CVSS:3.1/AV:Z/<script>', baseScore: 9.8, baseSeverity: 'CRITICAL' } }] }]);
     expect(() => parseCsafDocument(doc, 'csaf/example/ex-2024-0001.json', 'example')).toThrow(

@@ -93,9 +93,12 @@ describe('MSRC CVRF documents', () => {
     expect(() => parseMsrcDocument(doc, FILE)).toThrow(/2024-Feb\.json: record 2024-Feb\\u0007: DocumentTracking\.Identification\.ID\.Value cannot be served by the API/);
   });
 
-  it('a score set Vector that does not parse is refused beside its BaseScore, naming the file, the release and the CVE', () => {
+  it('a score set BaseScore out of range, or a Vector that does not parse beside its BaseScore, is refused naming the file, the release and the CVE', () => {
     const doc = JSON.parse(readFileSync(FILE, 'utf8'));
     const vulnerability = doc.Vulnerability.find((v: { CVSSScoreSets?: unknown[] }) => v.CVSSScoreSets?.length);
+    vulnerability.CVSSScoreSets[0].BaseScore = 12;
+    expect(() => parseMsrcDocument(doc, FILE)).toThrow(new RegExp(`record 2024-Feb: Vulnerability ${vulnerability.CVE}: CVSSScoreSets\\[0\\]\\.BaseScore 12 is out of range 0–10$`));
+    vulnerability.CVSSScoreSets[0].BaseScore = 7.8;
     vulnerability.CVSSScoreSets[0].Vector = 'CVSS:3.1/AV:Z/<script>';
     expect(() => parseMsrcDocument(doc, FILE)).toThrow(
       new RegExp(`2024-Feb\\.json: record 2024-Feb: Vulnerability ${vulnerability.CVE}: CVSSScoreSets\\[0\\]\\.Vector "CVSS:3\\.1/AV:Z/<script>" does not parse as CVSS 3\\.1`),
