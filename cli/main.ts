@@ -19,14 +19,27 @@ function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
 }
 
 /**
- * A DuckDB memory size as DuckDB reads one (a number and a unit: 1500MB, 2GB, 1.5GiB): any other
- * text failed inside DuckDB as a bare "Failed to set config", with a stack, after staging.
+ * The smallest --memory-limit: DuckDB's per-thread buffers need about 100 MB before any data,
+ * and the bundled 83-CVE sample fails at 96MB on 2 threads. Below it (1KB, 1B) every build fails;
+ * said once, here, rather than as an out-of-memory error after staging.
+ */
+const MIN_MEMORY_LIMIT = { bytes: 128e6, text: '128MB' };
+
+/**
+ * A DuckDB memory size as DuckDB reads one (a number and a unit: 1500MB, 2GB, 1.5GiB; KB, MB, …
+ * are powers of 1000, KiB, MiB, … of 1024): any other text failed inside DuckDB as a bare
+ * "Failed to set config", with a stack, after staging.
  */
 function memorySize(name: string) {
-  const SIZE = /^\s*(\d+(?:\.\d+)?)\s*(?:[KMGT]i?B|B|bytes?|(?:kilo|mega|giga|tera)bytes?)\s*$/i;
+  const SIZE = /^\s*(\d+(?:\.\d+)?)\s*(?:([KMGT])(i?)B|B|bytes?|(kilo|mega|giga|tera)bytes?)\s*$/i;
   return (value: string): string => {
     const match = SIZE.exec(value);
     if (!match || !(Number(match[1]) > 0)) throw new InvalidArgumentError(`${name} must be a size with its unit, e.g. 1500MB or 2GB`);
+    const prefix = (match[2] ?? match[4]?.[0] ?? '').toUpperCase();
+    const bytes = Number(match[1]) * (match[3] ? 1024 : 1000) ** ('KMGT'.indexOf(prefix) + 1);
+    if (bytes < MIN_MEMORY_LIMIT.bytes) {
+      throw new InvalidArgumentError(`${name} must be at least ${MIN_MEMORY_LIMIT.text} (the build's DuckDB cannot run in less), e.g. 1500MB or 2GB`);
+    }
     return value.trim();
   };
 }

@@ -4,16 +4,10 @@
  * milliseconds could skip or repeat rows published within the same millisecond.
  */
 
+import { daysInMonth } from '../../lib/calendar.ts';
+
 const TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?)?$/;
-
-function daysInMonth(year: number, month: number): number {
-  return [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
-}
-
-function isLeap(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-}
 
 /**
  * Parses `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time (`2024-04-12T08:15:06.23Z`,

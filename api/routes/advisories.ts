@@ -5,6 +5,7 @@
  * ids such as `RHSA-2026:9102` may be sent as they are or with `:` as `%3A`.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { ADVISORY_ID, ADVISORY_ID_MAX_LENGTH, ADVISORY_ID_MESSAGE, ADVISORY_VENDOR, ADVISORY_VENDOR_MESSAGE } from '../../lib/advisory-keys.ts';
 import type { ApiApp, RouteModule } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import { booleanParam, queryParam, timestampParam } from '../http/params.ts';
@@ -14,17 +15,15 @@ import { errorResponses } from './cves-schemas.ts';
 import { DEFAULT_LIMIT, PUBLIC_BASE, pagingParams, readingTables } from './resource-common.ts';
 
 const TAG = 'Vendor advisories';
-const VENDOR = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const VENDOR_MESSAGE = 'expected an advisory source such as redhat, cisco, microsoft (letters, digits, ".", "_", "-"; at most 64)';
 
 function parseVendor(raw: string): string {
-  if (!VENDOR.test(raw)) throw new Error(VENDOR_MESSAGE);
+  if (!ADVISORY_VENDOR.test(raw)) throw new Error(ADVISORY_VENDOR_MESSAGE);
   return raw.toLowerCase();
 }
 
 const ListQuery = z.object({
   has_cve: booleanParam('true: only advisories linked to a CVE; false: only those not linked to one yet (many advisories precede their CVE).'),
-  vendor: queryParam(parseVendor, { pattern: VENDOR.source, description: 'Advisory source (`redhat`, `cisco`, `microsoft`, `suse`, …), any case.', example: 'redhat' }),
+  vendor: queryParam(parseVendor, { pattern: ADVISORY_VENDOR.source, description: 'Advisory source (`redhat`, `cisco`, `microsoft`, `suse`, …), any case.', example: 'redhat' }),
   since: timestampParam('Modified (else published) at or after this time (`YYYY-MM-DD` or RFC 3339; UTC when no offset).'),
   ...pagingParams,
 });
@@ -32,13 +31,13 @@ const ListQuery = z.object({
 const PathParams = z.object({
   vendor: z
     .string()
-    .regex(VENDOR, VENDOR_MESSAGE)
+    .regex(ADVISORY_VENDOR, ADVISORY_VENDOR_MESSAGE)
     .openapi({ param: { name: 'vendor', in: 'path' }, description: 'Advisory source, any case.', example: 'redhat' }),
   advisory_id: z
     .string()
     .min(1)
-    .max(200)
-    .regex(/^[^\u0000-\u001f\u007f]+$/, 'expected an advisory id of at most 200 printable characters')
+    .max(ADVISORY_ID_MAX_LENGTH)
+    .regex(ADVISORY_ID, ADVISORY_ID_MESSAGE)
     .openapi({ param: { name: 'advisory_id', in: 'path' }, description: 'Advisory id as the vendor writes it, any case; URL-encode `/`.', example: 'RHSA-2024:6163' }),
 });
 

@@ -4,6 +4,7 @@
  * are precomputed bytes, never validated on the way out).
  */
 import { z } from '@hono/zod-openapi';
+import { YEAR_MAX, YEAR_MIN } from '../../lib/calendar.ts';
 import {
   booleanParam,
   CVE_ID_PATTERN,
@@ -46,7 +47,7 @@ const filterParams = {
     example: 9,
   }),
   kev_only: booleanParam('true: only CVEs listed in the CISA KEV catalog.'),
-  year: integerParam({ min: 1000, max: 9999, description: 'UTC publication year.', example: 2024 }),
+  year: integerParam({ min: YEAR_MIN, max: YEAR_MAX, description: 'UTC publication year.', example: 2024 }),
 };
 
 const listParams = {

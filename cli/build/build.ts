@@ -10,6 +10,7 @@ import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CliError, RawFormatError } from '../../lib/errors.ts';
 import { formatCount, formatDuration, info, progress, step } from '../../lib/log.ts';
+import { acquirePidLock, type Lock } from '../../lib/pid-lock.ts';
 import { printable } from '../../lib/terminal-text.ts';
 import type { RawSourceKey } from '../../lib/raw-layout.ts';
 import { PARSERS } from '../parse/index.ts';
@@ -21,7 +22,7 @@ import type { BuildOptions, BuildResult } from './options.ts';
 import { fsyncFiles, publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
 import { publishedSourceRecords, shrinkError, shrunkSources } from './shrink-guard.ts';
-import { createBuildDatabase, CVES_PARQUET_STEP, PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps, STAGE_STEP } from './sql-steps.ts';
+import { createBuildDatabase, CVES_PARQUET_STEP, duckDbWork, PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps, STAGE_STEP } from './sql-steps.ts';
 import { SERVING_STEP, startRecordsFile, writeServingFiles, type EarlyRecords } from './serving.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
@@ -138,8 +139,38 @@ async function requireRawFolder(rawDir: string): Promise<void> {
   if (!found.isDirectory()) throw new CliError(`--raw ${rawDir}: not a folder (the raw folder holds nvd/, cvelist/, kev/, …): nothing published`);
 }
 
+/** The build's lock on its data folder (lib/pid-lock.ts). */
+export function buildLockFile(dataDir: string): string {
+  return join(dataDir, '_build.lock');
+}
+
+/**
+ * One build at a time per data folder. Two builds started together both measured their changes
+ * against the same published snapshot and both published: every upstream change was recorded
+ * twice, under two change_ids, and notified twice. A second build is refused at once rather
+ * than queued: it would rebuild from the raw folder the first one is reading, a queue of
+ * minutes-long builds is better decided by whoever started them (cron, the poller's next
+ * interval), and a lock nobody waits for cannot deadlock with the fetch lock that update and
+ * poll hold around their build.
+ */
+async function acquireBuildLock(dataDir: string): Promise<Lock> {
+  return acquirePidLock(
+    buildLockFile(dataDir),
+    (owner) => `${dataDir}: another vulnintel build (${owner}) is building into this data folder: nothing published; run again once it has finished (lock file ${buildLockFile(dataDir)})`,
+  );
+}
+
 export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   await requireRawFolder(opts.rawDir);
+  const lock = await acquireBuildLock(opts.dataDir);
+  try {
+    return await buildLocked(opts);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const builtAt = new Date();
   const buildId = newBuildId(builtAt);
@@ -165,7 +196,10 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     if (shrunk.length > 0) throw shrinkError(shrunk, opts.rawDir, basename(previousDir!));
 
     const instance = await createBuildDatabase(workDir, opts);
-    const connection = await instance.connect();
+    const connection = await duckDbWork('connecting to the build database', () => instance.connect()).catch((err: unknown) => {
+      instance.closeSync();
+      throw err;
+    });
     const counts: Record<string, number> = {};
     let stepSeconds: Record<string, number> = {};
     const countOf = async (table: string): Promise<number> => {
@@ -194,7 +228,8 @@ export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
     // Read from the staging tables as soon as they are loaded: later steps drop them.
     let freshness: SourceFreshness = {};
     try {
-      await attachPreviousSnapshot(connection, previousDir);
+      const comparedWith = previousDir ? `reading the published snapshot ${basename(previousDir)} to compare with` : 'preparing the build database';
+      await duckDbWork(comparedWith, () => attachPreviousSnapshot(connection, previousDir));
       stepSeconds = await runSqlSteps(
         connection,
         params,

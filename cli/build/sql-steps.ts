@@ -32,17 +32,35 @@ export const CVES_PARQUET_STEP = '09_write_cves.sql';
 const SEPARATE_STEPS = new Set([CVES_PARQUET_STEP, '11_serving.sql']);
 
 /**
+ * DuckDB work of the build, `what` naming it: a failure (out of memory, a setting DuckDB refuses)
+ * is a one-line CliError saying what failed, never an uncaught exception with a stack. The build
+ * is then undone like any other failed build.
+ */
+export async function duckDbWork<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`${what} failed: ${(err as Error).message}`);
+  }
+}
+
+/**
  * The database the build's SQL runs in (the build's steps and the serving step alike): in
  * memory, spilling to `<workDir>/duckdb-tmp` past the memory limit. A database file was tried:
  * its write-ahead log made every CREATE TABLE write its rows twice, ~40 % slower overall.
  */
 export function createBuildDatabase(workDir: string, opts: { threads?: number; memoryLimit?: string } = {}): Promise<DuckDBInstance> {
-  return DuckDBInstance.create(':memory:', {
-    threads: String(opts.threads ?? 2),
-    memory_limit: opts.memoryLimit ?? '1500MB',
-    temp_directory: join(workDir, 'duckdb-tmp'),
-    preserve_insertion_order: 'true',
-  });
+  const threads = String(opts.threads ?? 2);
+  const memoryLimit = opts.memoryLimit ?? '1500MB';
+  return duckDbWork(`opening the build database (threads ${threads}, memory limit ${memoryLimit})`, () =>
+    DuckDBInstance.create(':memory:', {
+      threads,
+      memory_limit: memoryLimit,
+      temp_directory: join(workDir, 'duckdb-tmp'),
+      preserve_insertion_order: 'true',
+    }),
+  );
 }
 
 export async function listSqlSteps(): Promise<string[]> {
@@ -61,12 +79,7 @@ export function fillPlaceholders(sql: string, params: Record<string, string | nu
 export async function runSqlStep(connection: DuckDBConnection, file: string, params: Record<string, string | number>): Promise<number> {
   const sql = fillPlaceholders(await readFile(join(SQL_DIR, file), 'utf8'), params);
   const started = performance.now();
-  try {
-    await connection.run(sql);
-  } catch (err) {
-    // One line, no stack: the message is DuckDB's, naming what failed (the build is then undone).
-    throw new CliError(`build step sql/${file} failed: ${(err as Error).message}`);
-  }
+  await duckDbWork(`build step sql/${file}`, () => connection.run(sql));
   return (performance.now() - started) / 1000;
 }
 

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { withoutBom } from '../../lib/bom.ts';
 import { CliError } from '../../lib/errors.ts';
 import { defaultRawDir } from '../../lib/paths.ts';
 import { buildSnapshot } from '../build/build.ts';
@@ -28,7 +29,7 @@ export async function readCorpusParameters(rawDir: string): Promise<z.infer<type
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(withoutBom(text));
   } catch (err) {
     throw new CliError(`${file}: malformed JSON (${(err as Error).message})`);
   }

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { withoutBom } from '../../lib/bom.ts';
 import { CliError } from '../../lib/errors.ts';
 
 /** An http(s) URL: what the fetchers can read (an ftp: or file: URL failed only at fetch time, after retries). */
@@ -183,7 +184,7 @@ export async function loadFetchConfig(file?: string, extra?: unknown): Promise<F
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(withoutBom(text));
     } catch (err) {
       throw new CliError(`config ${file} is not valid JSON: ${(err as Error).message}`);
     }

@@ -3,6 +3,9 @@
  * spellings. One place each, so every feed is read the same way.
  */
 import cvssCalculator from 'ae-cvss-calculator';
+import { ADVISORY_ID_MESSAGE, isAdvisoryId } from '../../lib/advisory-keys.ts';
+import { daysInMonth, YEAR_MAX, YEAR_MIN } from '../../lib/calendar.ts';
+import { RawFormatError } from '../../lib/errors.ts';
 
 const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = cvssCalculator as unknown as {
   Cvss2: CvssCtor;
@@ -32,26 +35,94 @@ export function normalizeCweId(value: unknown): string | null {
 }
 
 /**
+ * The one shape every feed's timestamp is brought to before it is read: date, time, zone. The
+ * year may have more digits here only so that the refusal can say which year it is.
+ */
+const ISO_SHAPE = /^(\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** A timestamp read: its ISO-8601 UTC form, or why there is none. */
+export type TimestampReading = { ts: string; problem?: undefined } | { ts: null; problem: string };
+
+/**
  * Any timestamp the feeds publish → ISO-8601 UTC with `Z`. A value without a zone (NVD,
  * legacy CVE 5) is UTC. Accepts `+0000` offsets, 4–6 fractional digits, a space instead of
- * `T` (Metasploit `2025-06-23 12:43:46 +0000`) and bare dates. Null when unreadable.
+ * `T` (Metasploit `2025-06-23 12:43:46 +0000`) and bare dates.
+ *
+ * Date.parse alone is not enough: V8 rolls day 30 or 31 of any month over into the next one
+ * (`2024-02-30` became 2024-03-01, published as such), reads `24:00` as the next midnight, and
+ * falls back to a lenient local-time reader for other shapes (`Feb 30 2024`). So the shape is
+ * matched first, the day checked against its month, and the year kept within what the API
+ * serves (lib/calendar.ts): a date outside it would be stored and never listed.
  */
-export function toUtcTimestamp(value: unknown): string | null {
-  if (typeof value !== 'string' || value.trim() === '') return null;
+export function readUtcTimestamp(value: unknown): TimestampReading {
+  if (typeof value !== 'string') return { ts: null, problem: 'not a date-time string' };
   let v = value.trim().replace(' ', 'T').replace(/\s+/g, '');
-  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) v += 'T00:00:00Z';
+  if (/^\d{4,}-\d{2}-\d{2}$/.test(v)) v += 'T00:00:00Z';
   v = v.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
   if (!/(Z|[+-]\d{2}:\d{2})$/i.test(v)) v += 'Z';
+  const m = ISO_SHAPE.exec(v);
+  if (!m) return { ts: null, problem: 'not a date-time (expected YYYY-MM-DD or YYYY-MM-DDThh:mm:ss, optionally with a zone)' };
+  const [, y, mo, d, hh] = m as unknown as [string, string, string, string, string];
+  const year = Number(y);
+  const month = Number(mo);
+  if (year < YEAR_MIN || year > YEAR_MAX) return { ts: null, problem: `year ${y} is outside ${YEAR_MIN}–${YEAR_MAX}` };
+  if (month < 1 || month > 12) return { ts: null, problem: `month ${mo} does not exist` };
+  if (Number(d) < 1 || Number(d) > daysInMonth(year, month)) return { ts: null, problem: `day ${d} does not exist in ${y}-${mo}` };
+  if (Number(hh) > 23) return { ts: null, problem: `hour ${hh} does not exist` };
   // Date.parse accepts at most millisecond precision reliably: trim longer fractions.
-  v = v.replace(/(\.\d{3})\d+/, '$1');
-  const ms = Date.parse(v);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+  const ms = Date.parse(v.replace(/(\.\d{3})\d+/, '$1'));
+  if (Number.isNaN(ms)) return { ts: null, problem: 'not a date-time (a minute, second or zone out of range)' };
+  const ts = new Date(ms).toISOString();
+  // The zone can carry a date across a year's edge: the year stored is the UTC one.
+  const utcYear = /^\d{4}-/.test(ts) ? Number(ts.slice(0, 4)) : Number.NaN;
+  if (!(utcYear >= YEAR_MIN && utcYear <= YEAR_MAX)) return { ts: null, problem: `year ${ts.slice(0, ts.indexOf('-', 1))} (UTC) is outside ${YEAR_MIN}–${YEAR_MAX}` };
+  return { ts };
 }
 
-/** Any timestamp or date → `YYYY-MM-DD` (UTC); null when unreadable. */
-export function toUtcDate(value: unknown): string | null {
-  const ts = toUtcTimestamp(value);
-  return ts ? ts.slice(0, 10) : null;
+/** readUtcTimestamp's value alone: null when unreadable. */
+export function toUtcTimestamp(value: unknown): string | null {
+  return readUtcTimestamp(value).ts;
+}
+
+/** A reader of one timestamp: toUtcTimestamp, or the CVE feeds' fast path in front of it. */
+export type TimestampReader = (value: unknown) => string | null;
+
+function absent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+/** The refusal of a value that is there but is no timestamp, saying why (this path is rare: it reads again). */
+function unreadableTimestamp(value: unknown, what: string, file: string, record: string | undefined): RawFormatError {
+  return new RawFormatError(file, record, `unreadable ${what} (${JSON.stringify(value)}): ${readUtcTimestamp(value).problem ?? 'not a date-time'}`);
+}
+
+/**
+ * A timestamp a record may leave out: null when absent (missing, null or ""); a RawFormatError
+ * naming the file, the record and the field when present but unreadable. Every parser reads its
+ * dates through this or requiredTimestamp: a value that is there and wrong is a format change
+ * or a broken file, never a date to guess.
+ */
+export function optionalTimestamp(value: unknown, what: string, file: string, record: string | undefined, read: TimestampReader = toUtcTimestamp): string | null {
+  if (absent(value)) return null;
+  const ts = read(value);
+  if (ts === null) throw unreadableTimestamp(value, what, file, record);
+  return ts;
+}
+
+/** A timestamp a record must have: a RawFormatError naming the file, the record and the field otherwise. */
+export function requiredTimestamp(value: unknown, what: string, file: string, record: string | undefined, read: TimestampReader = toUtcTimestamp): string {
+  if (absent(value)) throw new RawFormatError(file, record, `missing ${what}`);
+  return optionalTimestamp(value, what, file, record, read)!;
+}
+
+/** optionalTimestamp as a `YYYY-MM-DD` (UTC) date. */
+export function optionalDate(value: unknown, what: string, file: string, record: string | undefined): string | null {
+  return optionalTimestamp(value, what, file, record)?.slice(0, 10) ?? null;
+}
+
+/** requiredTimestamp as a `YYYY-MM-DD` (UTC) date. */
+export function requiredDate(value: unknown, what: string, file: string, record: string | undefined): string {
+  return requiredTimestamp(value, what, file, record).slice(0, 10);
 }
 
 export type CvssVersion = '2.0' | '3.0' | '3.1' | '4.0';
@@ -63,14 +134,18 @@ export function cvssVersionOf(vector: string): CvssVersion | null {
   return /(^|\/)Au:[MSN]/.test(vector) ? '2.0' : null;
 }
 
+/** The ae-cvss-calculator class of a CVSS version. */
+function cvssClass(version: CvssVersion | null): CvssCtor | null {
+  return version === '2.0' ? Cvss2 : version === '3.0' ? Cvss3P0 : version === '3.1' ? Cvss3P1 : version === '4.0' ? Cvss4P0 : null;
+}
+
 /**
  * Base score of a vector, computed by ae-cvss-calculator (metrics read by key, so
  * non-canonical order and temporal/threat suffixes are fine). Null when the vector is invalid.
  */
 export function cvssBaseScore(vector: string): number | null {
   const v = vector.trim();
-  const version = cvssVersionOf(v);
-  const Ctor = version === '2.0' ? Cvss2 : version === '3.0' ? Cvss3P0 : version === '3.1' ? Cvss3P1 : version === '4.0' ? Cvss4P0 : null;
+  const Ctor = cvssClass(cvssVersionOf(v));
   if (!Ctor) return null;
   try {
     const base = new Ctor(v).calculateScores().base;
@@ -78,6 +153,68 @@ export function cvssBaseScore(vector: string): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Vectors already checked, with the verdict: the CVE feeds repeat a few thousand distinct vectors
+ * over ~700,000 metrics. Bounded, in case a feed is all distinct.
+ */
+const checkedVectors = new Map<string, string | null>();
+const CHECKED_VECTORS_MAX = 50_000;
+
+/**
+ * Why a published vector is no CVSS vector, or null when it is one, as ae-cvss-calculator reads
+ * it: its version named, every metric and value known to that version, and for v2 and v3 every
+ * base metric there (the base score computes). A v4 vector is only parsed: computing its score
+ * costs the library about a millisecond, and it reads missing v4 metrics as "not defined".
+ */
+export function cvssVectorProblem(vector: string): string | null {
+  const v = vector.trim();
+  const known = checkedVectors.get(v);
+  if (known !== undefined) return known;
+  const version = cvssVersionOf(v);
+  const Ctor = cvssClass(version);
+  let problem: string | null = null;
+  if (!Ctor) {
+    problem = 'names no CVSS version (CVSS:3.1/…, CVSS:4.0/…, or a v2 vector with Au:)';
+  } else {
+    try {
+      const parsed = new Ctor(v);
+      if (version !== '4.0' && !Number.isFinite(parsed.calculateScores().base)) problem = `lacks a CVSS ${version} base metric`;
+    } catch (err) {
+      // The library's own refusals name the metric ("Unknown component value Z for component AV");
+      // a TypeError from inside it says nothing to the reader.
+      problem = err instanceof TypeError ? `does not parse as CVSS ${version}` : `does not parse as CVSS ${version}: ${(err as Error).message}`;
+    }
+  }
+  if (checkedVectors.size >= CHECKED_VECTORS_MAX) checkedVectors.clear();
+  checkedVectors.set(v, problem);
+  return problem;
+}
+
+/**
+ * A published CVSS vector: null when absent; a RawFormatError naming the file, the record and
+ * the field when it is no vector (cvssVectorProblem), since it would be published as is beside
+ * its score. Every parser reads its vectors through this.
+ */
+export function optionalCvssVector(value: unknown, what: string, file: string, record: string | undefined): string | null {
+  const vector = stringOrNull(value);
+  if (vector === null) return null;
+  const problem = cvssVectorProblem(vector);
+  if (problem !== null) throw new RawFormatError(file, record, `${what} ${JSON.stringify(vector)} ${problem}`);
+  return vector;
+}
+
+/**
+ * A published CVSS base score: null when absent; a RawFormatError naming the file, the record
+ * and the field when it is there but no score from 0 to 10 (11.5, "9.8"): the score a vector
+ * computes is not put in its place unsaid.
+ */
+export function optionalCvssScore(value: unknown, what: string, file: string, record: string | undefined): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 10) return value;
+  const problem = typeof value === 'number' && Number.isFinite(value) ? 'is out of range 0–10' : 'is not a number';
+  throw new RawFormatError(file, record, `${what} ${JSON.stringify(value)} ${problem}`);
 }
 
 /** CVSS v3/v4 qualitative band of a score (NONE for 0). */
@@ -125,12 +262,32 @@ export function englishText(list: unknown, key = 'value'): string | null {
   return typeof text === 'string' ? text : null;
 }
 
+/**
+ * A vendor advisory id the API can serve (lib/advisory-keys.ts); otherwise a RawFormatError
+ * naming the file and the id (cut short: the id may be what is too long).
+ */
+export function servableAdvisoryId(id: string, field: string, file: string): string {
+  if (isAdvisoryId(id)) return id;
+  const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
+  throw new RawFormatError(file, shown, `${field} cannot be served by the API: ${ADVISORY_ID_MESSAGE} (found ${id.length})`);
+}
+
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/**
+ * A text field a format defines as a string: null when absent (missing, null or ""); a
+ * RawFormatError naming the file, the record and the field when it holds anything else (a
+ * CSAF title of 42 was dropped without a word), as a date that is there and wrong is.
+ */
+export function optionalText(value: unknown, what: string, file: string, record: string | undefined): string | null {
+  if (value === undefined || value === null || typeof value === 'string') return stringOrNull(value);
+  throw new RawFormatError(file, record, `${what} is not a string (${JSON.stringify(value)})`);
 }
 
 /**

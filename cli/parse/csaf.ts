@@ -8,10 +8,11 @@
  */
 import { relative, sep } from 'node:path';
 import { parse as parseDomain } from 'tldts';
+import { ADVISORY_VENDOR, ADVISORY_VENDOR_MESSAGE } from '../../lib/advisory-keys.ts';
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssScore, optionalCvssVector, optionalText, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
 import { AFFECTED, FIXED, productIdsIn, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromProse, severityFromWord, severityTaxonomy, type VendorSeverity } from './vendor-severity.ts';
@@ -119,11 +120,22 @@ export function csafVendorFromPublisher(json: unknown): string | null {
   return word ?? slugs[0] ?? null;
 }
 
-/** One CVSS object (`cvss_v3`, `cvss_v4`, `cvss_v2`): its base score (computed if omitted). */
-function readCvss(value: unknown): CvssPick | null {
+/** Where a CVSS object sits, for the refusal of its vector. */
+interface CvssPlace {
+  file: string;
+  advisoryId: string;
+  where: string;
+}
+
+/**
+ * One CVSS object (`cvss_v3`, `cvss_v4`, `cvss_v2`): its base score (computed if omitted). A
+ * vector that is no CVSS vector, or a score that is no score, is a RawFormatError, as in every
+ * parser.
+ */
+function readCvss(value: unknown, place: CvssPlace): CvssPick | null {
   if (!isObject(value)) return null;
-  const vector = stringOrNull(value.vectorString);
-  const score = typeof value.baseScore === 'number' && Number.isFinite(value.baseScore) ? value.baseScore : vector ? cvssBaseScore(vector) : null;
+  const vector = optionalCvssVector(value.vectorString, `${place.where}.vectorString`, place.file, place.advisoryId);
+  const score = optionalCvssScore(value.baseScore, `${place.where}.baseScore`, place.file, place.advisoryId) ?? (vector ? cvssBaseScore(vector) : null);
   if (score === null) return null;
   const version = stringOrNull(value.version) ?? (vector ? cvssVersionOf(vector) : null);
   return { score, vector, version };
@@ -139,14 +151,17 @@ function higherCvss(a: CvssPick | null, b: CvssPick | null): CvssPick | null {
  * The highest CVSS of one vulnerability: v3/v4 from `scores[]` (2.0) or `metrics[].content`
  * (2.1); v2 only when there is no v3/v4, since its scale is not comparable.
  */
-export function vulnerabilityCvss(vulnerability: Record<string, unknown>): CvssPick | null {
+export function vulnerabilityCvss(vulnerability: Record<string, unknown>, file: string, advisoryId: string, where: string): CvssPick | null {
   let modern: CvssPick | null = null;
   let legacy: CvssPick | null = null;
-  const holders = [...objectsOf(vulnerability.scores), ...objectsOf(vulnerability.metrics).map((m) => m.content).filter(isObject)];
-  for (const h of holders) {
-    modern = higherCvss(modern, readCvss(h.cvss_v3));
-    modern = higherCvss(modern, readCvss(h.cvss_v4));
-    legacy = higherCvss(legacy, readCvss(h.cvss_v2));
+  const holders = [
+    ...objectsOf(vulnerability.scores).map((h, i) => [h, `${where}.scores[${i}]`] as const),
+    ...objectsOf(vulnerability.metrics).map((m, i) => [m.content, `${where}.metrics[${i}].content`] as const),
+  ];
+  for (const [h, at] of holders) {
+    if (!isObject(h)) continue;
+    for (const key of ['cvss_v3', 'cvss_v4'] as const) modern = higherCvss(modern, readCvss(h[key], { file, advisoryId, where: `${at}.${key}` }));
+    legacy = higherCvss(legacy, readCvss(h.cvss_v2, { file, advisoryId, where: `${at}.cvss_v2` }));
   }
   return modern ?? legacy;
 }
@@ -191,10 +206,11 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   }
   const doc = json.document as Record<string, unknown>;
   const tracking = isObject(doc.tracking) ? doc.tracking : {};
-  const advisoryId = typeof tracking.id === 'string' ? tracking.id.trim() : '';
-  if (advisoryId === '') {
+  const trackingId = typeof tracking.id === 'string' ? tracking.id.trim() : '';
+  if (trackingId === '') {
     throw new RawFormatError(file, stringOrNull(doc.title) ?? undefined, 'CSAF document has no document.tracking.id');
   }
+  const advisoryId = servableAdvisoryId(trackingId, 'document.tracking.id', file);
   if (json.vulnerabilities !== undefined && !Array.isArray(json.vulnerabilities)) {
     throw new RawFormatError(file, advisoryId, '"vulnerabilities" is not an array');
   }
@@ -223,7 +239,10 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   let docCvss: CvssPick | null = null;
   let highestThreat: VendorSeverity | null = null;
 
-  for (const v of objectsOf(json.vulnerabilities)) {
+  const vulnerabilities = arrayOf(json.vulnerabilities);
+  for (let index = 0; index < vulnerabilities.length; index++) {
+    const v = vulnerabilities[index];
+    if (!isObject(v)) continue;
     for (const id of productIdsIn(v, AFFECTED)) affectedIds.add(id);
     for (const id of productIdsIn(v, FIXED)) fixedIds.add(id);
     for (const r of objectsOf(v.remediations)) {
@@ -235,7 +254,7 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
         remediations.push(rem);
       }
     }
-    const cvss = vulnerabilityCvss(v);
+    const cvss = vulnerabilityCvss(v, file, advisoryId, `vulnerabilities[${index}]`);
     docCvss = higherCvss(docCvss, cvss);
     const threat = threatSeverity(v, taxonomy);
     highestThreat = higherSeverity(highestThreat, threat);
@@ -281,15 +300,16 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   const advisory: VendorAdvisoryRow = {
     vendor,
     advisory_id: advisoryId,
-    title: stringOrNull(doc.title),
+    // The text fields CSAF requires as strings: anything else is a broken document.
+    title: optionalText(doc.title, 'document.title', file, advisoryId),
     description: noteText(doc.notes, ['summary', 'description']),
-    publisher: stringOrNull(publisher.name),
-    category: stringOrNull(doc.category),
+    publisher: optionalText(publisher.name, 'document.publisher.name', file, advisoryId),
+    category: optionalText(doc.category, 'document.category', file, advisoryId),
     tlp,
-    status: stringOrNull(tracking.status),
+    status: optionalText(tracking.status, 'document.tracking.status', file, advisoryId),
     version: typeof tracking.version === 'number' ? String(tracking.version) : stringOrNull(tracking.version),
-    published: toUtcTimestamp(tracking.initial_release_date),
-    modified: toUtcTimestamp(tracking.current_release_date),
+    published: optionalTimestamp(tracking.initial_release_date, 'document.tracking.initial_release_date', file, advisoryId),
+    modified: optionalTimestamp(tracking.current_release_date, 'document.tracking.current_release_date', file, advisoryId),
     aggregate_severity: stringOrNull(aggregate.text),
     aggregate_severity_namespace: stringOrNull(aggregate.namespace),
     vendor_severity: severity?.band ?? null,
@@ -323,6 +343,10 @@ export const csafParser: SourceParser = {
       const isCsaf = isObject(json) && isObject(json.document);
       const vendor = csafVendorOf(doc.path, dir) ?? csafVendorFromPublisher(json);
       if (!vendor && isCsaf) throw new RawFormatError(doc.path, undefined, 'no vendor: put CSAF files in csaf/<vendor>/…, or the document must name its publisher');
+      // The vendor is half of the advisory's address in the API: one it refuses links nowhere.
+      if (vendor && isCsaf && !ADVISORY_VENDOR.test(vendor)) {
+        throw new RawFormatError(doc.path, undefined, `vendor ${JSON.stringify(vendor)} (the folder below csaf/) cannot be served by the API: ${ADVISORY_VENDOR_MESSAGE}`);
+      }
       const rows = parseCsafDocument(json, doc.path, vendor ?? '');
       if (!rows) continue;
       sink.emit('vendor_advisory', rows.advisory);

@@ -11,7 +11,7 @@ import { basename } from 'node:path';
 import { RawFormatError } from '../../lib/errors.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { CvssRow, MetricRole, StageSink } from '../stage/tables.ts';
-import { englishText, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate } from './common.ts';
+import { englishText, isObject, normalizeCveId, normalizeCweId, optionalDate, optionalTimestamp, stringOrNull } from './common.ts';
 import { emitAffectedProducts } from './cve5-affected.ts';
 import { objects, stringList, type JsonObject } from './cve5-json.ts';
 import { readSsvcOptions } from './cve5-ssvc.ts';
@@ -40,14 +40,6 @@ const LEADING_CWE = /^\s*(CWE-\d+)\b/i;
 
 export function isCve5IndexFile(path: string): boolean {
   return INDEX_FILES.has(basename(path).toLowerCase());
-}
-
-/** Null when absent; a RawFormatError when present but unreadable (a format change). */
-function optionalTimestamp(value: unknown, what: string, file: string, cveId: string): string | null {
-  if (value === undefined || value === null || value === '') return null;
-  const ts = feedTimestamp(value);
-  if (ts === null) throw new RawFormatError(file, cveId, `unreadable ${what} (${JSON.stringify(value)})`);
-  return ts;
 }
 
 interface Container {
@@ -97,9 +89,10 @@ function stageAdpOther(c: Container, cveId: string, file: string, sink: StageSin
     const type = typeof other.type === 'string' ? other.type.toLowerCase() : '';
     if (type === 'ssvc') {
       const content = other.content;
-      sink.emit('ssvc', { cve_id: cveId, feed: 'cve5', ...readSsvcOptions(content.options), timestamp: feedTimestamp(content.timestamp), file });
+      const timestamp = optionalTimestamp(content.timestamp, `${c.path}.metrics[].other.content.timestamp`, file, cveId, feedTimestamp);
+      sink.emit('ssvc', { cve_id: cveId, feed: 'cve5', ...readSsvcOptions(content.options), timestamp, file });
     } else if (type === 'kev') {
-      kevDateAdded = toUtcDate(other.content.dateAdded) ?? kevDateAdded;
+      kevDateAdded = optionalDate(other.content.dateAdded, `${c.path}.metrics[].other.content.dateAdded`, file, cveId) ?? kevDateAdded;
     }
   }
   return kevDateAdded;
@@ -130,7 +123,7 @@ function stageReferences(c: Container, cveId: string, file: string, sink: StageS
 
 function containerOf(body: JsonObject, role: MetricRole, path: string, recordUpdated: string | null, file: string, cveId: string): Container {
   const meta = isObject(body.providerMetadata) ? body.providerMetadata : {};
-  const dateUpdated = optionalTimestamp(meta.dateUpdated, `${path}.providerMetadata.dateUpdated`, file, cveId);
+  const dateUpdated = optionalTimestamp(meta.dateUpdated, `${path}.providerMetadata.dateUpdated`, file, cveId, feedTimestamp);
   return { body, role, provider: stringOrNull(meta.shortName), dateUpdated, modified: dateUpdated ?? recordUpdated, path };
 }
 
@@ -142,6 +135,9 @@ export function stageCve5Record(json: unknown, file: string, sink: StageSink): v
   }
   const meta = json.cveMetadata;
   if (!isObject(meta)) throw new RawFormatError(file, undefined, 'not a CVE 5 record (no cveMetadata object)');
+  // The record names itself: cveMetadata.cveId decides, whatever the file is called. CVE 5 gives
+  // file names no meaning (mirrors, zips and Vulnrichment name and nest them their own ways), a
+  // record is whole on its own, and its rows carry the file, so a misnamed one is traced.
   const cveId = normalizeCveId(meta.cveId);
   if (cveId === null) throw new RawFormatError(file, undefined, `missing or invalid cveMetadata.cveId (${JSON.stringify(meta.cveId ?? null)})`);
   const state = stringOrNull(meta.state);
@@ -149,7 +145,7 @@ export function stageCve5Record(json: unknown, file: string, sink: StageSink): v
   const containers = json.containers;
   if (!isObject(containers) || !isObject(containers.cna)) throw new RawFormatError(file, cveId, 'missing containers.cna');
 
-  const dateUpdated = optionalTimestamp(meta.dateUpdated, 'cveMetadata.dateUpdated', file, cveId);
+  const dateUpdated = optionalTimestamp(meta.dateUpdated, 'cveMetadata.dateUpdated', file, cveId, feedTimestamp);
   const cna = containerOf(containers.cna, 'cna', 'cna', dateUpdated, file, cveId);
   const adps = objects(containers.adp).map((body, i) => containerOf(body, 'adp', `adp[${i}]`, dateUpdated, file, cveId));
 
@@ -167,10 +163,10 @@ export function stageCve5Record(json: unknown, file: string, sink: StageSink): v
     state: state.toUpperCase(),
     assigner_org_id: stringOrNull(meta.assignerOrgId),
     assigner_short_name: stringOrNull(meta.assignerShortName),
-    date_reserved: optionalTimestamp(meta.dateReserved, 'cveMetadata.dateReserved', file, cveId),
-    date_published: optionalTimestamp(meta.datePublished, 'cveMetadata.datePublished', file, cveId),
+    date_reserved: optionalTimestamp(meta.dateReserved, 'cveMetadata.dateReserved', file, cveId, feedTimestamp),
+    date_published: optionalTimestamp(meta.datePublished, 'cveMetadata.datePublished', file, cveId, feedTimestamp),
     date_updated: dateUpdated,
-    date_rejected: optionalTimestamp(meta.dateRejected, 'cveMetadata.dateRejected', file, cveId),
+    date_rejected: optionalTimestamp(meta.dateRejected, 'cveMetadata.dateRejected', file, cveId, feedTimestamp),
     cna_date_updated: cna.dateUpdated,
     title: stringOrNull(cna.body.title),
     description: englishText(cna.body.descriptions),

@@ -71,12 +71,38 @@ function entryRow(entry: unknown, kind: CweKind, textElement: string, file: stri
   };
 }
 
+/** The number of the last line of `text`. */
+function lastLine(text: string): number {
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+  return lines;
+}
+
+/**
+ * The refusal of an XML text the validator rejects. Elements left open at the end of the text
+ * (a truncated download) are reported by fast-xml-parser at line 1 as `Invalid '["a","b"]'
+ * found.`: that is said as where the text breaks off, its last line, and what is still open.
+ */
+function malformedXml(file: string, err: { code: string; msg: string; line: number }, text: string): RawFormatError {
+  const open = err.code === 'InvalidXml' ? /^Invalid '(\[[\s\S]*\])' found\.$/.exec(err.msg) : null;
+  let names: unknown = null;
+  try {
+    names = open ? JSON.parse(open[1]!) : null;
+  } catch {
+    // not the unclosed-elements message after all: reported as the validator words it
+  }
+  if (Array.isArray(names) && names.length > 0) {
+    return new RawFormatError(file, `line ${lastLine(text)}`, `malformed XML: the text ends with ${names.map((n) => `<${String(n)}>`).join(' > ')} still open (a truncated file?)`);
+  }
+  return new RawFormatError(file, `line ${err.line}`, `malformed XML (${err.msg})`);
+}
+
 /** Every weakness, category and view of an XML catalog. */
 export function parseCweXml(text: string, file: string): CweRow[] {
   // The parser is lenient about unclosed elements, so a truncated download would silently
   // give a partial list: validate first.
   const valid = XMLValidator.validate(text);
-  if (valid !== true) throw new RawFormatError(file, `line ${valid.err.line}`, `malformed XML (${valid.err.msg})`);
+  if (valid !== true) throw malformedXml(file, valid.err, text);
   let doc: unknown;
   try {
     doc = newXmlParser().parse(text);

@@ -9,11 +9,12 @@ import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { withoutBom } from '../../lib/bom.ts';
 import { RawFormatError } from '../../lib/errors.ts';
 import type { Progress } from '../../lib/log.ts';
 import { listFiles } from '../raw/documents.ts';
 import type { StageSink } from '../stage/tables.ts';
-import { normalizeCveId, toUtcDate } from './common.ts';
+import { normalizeCveId, optionalDate } from './common.ts';
 import type { SourceParser } from './source.ts';
 
 const COMMENT = /^#model_version:([^,]+),score_date:(.+)$/;
@@ -29,11 +30,14 @@ export interface EpssFileInfo {
   score_date: string | null;
 }
 
-/** `#model_version:…,score_date:…` → its values; null when the line is not that comment. */
-export function parseEpssComment(line: string): EpssFileInfo | null {
+/**
+ * `#model_version:…,score_date:…` → its values; null when the line is not that comment. A
+ * score_date that is no date is a RawFormatError naming `file` and `where` (the line).
+ */
+export function parseEpssComment(line: string, file: string, where: string): EpssFileInfo | null {
   const m = COMMENT.exec(line.trim());
   if (!m) return null;
-  return { model_version: m[1]!.trim(), score_date: toUtcDate(m[2]!.trim()) };
+  return { model_version: m[1]!.trim(), score_date: optionalDate(m[2]!.trim(), 'score_date', file, where) };
 }
 
 export function isEpssFile(path: string): boolean {
@@ -86,7 +90,7 @@ function streamError(err: unknown, file: string): Error {
 /** Stages one EPSS file; returns the number of score rows. */
 export async function stageEpssFile(file: string, sink: StageSink, progress?: Progress): Promise<number> {
   const nameDate = DATE_IN_NAME.exec(basename(file));
-  let info: EpssFileInfo = { model_version: null, score_date: nameDate ? toUtcDate(nameDate[1]) : null };
+  let info: EpssFileInfo = { model_version: null, score_date: nameDate ? optionalDate(nameDate[1], 'date in the file name', file, undefined) : null };
   let columns: number[] | null = null;
   let width = 0;
   let lineNo = 0;
@@ -96,12 +100,12 @@ export async function stageEpssFile(file: string, sink: StageSink, progress?: Pr
   try {
     for await (const raw of lines) {
       lineNo++;
-      const line = lineNo === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+      const line = lineNo === 1 ? withoutBom(raw) : raw;
       if (line.trim() === '') continue;
       const where = `line ${lineNo}`;
       if (line.startsWith('#')) {
         if (columns !== null) throw new RawFormatError(file, where, 'comment line after the header');
-        info = parseEpssComment(line) ?? info;
+        info = parseEpssComment(line, file, where) ?? info;
         continue;
       }
       if (columns === null) {

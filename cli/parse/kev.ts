@@ -7,17 +7,11 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { KevRow, StageSink } from '../stage/tables.ts';
-import { isJsonSchemaDocument, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate } from './common.ts';
+import { isJsonSchemaDocument, isObject, normalizeCveId, normalizeCweId, requiredDate, stringOrNull } from './common.ts';
 import type { SourceParser } from './source.ts';
 
 /** Text fields the schema requires on every entry. */
 const REQUIRED_TEXT = ['vendorProject', 'product', 'vulnerabilityName', 'shortDescription', 'requiredAction'] as const;
-
-function requiredDate(entry: Record<string, unknown>, key: string, file: string, record: string): string {
-  const date = toUtcDate(entry[key]);
-  if (date === null) throw new RawFormatError(file, record, `missing or unreadable ${key} (${JSON.stringify(entry[key] ?? null)})`);
-  return date;
-}
 
 /** Validates one catalog entry and builds its row; `position` is `vulnerabilities[i]`. */
 export function readKevEntry(entry: unknown, catalogVersion: string | null, file: string, position: string): KevRow {
@@ -41,10 +35,10 @@ export function readKevEntry(entry: unknown, catalogVersion: string | null, file
     vendor_project: stringOrNull(entry.vendorProject),
     product: stringOrNull(entry.product),
     vulnerability_name: stringOrNull(entry.vulnerabilityName),
-    date_added: requiredDate(entry, 'dateAdded', file, cveId),
+    date_added: requiredDate(entry.dateAdded, 'dateAdded', file, cveId),
     short_description: stringOrNull(entry.shortDescription),
     required_action: stringOrNull(entry.requiredAction),
-    due_date: requiredDate(entry, 'dueDate', file, cveId),
+    due_date: requiredDate(entry.dueDate, 'dueDate', file, cveId),
     known_ransomware_campaign_use: stringOrNull(entry.knownRansomwareCampaignUse),
     notes: stringOrNull(entry.notes),
     cwes,

@@ -5,7 +5,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import type { ExploitRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { isObject, normalizeCveId, stringOrNull, toUtcTimestamp } from './common.ts';
+import { isObject, normalizeCveId, optionalTimestamp, stringOrNull } from './common.ts';
 import type { SourceParser } from './source.ts';
 
 const MODULE_SOURCE_BASE = 'https://github.com/rapid7/metasploit-framework/blob/master';
@@ -27,7 +27,7 @@ export function metasploitRows(key: string, module: unknown, file: string): Expl
   const path = stringOrNull(module.path);
   const url = path ? `${MODULE_SOURCE_BASE}${path.startsWith('/') ? '' : '/'}${path}` : null;
   const title = stringOrNull(module.name);
-  const published = toUtcTimestamp(module.disclosure_date);
+  const published = optionalTimestamp(module.disclosure_date, 'disclosure_date', file, key);
   return [...cves].map((cve_id) => ({ cve_id, source: 'metasploit', exploit_id: fullname, url, title, published, verified: true }));
 }
 

@@ -9,7 +9,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssScore, optionalCvssVector, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
 import type { CvssPick, VendorAdvisoryRows } from './csaf.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromWord, type VendorSeverity } from './vendor-severity.ts';
@@ -46,11 +46,14 @@ function valueOf(wrapper: unknown): string | null {
   return isObject(wrapper) ? stringOrNull(wrapper.Value) : null;
 }
 
-function highestScoreSet(vulnerability: Record<string, unknown>): CvssPick | null {
+/** The highest CVSS of a CVE's score sets; a Vector or BaseScore that is none is a RawFormatError, as in every parser. */
+function highestScoreSet(vulnerability: Record<string, unknown>, cveId: string, file: string, advisoryId: string): CvssPick | null {
   let best: CvssPick | null = null;
-  for (const set of objectsOf(vulnerability.CVSSScoreSets)) {
-    const vector = stringOrNull(set.Vector);
-    const score = typeof set.BaseScore === 'number' && Number.isFinite(set.BaseScore) ? set.BaseScore : vector ? cvssBaseScore(vector) : null;
+  const sets = objectsOf(vulnerability.CVSSScoreSets);
+  for (let i = 0; i < sets.length; i++) {
+    const set = sets[i]!;
+    const vector = optionalCvssVector(set.Vector, `Vulnerability ${cveId}: CVSSScoreSets[${i}].Vector`, file, advisoryId);
+    const score = optionalCvssScore(set.BaseScore, `Vulnerability ${cveId}: CVSSScoreSets[${i}].BaseScore`, file, advisoryId) ?? (vector ? cvssBaseScore(vector) : null);
     if (score !== null && (!best || score > best.score)) best = { score, vector, version: vector ? cvssVersionOf(vector) : null };
   }
   return best;
@@ -88,8 +91,9 @@ export function parseMsrcDocument(json: unknown, file: string): VendorAdvisoryRo
   if (isUpdatesListing(json)) return null;
   const tracking = isObject(json.DocumentTracking) ? json.DocumentTracking : {};
   const identification = isObject(tracking.Identification) ? tracking.Identification : {};
-  const advisoryId = valueOf(identification.ID)?.trim();
-  if (!advisoryId) throw new RawFormatError(file, valueOf(json.DocumentTitle) ?? undefined, 'CVRF document has no DocumentTracking.Identification.ID.Value');
+  const id = valueOf(identification.ID)?.trim();
+  if (!id) throw new RawFormatError(file, valueOf(json.DocumentTitle) ?? undefined, 'CVRF document has no DocumentTracking.Identification.ID.Value');
+  const advisoryId = servableAdvisoryId(id, 'DocumentTracking.Identification.ID.Value', file);
   if (json.Vulnerability !== undefined && !Array.isArray(json.Vulnerability)) {
     throw new RawFormatError(file, advisoryId, '"Vulnerability" is not an array');
   }
@@ -114,7 +118,7 @@ export function parseMsrcDocument(json: unknown, file: string): VendorAdvisoryRo
     // and no part in the release's rating either.
     const cveId = normalizeCveId(v.CVE);
     if (!cveId) continue;
-    const cvss = highestScoreSet(v);
+    const cvss = highestScoreSet(v, cveId, file, advisoryId);
     const severity = severityOf(v);
     docCvss = cvss && (!docCvss || cvss.score > docCvss.score) ? cvss : docCvss;
     docSeverity = higherSeverity(docSeverity, severity);
@@ -160,8 +164,8 @@ export function parseMsrcDocument(json: unknown, file: string): VendorAdvisoryRo
     tlp: null,
     status: typeof tracking.Status === 'number' ? STATUSES[tracking.Status] ?? null : stringOrNull(tracking.Status),
     version: stringOrNull(tracking.Version),
-    published: toUtcTimestamp(tracking.InitialReleaseDate),
-    modified: toUtcTimestamp(tracking.CurrentReleaseDate),
+    published: optionalTimestamp(tracking.InitialReleaseDate, 'DocumentTracking.InitialReleaseDate', file, advisoryId),
+    modified: optionalTimestamp(tracking.CurrentReleaseDate, 'DocumentTracking.CurrentReleaseDate', file, advisoryId),
     aggregate_severity: null,
     aggregate_severity_namespace: null,
     // The release as a whole is rated by its most severe CVE, like its CVSS.

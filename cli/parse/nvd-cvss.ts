@@ -4,7 +4,7 @@
  * the slow path (ae-cvss-calculator), so it only runs when the score is missing.
  */
 import { RawFormatError } from '../../lib/errors.ts';
-import { cvssBaseScore, stringOrNull } from './common.ts';
+import { cvssBaseScore, optionalCvssScore, optionalCvssVector, stringOrNull } from './common.ts';
 
 export interface MetricScore {
   vector: string | null;
@@ -12,14 +12,12 @@ export interface MetricScore {
   base_severity: string | null;
 }
 
-function isScore(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 10;
-}
-
 /**
  * Reads vector, score and severity of a CVSS data object (`cvssData` in NVD, `cvssV3_1` &c.
  * in CVE 5). `severity` is passed separately because NVD v2 keeps it on the metric object.
- * A metric with neither a usable score nor a usable vector is a RawFormatError.
+ * A RawFormatError names the record and the metric when the vector does not parse (it would be
+ * published as is beside a valid score), when a baseScore is there but no score (11.5, "9.8":
+ * the vector's score is not put in its place unsaid), or when there is neither score nor vector.
  */
 export function readMetricScore(
   data: Record<string, unknown>,
@@ -28,15 +26,11 @@ export function readMetricScore(
   record: string,
   what: string,
 ): MetricScore {
-  const vector = stringOrNull(data.vectorString);
-  let score: number | null = isScore(data.baseScore) ? data.baseScore : null;
-  if (score === null && vector !== null) score = cvssBaseScore(vector);
+  const vector = optionalCvssVector(data.vectorString, `${what}: vectorString`, file, record);
+  const published = optionalCvssScore(data.baseScore, `${what}: baseScore`, file, record);
+  const score = published ?? (vector === null ? null : cvssBaseScore(vector));
   if (score === null) {
-    throw new RawFormatError(
-      file,
-      record,
-      `${what}: baseScore ${JSON.stringify(data.baseScore ?? null)} is not a number and no usable vector (${JSON.stringify(vector)})`,
-    );
+    throw new RawFormatError(file, record, `${what}: no baseScore, and ${vector === null ? 'no vectorString to compute it from' : `none computes from vectorString ${JSON.stringify(vector)}`}`);
   }
   const band = stringOrNull(severity);
   return { vector, base_score: score, base_severity: band === null ? null : band.toUpperCase() };

@@ -9,7 +9,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { CvssRow, MetricRole, StageSink } from '../stage/tables.ts';
-import { englishText, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcDate } from './common.ts';
+import { englishText, isObject, normalizeCveId, normalizeCweId, optionalDate, optionalTimestamp, requiredTimestamp, stringOrNull } from './common.ts';
 import { emitAffectedProducts } from './cve5-affected.ts';
 import { objects, stringList, type JsonObject } from './cve5-json.ts';
 import { readSsvcOptions } from './cve5-ssvc.ts';
@@ -41,12 +41,6 @@ export function metricRole(source: string | null, sourceIdentifier: string | nul
   return 'adp';
 }
 
-function requiredTimestamp(cve: JsonObject, key: string, file: string, record: string): string {
-  const ts = feedTimestamp(cve[key]);
-  if (ts === null) throw new RawFormatError(file, record, `missing or unreadable ${key} (${JSON.stringify(cve[key] ?? null)})`);
-  return ts;
-}
-
 /**
  * Stages one `cve` object. `position` names the record in error messages when it has no
  * usable id (`vulnerabilities[3]`); undefined for a bare single-record file.
@@ -55,8 +49,8 @@ export function stageNvdRecord(cve: unknown, file: string, position: string | un
   if (!isObject(cve)) throw new RawFormatError(file, position, 'record is not a JSON object');
   const cveId = normalizeCveId(cve.id);
   if (cveId === null) throw new RawFormatError(file, position, `missing or invalid CVE id (${JSON.stringify(cve.id ?? null)})`);
-  const published = requiredTimestamp(cve, 'published', file, cveId);
-  const lastModified = requiredTimestamp(cve, 'lastModified', file, cveId);
+  const published = requiredTimestamp(cve.published, 'published', file, cveId, feedTimestamp);
+  const lastModified = requiredTimestamp(cve.lastModified, 'lastModified', file, cveId, feedTimestamp);
   const sourceIdentifier = stringOrNull(cve.sourceIdentifier);
 
   sink.emit('nvd_cve', {
@@ -67,8 +61,8 @@ export function stageNvdRecord(cve: unknown, file: string, position: string | un
     source_identifier: sourceIdentifier,
     description: englishText(cve.descriptions),
     cve_tags: [...new Set(objects(cve.cveTags).flatMap((t) => stringList(t.tags)))],
-    kev_date_added: toUtcDate(cve.cisaExploitAdd),
-    kev_due_date: toUtcDate(cve.cisaActionDue),
+    kev_date_added: optionalDate(cve.cisaExploitAdd, 'cisaExploitAdd', file, cveId),
+    kev_due_date: optionalDate(cve.cisaActionDue, 'cisaActionDue', file, cveId),
     kev_required_action: stringOrNull(cve.cisaRequiredAction),
     kev_vulnerability_name: stringOrNull(cve.cisaVulnerabilityName),
     file,
@@ -123,7 +117,8 @@ function stageSsvc(metrics: JsonObject, cveId: string, file: string, sink: Stage
   for (const entry of objects(metrics.ssvcV203)) {
     const data = isObject(entry.ssvcData) ? entry.ssvcData : null;
     if (data === null) continue;
-    sink.emit('ssvc', { cve_id: cveId, feed: 'nvd', ...readSsvcOptions(data.options), timestamp: feedTimestamp(data.timestamp), file });
+    const timestamp = optionalTimestamp(data.timestamp, 'metrics.ssvcV203[].ssvcData.timestamp', file, cveId, feedTimestamp);
+    sink.emit('ssvc', { cve_id: cveId, feed: 'nvd', ...readSsvcOptions(data.options), timestamp, file });
   }
 }
 

@@ -9,7 +9,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import type { OsvAdvisoryRow, OsvPackageRow, OsvRangeRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, isObject, normalizeCveId, normalizeCweId, stringOrNull, toUtcTimestamp } from './common.ts';
+import { cvssBaseScore, isObject, normalizeCveId, normalizeCweId, optionalCvssVector, optionalTimestamp, stringOrNull } from './common.ts';
 import type { SourceParser } from './source.ts';
 
 export interface OsvRows {
@@ -57,10 +57,14 @@ function stringsOf(value: unknown): string[] {
   return arrayOf(value).filter((v): v is string => typeof v === 'string');
 }
 
-/** OSV timestamps; Go vulndb's `0001-01-01T00:00:00Z` placeholder means "not known". */
-function osvTimestamp(value: unknown): string | null {
-  const ts = toUtcTimestamp(value);
-  return ts && !ts.startsWith('0001-') ? ts : null;
+/**
+ * OSV timestamps. Go vulndb's `0001-01-01T00:00:00Z` placeholder means "not known": it is no
+ * date, so it is absent rather than refused as a year outside 1000–9999.
+ */
+function osvTimestamp(record: Record<string, unknown>, key: string, file: string, id: string): string | null {
+  const value = record[key];
+  if (typeof value === 'string' && value.startsWith('0001-01-01T00:00:00')) return null;
+  return optionalTimestamp(value, key, file, id);
 }
 
 /** `GHSA-…` → ghsa; otherwise the id prefix lower-cased (`GO-…` → go, `USN-…` → usn). */
@@ -107,15 +111,15 @@ export function parseOsvRecord(record: unknown, file: string): OsvRows {
     severity = arrayOf(record.affected).find((a) => isObject(a) && arrayOf(a.severity).length > 0);
     severity = isObject(severity) ? severity.severity : [];
   }
-  const v3 = firstVector(severity, 'CVSS_V3');
-  const v4 = firstVector(severity, 'CVSS_V4');
+  const v3 = optionalCvssVector(firstVector(severity, 'CVSS_V3'), 'severity CVSS_V3 score', file, id);
+  const v4 = optionalCvssVector(firstVector(severity, 'CVSS_V4'), 'severity CVSS_V4 score', file, id);
 
   const advisory: OsvAdvisoryRow = {
     advisory_id: id,
     database: osvDatabase(id),
-    modified: osvTimestamp(record.modified),
-    published: osvTimestamp(record.published),
-    withdrawn: osvTimestamp(record.withdrawn),
+    modified: osvTimestamp(record, 'modified', file, id),
+    published: osvTimestamp(record, 'published', file, id),
+    withdrawn: osvTimestamp(record, 'withdrawn', file, id),
     summary: stringOrNull(record.summary),
     details: stringOrNull(record.details),
     severity_band: typeof dbSpecific.severity === 'string' ? dbSpecific.severity.trim().toUpperCase() || null : null,

@@ -6,7 +6,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import type { ExploitRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { isObject, normalizeCveId, stringOrNull, toUtcTimestamp } from './common.ts';
+import { isObject, normalizeCveId, optionalTimestamp, stringOrNull } from './common.ts';
 import type { SourceParser } from './source.ts';
 
 /** `…/2002/CVE-2002-0083.json` (or a zip member path) → `CVE-2002-0083`; null for other names. */
@@ -28,7 +28,7 @@ export function pocInGithubRows(json: unknown, cveId: string, file: string): Exp
       exploit_id: fullName,
       url: stringOrNull(repo.html_url),
       title: stringOrNull(repo.description),
-      published: toUtcTimestamp(repo.created_at),
+      published: optionalTimestamp(repo.created_at, 'created_at', file, `${cveId} [${i}]`),
       verified: null,
     };
   });

@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { withoutBom } from '../../lib/bom.ts';
 import { RawFormatError } from '../../lib/errors.ts';
 import { isDataName } from '../../lib/raw-layout.ts';
 import { bufferSource, fileSource, readZipMembers, type ByteSource } from './zip.ts';
@@ -66,10 +67,13 @@ export async function listFiles(dir: string): Promise<string[]> {
   return out;
 }
 
-/** A raw file's bytes as text, refused unless they are UTF-8 (never read with U+FFFD in place). */
+/**
+ * A raw file's bytes as text, refused unless they are UTF-8 (never read with U+FFFD in place),
+ * a leading byte order mark left out.
+ */
 export function utf8Text(bytes: Buffer, path: string): string {
   if (!isUtf8(bytes)) throw new RawFormatError(path, undefined, 'not valid UTF-8 text');
-  return bytes.toString('utf8');
+  return withoutBom(bytes.toString('utf8'));
 }
 
 function wanted(name: string, endings: string[]): 'plain' | 'gzip' | 'zip' | null {

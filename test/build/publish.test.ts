@@ -3,6 +3,8 @@
  * file and the record, nothing published is damaged, old snapshots are pruned, and
  * enrichment tables keep the contract's null-vs-[] distinction.
  */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +12,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../cli/build/build.ts';
 import { resolveBuildOptions } from '../../cli/commands/build.ts';
-import { RawFormatError } from '../../lib/errors.ts';
+import { createBuildDatabase } from '../../cli/build/sql-steps.ts';
+import { CliError, RawFormatError } from '../../lib/errors.ts';
 import { readCurrentBuildId, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
 import { nvdPage, nvdRecord, writeCorpus, NVD } from '../helpers/raw-corpus.ts';
 
@@ -101,6 +104,17 @@ describe('publishing', () => {
     expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
   });
 
+  it('an impossible date stops the build naming the raw file and the CVE, not a staging file', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const good = await build(raw, data);
+    const broken = await writeCorpus({ nvd: [{ id: 'CVE-2025-20005', published: '2024-02-30T08:15:33.227' }] });
+    const error = await build(broken, data).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RawFormatError);
+    expect((error as Error).message).toBe(`${join(broken, 'nvd', 'page-000000.json')}: record CVE-2025-20005: unreadable published ("2024-02-30T08:15:33.227"): day 30 does not exist in 2024-02`);
+    expect(await readCurrentBuildId(data)).toBe(good.buildId);
+    expect(await readdir(snapshotsDir(data))).toEqual([good.buildId]);
+  });
+
   it('malformed JSON names the file', async () => {
     const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
     const broken = await writeCorpus({});
@@ -135,6 +149,51 @@ describe('publishing', () => {
     expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
   });
 
+  it('one build at a time per data folder: a second is refused at once naming the folder and the holder, and publishes nothing', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const lockFile = join(data, '_build.lock');
+    // Another live process holds the folder.
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await writeFile(lockFile, `${other.pid}\n`);
+      const refused = await build(raw, data).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(CliError);
+      expect((refused as Error).message).toBe(
+        `${data}: another vulnintel build (pid ${other.pid}) is building into this data folder: nothing published; run again once it has finished (lock file ${lockFile})`,
+      );
+      expect(await readCurrentBuildId(data)).toBeNull();
+    } finally {
+      other.kill();
+    }
+    // Its owner gone, the lock is stale and taken over.
+    await new Promise((r) => (other.exitCode === null && other.signalCode === null ? other.once('exit', r) : r(null)));
+    const first = build(raw, data);
+    // Two builds started together both published and both recorded the same changes.
+    while (!existsSync(lockFile)) await new Promise((r) => setTimeout(r, 5));
+    const second = await build(raw, data).catch((e: unknown) => e);
+    expect((second as Error).message).toMatch(new RegExp(`another vulnintel build \\(pid ${process.pid}\\)`));
+    const published = await first;
+    expect(await readCurrentBuildId(data)).toBe(published.buildId);
+    expect(await readdir(snapshotsDir(data))).toEqual([published.buildId]);
+    expect(existsSync(lockFile)).toBe(false);
+  });
+
+  it('a DuckDB failure opening or preparing the build database is a one-line CliError; nothing published is touched', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const good = await build(raw, data);
+    // The published snapshot the build compares with, damaged: DuckDB's error escaped uncaught
+    // (as an out-of-memory one did under --memory-limit 1KB), with a stack.
+    await writeFile(join(snapshotsDir(data), good.buildId, 'advisories.parquet'), 'not parquet');
+    const damaged = await build(raw, data).catch((e: unknown) => e);
+    expect(damaged).toBeInstanceOf(CliError);
+    expect((damaged as Error).message).toMatch(new RegExp(`^reading the published snapshot ${good.buildId} to compare with failed: .*advisories\\.parquet`));
+    expect(await readCurrentBuildId(data)).toBe(good.buildId);
+    expect((await readdir(data)).filter((n) => n.startsWith('.build-') || n === '_build.lock')).toEqual([]);
+    const refused = await createBuildDatabase(data, { memoryLimit: 'plenty' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CliError);
+    expect((refused as Error).message).toMatch(/^opening the build database \(threads 2, memory limit plenty\) failed: /);
+  });
+
   it('keeps the newest 3 snapshots and always the published one', async () => {
     const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
     const ids: string[] = [];
@@ -142,6 +201,14 @@ describe('publishing', () => {
     const left = (await readdir(snapshotsDir(data))).sort();
     expect(left).toEqual(ids.slice(1).sort());
     expect(await readCurrentBuildId(data)).toBe(ids[3]);
+  });
+});
+
+describe('build parameters', () => {
+  it('reads <raw>/_build.json saved with a UTF-8 byte order mark', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vulnintel-raw-'));
+    await writeFile(join(dir, '_build.json'), `\uFEFF${JSON.stringify({ relatedProductThreshold: 7, missionWellbeing: 'high' })}`);
+    expect(await resolveBuildOptions({ raw: dir, data: dir })).toMatchObject({ relatedProductThreshold: 7, missionWellbeing: 'high' });
   });
 });
 

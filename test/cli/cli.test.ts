@@ -87,6 +87,19 @@ describe('vulnintel CLI', () => {
     expect(sql.stderr).toContain('no published snapshot');
   });
 
+  it('build refuses a data folder another build holds: one line naming the folder and the pid, exit 1', async () => {
+    const raw = await mkdtemp(join(tmpdir(), 'vulnintel-raw-'));
+    await mkdir(join(raw, 'nvd'));
+    await writeFile(join(raw, 'nvd', 'page-000000.json'), JSON.stringify(nvdPage([nvdRecord({ id: 'CVE-2025-30002' })])));
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-data-'));
+    // This test's own process stands for the build that holds the folder.
+    await writeFile(join(data, '_build.lock'), `${process.pid}\n`);
+    const out = await cli(['build', '--raw', raw, '--data', data]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toBe(`vulnintel: ${data}: another vulnintel build (pid ${process.pid}) is building into this data folder: nothing published; run again once it has finished (lock file ${join(data, '_build.lock')})\n`);
+    expect((await readdir(data)).sort()).toEqual(['_build.lock']);
+  });
+
   it('rejects bad option values with a message naming the option', async () => {
     const out = await cli(['build', '--keep', 'zero']);
     expect(out.code).not.toBe(0);
@@ -100,6 +113,13 @@ describe('vulnintel CLI', () => {
       expect(bad.code, size).not.toBe(0);
       expect(bad.stderr, size).toContain('--memory-limit must be a size with its unit, e.g. 1500MB or 2GB');
       expect(bad.stderr, size).not.toMatch(/\n\s+at /);
+    }
+    // Accepted, these crashed the build with DuckDB's out-of-memory error and a stack.
+    for (const size of ['1B', '1KB', '64MB', '122MiB']) {
+      const small = await cli(['build', '--raw', '/nonexistent-raw', '--data', dataDir, '--memory-limit', size]);
+      expect(small.code, size).not.toBe(0);
+      expect(small.stderr, size).toContain('--memory-limit must be at least 128MB');
+      expect(small.stderr, size).not.toMatch(/\n\s+at /);
     }
   });
 

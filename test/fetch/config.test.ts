@@ -37,6 +37,11 @@ describe('fetch configuration', () => {
     expect(mirrored.sources.epss.url).toBe('https://mirror.corp/epss.csv.gz');
   });
 
+  it('reads a file saved with a UTF-8 byte order mark (it was "not valid JSON", quoting an invisible character)', async () => {
+    const config = await loadFetchConfig(await configFile(`\uFEFF${JSON.stringify({ sources: { kev: { url: 'https://mirror.corp/kev.json' } } })}`));
+    expect(config.sources.kev.url).toBe('https://mirror.corp/kev.json');
+  });
+
   it('names the key of a typo or a bad value', async () => {
     await expect(loadFetchConfig(await configFile({ sources: { nvdd: {} } }))).rejects.toThrow(/sources: Unrecognized key.*nvdd/);
     await expect(loadFetchConfig(await configFile({ sources: { nvd: { windowDays: 200 } } }))).rejects.toThrow(/sources\.nvd\.windowDays/);

@@ -291,6 +291,70 @@ describe('CSAF files that are not advisories', () => {
   });
 });
 
+describe('CSAF ids the API serves', () => {
+  it('refuses a tracking.id with a control character or over 200 characters, naming the file (it was published and linked, and its page a 400)', () => {
+    const { json, file } = load('redhat/2024/rhsa-2024_6163.json') as { json: { document: { tracking: Record<string, unknown> } }; file: string };
+    json.document.tracking.id = 'cisco-sa-crlf\r\nBcc: victim@example.org';
+    expect(() => parseCsafDocument(json, file, 'redhat')).toThrow(RawFormatError);
+    expect(() => parseCsafDocument(json, file, 'redhat')).toThrow(
+      /rhsa-2024_6163\.json: record cisco-sa-crlf\\u000d\\u000aBcc: victim@example\.org: document\.tracking\.id cannot be served by the API: expected an advisory id of at most 200 printable characters/,
+    );
+    json.document.tracking.id = `RHSA-${'9'.repeat(200)}`;
+    expect(() => parseCsafDocument(json, file, 'redhat')).toThrow(/record RHSA-9{75}…: document\.tracking\.id cannot be served by the API: .*\(found 205\)/);
+    json.document.tracking.id = `RHSA-${'9'.repeat(195)}`;
+    expect(parseCsafDocument(json, file, 'redhat')!.advisory.advisory_id).toHaveLength(200);
+  });
+
+  it('refuses a vendor folder the API cannot serve, naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'csaf-'));
+    try {
+      mkdirSync(join(dir, 'red hat'));
+      writeFileSync(join(dir, 'red hat', 'rhsa-2024_6163.json'), readFileSync(join(DIR, 'redhat', '2024', 'rhsa-2024_6163.json')));
+      await expect(csafParser.stage(dir, new MemoryStageSink(), noProgress)).rejects.toThrow(
+        /red hat\/rhsa-2024_6163\.json: vendor "red hat" \(the folder below csaf\/\) cannot be served by the API/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('CSAF text fields', () => {
+  it('a title that is not a string (42) is refused naming the file and the advisory (it was dropped without a word)', () => {
+    const { json, file } = load('cisa/2024/icsa-24-060-01.json') as { json: { document: Record<string, unknown> }; file: string };
+    json.document.title = 42;
+    expect(() => parseCsafDocument(json, file, 'cisa')).toThrow(/icsa-24-060-01\.json: record ICSA-24-060-01: document\.title is not a string \(42\)$/);
+    json.document.title = undefined;
+    json.document.category = ['csaf_security_advisory'];
+    expect(() => parseCsafDocument(json, file, 'cisa')).toThrow(/record ICSA-24-060-01: document\.category is not a string/);
+  });
+});
+
+describe('CSAF vectors and scores', () => {
+  it('a baseScore out of 0–10 is refused, naming the file, the advisory and where (it was published as the advisory\'s CVSS)', () => {
+    const doc = csafDoc({}, [{ cve: 'CVE-2024-0001', scores: [{ products: ['P1'], cvss_v3: { version: '3.1', vectorString: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', baseScore: 98, baseSeverity: 'CRITICAL' } }] }]);
+    expect(() => parseCsafDocument(doc, 'csaf/example/ex-2024-0001.json', 'example')).toThrow(
+      /record EX-2024-0001: vulnerabilities\[0\]\.scores\[0\]\.cvss_v3\.baseScore 98 is out of range 0–10$/,
+    );
+  });
+
+  it('a cvss_v3 vector that does not parse is refused beside its valid baseScore, naming the file, the advisory and where', () => {
+    const doc = csafDoc({}, [{ cve: 'CVE-2024-0001', scores: [{ products: ['P1'], cvss_v3: { version: '3.1', vectorString: 'CVSS:3.1/AV:Z/<script>', baseScore: 9.8, baseSeverity: 'CRITICAL' } }] }]);
+    expect(() => parseCsafDocument(doc, 'csaf/example/ex-2024-0001.json', 'example')).toThrow(
+      /ex-2024-0001\.json: record EX-2024-0001: vulnerabilities\[0\]\.scores\[0\]\.cvss_v3\.vectorString "CVSS:3\.1\/AV:Z\/<script>" does not parse as CVSS 3\.1/,
+    );
+  });
+});
+
+describe('CSAF dates', () => {
+  it('an initial_release_date its month lacks is refused naming the file and the advisory (it was published as 2026-03-02)', () => {
+    const doc = csafDoc({ tracking: { id: 'EX-2026-0001', status: 'final', version: '1', initial_release_date: '2026-02-30T00:00:00+00:00', current_release_date: '2026-03-05T00:00:00+00:00' } });
+    expect(() => parseCsafDocument(doc, 'csaf/example/ex-2026-0001.json', 'example')).toThrow(
+      /csaf\/example\/ex-2026-0001\.json: record EX-2026-0001: unreadable document\.tracking\.initial_release_date \("2026-02-30T00:00:00\+00:00"\): day 30 does not exist in 2026-02/,
+    );
+  });
+});
+
 describe('csafVendorOf', () => {
   it('takes the first folder below the source folder', () => {
     expect(csafVendorOf('/raw/csaf/redhat/2024/x.json', '/raw/csaf')).toBe('redhat');

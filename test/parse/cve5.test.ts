@@ -193,11 +193,37 @@ describe('CVE 5 malformed records', () => {
     expect(stageError(badDate).message).toMatch(/record CVE-2024-3400: unreadable cveMetadata\.dateUpdated/);
   });
 
+  it('an impossible date names the record and the field: it failed later, in DuckDB, naming a staging file', () => {
+    const feb31 = sample('CVE-2024-3400.json');
+    feb31.cveMetadata.dateUpdated = '2024-02-31T07:20:00.707Z';
+    expect(stageError(feb31).message).toBe(
+      'raw/cvelist/cves/2024/3xxx/CVE-2024-3400.json: record CVE-2024-3400: unreadable cveMetadata.dateUpdated ("2024-02-31T07:20:00.707Z"): day 31 does not exist in 2024-02',
+    );
+    const cna = sample('CVE-2024-3400.json');
+    cna.containers.cna.providerMetadata.dateUpdated = '0000-01-01T00:00:00.000Z';
+    expect(stageError(cna).message).toMatch(/record CVE-2024-3400: unreadable cna\.providerMetadata\.dateUpdated .*year 0000 is outside 1000–9999/);
+  });
+
   it('a metric with a non-numeric score and no usable vector', () => {
     const rec = sample('CVE-2025-14617.json');
     rec.containers.cna.metrics[3].cvssV2_0 = { version: '2.0', baseScore: 'n/a' };
     const err = stageError(rec, 'cves/2025/14xxx/CVE-2025-14617.json');
     expect(err.message).toMatch(/CVE-2025-14617\.json: record CVE-2025-14617: cna\.metrics\[3\]\.cvssV2_0: baseScore "n\/a" is not a number/);
+  });
+
+  it('a vector that does not parse, beside a valid score, names the record and the metric', () => {
+    const rec = sample('CVE-2025-14617.json');
+    rec.containers.cna.metrics[3].cvssV2_0 = { version: '2.0', baseScore: 5, vectorString: 'AV:N/AC:Z/Au:N/C:P/I:N/A:N' };
+    const err = stageError(rec, 'cves/2025/14xxx/CVE-2025-14617.json');
+    expect(err.message).toMatch(/record CVE-2025-14617: cna\.metrics\[3\]\.cvssV2_0: vectorString "AV:N\/AC:Z\/Au:N\/C:P\/I:N\/A:N" does not parse as CVSS 2\.0/);
+  });
+
+  it('the record names itself: a file called CVE-2024-3400.json holding CVE-2024-9999999 is staged as CVE-2024-9999999, with its file', () => {
+    const rec = sample('CVE-2024-3400.json');
+    rec.cveMetadata.cveId = 'CVE-2024-9999999';
+    const sink = new MemoryStageSink();
+    stageCve5Record(rec, 'cves/2024/3xxx/CVE-2024-3400.json', sink);
+    expect(sink.rows.cve5.map((r) => [r.cve_id, r.file])).toEqual([['CVE-2024-9999999', 'cves/2024/3xxx/CVE-2024-3400.json']]);
   });
 
   it('a document that is not a CVE record', () => {

@@ -59,6 +59,18 @@ describe('CWE XML catalog', () => {
     const truncated = readFileSync(XML, 'utf8').slice(0, 3000);
     expect(() => parseCweXml(truncated, XML)).toThrow(/cwec_v4\.18\.xml: record line \d+: malformed XML/);
   });
+
+  it('a truncated catalog is reported where its text breaks off, with what is left open (it said "line 1")', () => {
+    const text = readFileSync(XML, 'utf8');
+    const cut = text.slice(0, text.indexOf('</Description>'));
+    const lines = cut.split('\n').length;
+    expect(lines).toBeGreaterThan(1);
+    expect(() => parseCweXml(cut, XML)).toThrow(
+      new RegExp(`cwec_v4\\.18\\.xml: record line ${lines}: malformed XML: the text ends with <Weakness_Catalog> > <Weaknesses> > <Weakness> > <Description> still open \\(a truncated file\\?\\)$`),
+    );
+    // A mismatched tag is still reported where the validator finds it.
+    expect(() => parseCweXml('<Weakness_Catalog>\n<Weaknesses>\n</Weakness_Catalog>', 'cwec.xml')).toThrow(/cwec\.xml: record line 3: malformed XML \(Expected closing tag 'Weaknesses'/);
+  });
 });
 
 describe('CWE REST JSON records', () => {

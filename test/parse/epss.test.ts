@@ -59,9 +59,9 @@ describe('EPSS files', () => {
   });
 
   it('the comment line in both zone spellings', () => {
-    expect(parseEpssComment('#model_version:v2026.06.15,score_date:2026-09-29T12:00:22Z')).toEqual({ model_version: 'v2026.06.15', score_date: '2026-09-29' });
-    expect(parseEpssComment('#model_version:v2023.03.01,score_date:2024-01-15T00:00:00+0000')).toEqual({ model_version: 'v2023.03.01', score_date: '2024-01-15' });
-    expect(parseEpssComment('cve,epss,percentile')).toBeNull();
+    expect(parseEpssComment('#model_version:v2026.06.15,score_date:2026-09-29T12:00:22Z', 'epss.csv', 'line 1')).toEqual({ model_version: 'v2026.06.15', score_date: '2026-09-29' });
+    expect(parseEpssComment('#model_version:v2023.03.01,score_date:2024-01-15T00:00:00+0000', 'epss.csv', 'line 1')).toEqual({ model_version: 'v2023.03.01', score_date: '2024-01-15' });
+    expect(parseEpssComment('cve,epss,percentile', 'epss.csv', 'line 1')).toBeNull();
   });
 
   it('stages every .csv and .csv.gz of the folder and ticks per row', async () => {
@@ -111,6 +111,11 @@ describe('EPSS malformed input', () => {
     }
     const badId = writeCsv('id.csv', `${base}\nCVE-24-1,0.1,0.2\n`);
     expect((await stageError(badId)).message).toMatch(/record line 5: invalid CVE id "CVE-24-1"/);
+  });
+
+  it('a score_date its month lacks names the file and the comment line', async () => {
+    const file = writeCsv('epss_scores-current.csv', '#model_version:v2025.03.14,score_date:2025-02-29T00:00:00Z\ncve,epss,percentile\nCVE-2024-0001,0.1,0.5\n');
+    expect((await stageError(file)).message).toMatch(/epss_scores-current\.csv: record line 1: unreadable score_date \("2025-02-29T00:00:00Z"\): day 29 does not exist in 2025-02/);
   });
 
   it('a missing header, or an empty file', async () => {

@@ -74,13 +74,19 @@ describe('KEV malformed input', () => {
   it('missing required fields or unreadable dates name the CVE', () => {
     const noDate = realCatalog();
     delete noDate.vulnerabilities[0]!.dateAdded;
-    expect(stageError(noDate).message).toMatch(/record CVE-2025-48384: missing or unreadable dateAdded/);
+    expect(stageError(noDate).message).toMatch(/record CVE-2025-48384: missing dateAdded$/);
     const badDue = realCatalog();
     badDue.vulnerabilities[1]!.dueDate = 'soon';
-    expect(stageError(badDue).message).toMatch(/record CVE-2025-8876: missing or unreadable dueDate \("soon"\)/);
+    expect(stageError(badDue).message).toMatch(/record CVE-2025-8876: unreadable dueDate \("soon"\): not a date-time/);
     const noVendor = realCatalog();
     delete noVendor.vulnerabilities[3]!.vendorProject;
     expect(stageError(noVendor).message).toMatch(/record CVE-2024-3400: missing required field vendorProject/);
+  });
+
+  it('a date its month lacks is refused, not published as the next month\'s', () => {
+    const feb30 = realCatalog();
+    feb30.vulnerabilities[0]!.dateAdded = '2024-02-30';
+    expect(stageError(feb30).message).toMatch(/known_exploited_vulnerabilities\.json: record CVE-2025-48384: unreadable dateAdded \("2024-02-30"\): day 30 does not exist in 2024-02$/);
   });
 
   it('cwes that are not CWE ids, or not a list', () => {

@@ -43,6 +43,12 @@ describe('Metasploit modules_metadata_base.json', () => {
     ]);
   });
 
+  it('rejects a disclosure date its month lacks, naming the file and the module key', () => {
+    expect(() => metasploitRows('exploit_x', { fullname: 'exploit/x', disclosure_date: '2021-02-29', references: ['CVE-2021-44228'] }, 'm.json')).toThrow(
+      /m\.json: record exploit_x: unreadable disclosure_date \("2021-02-29"\): day 29 does not exist in 2021-02/,
+    );
+  });
+
   it('rejects a module without fullname, naming the file and the module key', () => {
     expect(() => metasploitRows('exploit_windows/x', { name: 'X', references: [] }, 'db/modules_metadata_base.json')).toThrow(
       /db\/modules_metadata_base\.json: record exploit_windows\/x: module has no "fullname"/,

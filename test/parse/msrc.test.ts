@@ -87,6 +87,30 @@ describe('MSRC CVRF documents', () => {
     expect(() => parseMsrcDocument(doc, 'm.json')).toThrow(/m\.json: record 2024-Mar: "Vulnerability" is not an array/);
   });
 
+  it('refuses an ID the API could not serve (a control character), naming the file', () => {
+    const doc = JSON.parse(readFileSync(FILE, 'utf8'));
+    doc.DocumentTracking.Identification.ID.Value = '2024-Feb\u0007';
+    expect(() => parseMsrcDocument(doc, FILE)).toThrow(/2024-Feb\.json: record 2024-Feb\\u0007: DocumentTracking\.Identification\.ID\.Value cannot be served by the API/);
+  });
+
+  it('a score set BaseScore out of range, or a Vector that does not parse beside its BaseScore, is refused naming the file, the release and the CVE', () => {
+    const doc = JSON.parse(readFileSync(FILE, 'utf8'));
+    const vulnerability = doc.Vulnerability.find((v: { CVSSScoreSets?: unknown[] }) => v.CVSSScoreSets?.length);
+    vulnerability.CVSSScoreSets[0].BaseScore = 12;
+    expect(() => parseMsrcDocument(doc, FILE)).toThrow(new RegExp(`record 2024-Feb: Vulnerability ${vulnerability.CVE}: CVSSScoreSets\\[0\\]\\.BaseScore 12 is out of range 0–10$`));
+    vulnerability.CVSSScoreSets[0].BaseScore = 7.8;
+    vulnerability.CVSSScoreSets[0].Vector = 'CVSS:3.1/AV:Z/<script>';
+    expect(() => parseMsrcDocument(doc, FILE)).toThrow(
+      new RegExp(`2024-Feb\\.json: record 2024-Feb: Vulnerability ${vulnerability.CVE}: CVSSScoreSets\\[0\\]\\.Vector "CVSS:3\\.1/AV:Z/<script>" does not parse as CVSS 3\\.1`),
+    );
+  });
+
+  it('rejects a release date its month lacks, naming the file and the release', () => {
+    const doc = JSON.parse(readFileSync(FILE, 'utf8'));
+    doc.DocumentTracking.CurrentReleaseDate = '2024-02-30T08:00:00';
+    expect(() => parseMsrcDocument(doc, FILE)).toThrow(/2024-Feb\.json: record 2024-Feb: unreadable DocumentTracking\.CurrentReleaseDate \("2024-02-30T08:00:00"\): day 30/);
+  });
+
   it('skips the /updates listing', () => {
     expect(parseMsrcDocument({ '@odata.context': 'x', value: [{ ID: '2024-Feb' }] }, 'updates.json')).toBeNull();
   });

@@ -252,11 +252,50 @@ describe('feed timestamps', () => {
     expect(feedTimestamp('2000-02-04T05:00:00')).toBe('2000-02-04T05:00:00.000Z');
     expect(feedTimestamp('2023-13-01T00:00:00Z')).toBeNull();
   });
+
+  it('a day its month lacks, hour 24 or a year outside 1000–9999 is no timestamp, on either path', () => {
+    // V8's Date.parse rolls these over (2024-02-30 → 2024-03-01) or reads them (year 0).
+    const impossible = [
+      '2024-02-30T08:15:33.227', // NVD shape
+      '2026-04-31T10:00:00.000',
+      '2024-02-31T07:20:00.707Z', // CVE Services shape
+      '2023-02-29T00:00:00',
+      '1900-02-29T00:00:00',
+      '2024-01-01T24:00:00',
+      '0000-01-01T00:00:00.000',
+      '0999-12-31T23:59:59Z',
+      '99999-01-01T00:00:00.000',
+      '2024-02-30', // KEV, Exploit-DB
+      '2026-02-30T00:00:00+00:00', // CSAF
+      '1000-01-01T00:00:00+01:00', // 0999 in UTC
+      'Feb 30 2024',
+    ];
+    for (const v of impossible) {
+      expect(toUtcTimestamp(v), v).toBeNull();
+      expect(feedTimestamp(v), v).toBeNull();
+    }
+    expect(feedTimestamp('2024-02-29T00:00:00')).toBe('2024-02-29T00:00:00.000Z');
+    expect(feedTimestamp('2000-02-29T23:59:59.999Z')).toBe('2000-02-29T23:59:59.999Z');
+    expect(feedTimestamp('1000-01-01T00:00:00')).toBe('1000-01-01T00:00:00.000Z');
+    expect(toUtcTimestamp('9999-12-31')).toBe('9999-12-31T00:00:00.000Z');
+  });
 });
 
 describe('NVD malformed input', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nvd-bad-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a page saved with a UTF-8 byte order mark is read (it was refused as malformed JSON)', async () => {
+    const bomDir = mkdtempSync(join(tmpdir(), 'nvd-bom-'));
+    try {
+      writeFileSync(join(bomDir, 'page-0001.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(page([sample('CVE-2023-4966.json')])))]));
+      const sink = new MemoryStageSink();
+      expect(await nvdParser.stage(bomDir, sink, countingProgress())).toEqual({ files: 1, records: 1 });
+      expect(sink.rows.nvd_cve.map((r) => r.cve_id)).toEqual(['CVE-2023-4966']);
+    } finally {
+      rmSync(bomDir, { recursive: true, force: true });
+    }
+  });
 
   it('malformed JSON names the file', async () => {
     writeFileSync(join(dir, 'broken-page.json'), '{"resultsPerPage": 1, "vulnerabilities": [');
@@ -275,9 +314,22 @@ describe('NVD malformed input', () => {
   it('missing published or unreadable lastModified names the CVE', () => {
     const noPublished = { ...sample('CVE-2025-39800.json') };
     delete noPublished.published;
-    expect(stageError(page([noPublished])).message).toMatch(/page-7\.json: record CVE-2025-39800: missing or unreadable published/);
+    expect(stageError(page([noPublished])).message).toMatch(/page-7\.json: record CVE-2025-39800: missing published$/);
     const badModified = { ...sample('CVE-2025-39800.json'), lastModified: 'yesterday' };
-    expect(stageError(badModified).message).toMatch(/record CVE-2025-39800: missing or unreadable lastModified/);
+    expect(stageError(badModified).message).toMatch(/record CVE-2025-39800: unreadable lastModified \("yesterday"\): not a date-time/);
+  });
+
+  it('an impossible date or a year outside 1000–9999 names the file, the CVE, the field and why', () => {
+    const feb30 = { ...sample('CVE-2025-39800.json'), published: '2024-02-30T08:15:33.227' };
+    expect(stageError(page([feb30])).message).toBe(
+      'raw/nvd/page-7.json: record CVE-2025-39800: unreadable published ("2024-02-30T08:15:33.227"): day 30 does not exist in 2024-02',
+    );
+    const apr31 = { ...sample('CVE-2025-39800.json'), lastModified: '2026-04-31T10:00:00.000' };
+    expect(stageError(page([apr31])).message).toMatch(/record CVE-2025-39800: unreadable lastModified \("2026-04-31T10:00:00\.000"\): day 31 does not exist in 2026-04$/);
+    const year0 = { ...sample('CVE-2025-39800.json'), published: '0000-01-01T00:00:00.000' };
+    expect(stageError(page([year0])).message).toMatch(/record CVE-2025-39800: unreadable published \("0000-01-01T00:00:00\.000"\): year 0000 is outside 1000–9999$/);
+    const kev = { ...sample('CVE-2023-4966.json'), cisaExploitAdd: '2023-02-30' };
+    expect(stageError(page([kev])).message).toMatch(/record CVE-2023-4966: unreadable cisaExploitAdd \("2023-02-30"\): day 30/);
   });
 
   it('vulnerabilities that is not an array, or an item without cve', () => {
@@ -285,13 +337,35 @@ describe('NVD malformed input', () => {
     expect(stageError({ ...page([]), vulnerabilities: [{ notCve: 1 }] }).record).toBe('vulnerabilities[0]');
   });
 
-  it('a non-numeric baseScore without a usable vector names the record and metric', () => {
-    const rec = sample('CVE-2023-4966.json') as { metrics: { cvssMetricV31: Array<{ cvssData: Record<string, unknown> }> } };
-    rec.metrics.cvssMetricV31[1]!.cvssData.baseScore = 'high';
-    rec.metrics.cvssMetricV31[1]!.cvssData.vectorString = 'CVSS:3.1/nonsense';
-    const err = stageError(page([rec]));
+  it('a baseScore that is there but no score is refused, vector or not, naming the record, the metric and what is wrong', () => {
+    const withScore = (score: unknown, keepVector = true) => {
+      const rec = sample('CVE-2023-4966.json') as { metrics: { cvssMetricV31: Array<{ cvssData: Record<string, unknown> }> } };
+      rec.metrics.cvssMetricV31[1]!.cvssData.baseScore = score;
+      if (!keepVector) delete rec.metrics.cvssMetricV31[1]!.cvssData.vectorString;
+      return stageError(page([rec]));
+    };
+    const err = withScore('high');
     expect(err.record).toBe('CVE-2023-4966');
-    expect(err.message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore "high" is not a number/);
+    expect(err.message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore "high" is not a number$/);
+    // 11.5 is a number: "is not a number" said the wrong thing. Nor is the vector's 7.5 put in its place unsaid.
+    expect(withScore(11.5).message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore 11\.5 is out of range 0–10$/);
+    expect(withScore(-5, false).message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore -5 is out of range 0–10$/);
+    expect(withScore(undefined, false).message).toMatch(/metrics\.cvssMetricV31\[1\]: no baseScore, and no vectorString to compute it from$/);
+  });
+
+  it('a vector that does not parse is refused even beside a valid baseScore (it was published as is)', () => {
+    const withVector = (vector: string, score: unknown = 7.5) => {
+      const rec = sample('CVE-2023-4966.json') as { metrics: { cvssMetricV31: Array<{ cvssData: Record<string, unknown> }> } };
+      rec.metrics.cvssMetricV31[1]!.cvssData.vectorString = vector;
+      rec.metrics.cvssMetricV31[1]!.cvssData.baseScore = score;
+      return stageError(page([rec]));
+    };
+    expect(withVector('CVSS:3.1/AV:Z/<script>').message).toBe(
+      'raw/nvd/page-7.json: record CVE-2023-4966: metrics.cvssMetricV31[1]: vectorString "CVSS:3.1/AV:Z/<script>" does not parse as CVSS 3.1: Unknown component value Z for component AV',
+    );
+    expect(withVector('CVSS:3.1/nonsense', 'high').message).toMatch(/metrics\.cvssMetricV31\[1\]: vectorString "CVSS:3\.1\/nonsense" does not parse as CVSS 3\.1$/);
+    expect(withVector('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H').message).toMatch(/vectorString ".*" lacks a CVSS 3\.1 base metric$/);
+    expect(withVector('<script>').message).toMatch(/vectorString "<script>" names no CVSS version/);
   });
 
   it('a missing baseScore with a valid vector is computed, not an error', () => {

@@ -204,6 +204,23 @@ describe('malformed OSV input', () => {
     expect(() => parseOsvRecord(withEvents([{ patched: '1.0' }]), 'f.json')).toThrow(/unknown event "patched"/);
   });
 
+  it('rejects a date its month lacks (it was published as the next month\'s), keeping Go\'s 0001 placeholder as unknown', () => {
+    const file = join(DIR, 'GHSA-36p3-wjmg-h94x.json');
+    const record = JSON.parse(readFileSync(file, 'utf8'));
+    expect(() => parseOsvRecord({ ...record, published: '2024-02-30T00:00:00Z' }, file)).toThrow(
+      /GHSA-36p3-wjmg-h94x\.json: record GHSA-36p3-wjmg-h94x: unreadable published \("2024-02-30T00:00:00Z"\): day 30 does not exist in 2024-02/,
+    );
+    expect(parseOsvRecord({ ...record, published: '0001-01-01T00:00:00Z' }, file).advisory.published).toBeNull();
+  });
+
+  it('rejects a CVSS_V3 score that is no vector (it was published as is), naming the file and the record', () => {
+    const file = join(DIR, 'GHSA-36p3-wjmg-h94x.json');
+    const record = JSON.parse(readFileSync(file, 'utf8'));
+    expect(() => parseOsvRecord({ ...record, severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:Z/<script>' }] }, file)).toThrow(
+      /record GHSA-36p3-wjmg-h94x: severity CVSS_V3 score "CVSS:3\.1\/AV:Z\/<script>" does not parse as CVSS 3\.1/,
+    );
+  });
+
   it('rejects a record without an id, naming the file', () => {
     expect(() => parseOsvRecord({ summary: 'x' }, 'advisories/noid.json')).toThrow(/advisories\/noid\.json: OSV record has no "id"/);
   });

@@ -37,6 +37,12 @@ describe('PoC-in-GitHub per-CVE arrays', () => {
     expect(() => pocInGithubRows([{ html_url: 'https://github.com/a/b' }], 'CVE-2024-1111', 'f.json')).toThrow(/f\.json: record CVE-2024-1111 \[0\]: repository entry has no "full_name"/);
   });
 
+  it('rejects a created_at its month lacks, naming the file and the repository entry', () => {
+    expect(() => pocInGithubRows([{ full_name: 'a/b', created_at: '2024-04-31T10:00:00Z' }], 'CVE-2024-1111', 'f.json')).toThrow(
+      /f\.json: record CVE-2024-1111 \[0\]: unreadable created_at \("2024-04-31T10:00:00Z"\): day 31 does not exist in 2024-04/,
+    );
+  });
+
   it('ignores JSON files that are not per-CVE', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'poc-'));
     try {
