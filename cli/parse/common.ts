@@ -193,16 +193,15 @@ export function cvssVectorProblem(vector: string): string | null {
 }
 
 /**
- * A published CVSS vector: null when absent; a RawFormatError naming the file, the record and
- * the field when it is no vector (cvssVectorProblem), since it would be published as is beside
- * its score. Every parser reads its vectors through this.
+ * A published CVSS vector as the snapshot keeps it: null when absent, and null when it is no
+ * vector (cvssVectorProblem) — dropped, not served as a vector (a client parsing it would choke)
+ * and not fatal: one CNA's typo among 340,000 records must not stop the nightly build, and the
+ * metric keeps its published score. Where there is no score either, the parser's error names the
+ * vector's problem (cvssVectorProblem). Every parser reads its vectors through this.
  */
-export function optionalCvssVector(value: unknown, what: string, file: string, record: string | undefined): string | null {
+export function servableCvssVector(value: unknown): string | null {
   const vector = stringOrNull(value);
-  if (vector === null) return null;
-  const problem = cvssVectorProblem(vector);
-  if (problem !== null) throw new RawFormatError(file, record, `${what} ${JSON.stringify(vector)} ${problem}`);
-  return vector;
+  return vector === null || cvssVectorProblem(vector) !== null ? null : vector;
 }
 
 /**

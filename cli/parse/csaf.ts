@@ -12,7 +12,7 @@ import { ADVISORY_VENDOR, ADVISORY_VENDOR_MESSAGE } from '../../lib/advisory-key
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssScore, optionalCvssVector, optionalText, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssScore, servableCvssVector, optionalText, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
 import { AFFECTED, FIXED, productIdsIn, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromProse, severityFromWord, severityTaxonomy, type VendorSeverity } from './vendor-severity.ts';
@@ -129,12 +129,12 @@ interface CvssPlace {
 
 /**
  * One CVSS object (`cvss_v3`, `cvss_v4`, `cvss_v2`): its base score (computed if omitted). A
- * vector that is no CVSS vector, or a score that is no score, is a RawFormatError, as in every
- * parser.
+ * score that is no score is a RawFormatError; a vector that is no CVSS vector is dropped, as in
+ * every parser (servableCvssVector).
  */
 function readCvss(value: unknown, place: CvssPlace): CvssPick | null {
   if (!isObject(value)) return null;
-  const vector = optionalCvssVector(value.vectorString, `${place.where}.vectorString`, place.file, place.advisoryId);
+  const vector = servableCvssVector(value.vectorString);
   const score = optionalCvssScore(value.baseScore, `${place.where}.baseScore`, place.file, place.advisoryId) ?? (vector ? cvssBaseScore(vector) : null);
   if (score === null) return null;
   const version = stringOrNull(value.version) ?? (vector ? cvssVersionOf(vector) : null);

@@ -9,7 +9,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssScore, optionalCvssVector, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
+import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssScore, servableCvssVector, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
 import type { CvssPick, VendorAdvisoryRows } from './csaf.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromWord, type VendorSeverity } from './vendor-severity.ts';
@@ -52,7 +52,7 @@ function highestScoreSet(vulnerability: Record<string, unknown>, cveId: string, 
   const sets = objectsOf(vulnerability.CVSSScoreSets);
   for (let i = 0; i < sets.length; i++) {
     const set = sets[i]!;
-    const vector = optionalCvssVector(set.Vector, `Vulnerability ${cveId}: CVSSScoreSets[${i}].Vector`, file, advisoryId);
+    const vector = servableCvssVector(set.Vector);
     const score = optionalCvssScore(set.BaseScore, `Vulnerability ${cveId}: CVSSScoreSets[${i}].BaseScore`, file, advisoryId) ?? (vector ? cvssBaseScore(vector) : null);
     if (score !== null && (!best || score > best.score)) best = { score, vector, version: vector ? cvssVersionOf(vector) : null };
   }

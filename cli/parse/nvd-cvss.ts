@@ -4,7 +4,7 @@
  * the slow path (ae-cvss-calculator), so it only runs when the score is missing.
  */
 import { RawFormatError } from '../../lib/errors.ts';
-import { cvssBaseScore, optionalCvssScore, optionalCvssVector, stringOrNull } from './common.ts';
+import { cvssBaseScore, cvssVectorProblem, optionalCvssScore, servableCvssVector, stringOrNull } from './common.ts';
 
 export interface MetricScore {
   vector: string | null;
@@ -15,9 +15,10 @@ export interface MetricScore {
 /**
  * Reads vector, score and severity of a CVSS data object (`cvssData` in NVD, `cvssV3_1` &c.
  * in CVE 5). `severity` is passed separately because NVD v2 keeps it on the metric object.
- * A RawFormatError names the record and the metric when the vector does not parse (it would be
- * published as is beside a valid score), when a baseScore is there but no score (11.5, "9.8":
- * the vector's score is not put in its place unsaid), or when there is neither score nor vector.
+ * A vector that does not parse is dropped (servableCvssVector) and the published score kept; a
+ * RawFormatError names the record and the metric when a baseScore is there but no score (11.5,
+ * "9.8": the vector's score is not put in its place unsaid), or when no score is there or
+ * computes (naming the vector's problem).
  */
 export function readMetricScore(
   data: Record<string, unknown>,
@@ -26,11 +27,13 @@ export function readMetricScore(
   record: string,
   what: string,
 ): MetricScore {
-  const vector = optionalCvssVector(data.vectorString, `${what}: vectorString`, file, record);
+  const vector = servableCvssVector(data.vectorString);
   const published = optionalCvssScore(data.baseScore, `${what}: baseScore`, file, record);
   const score = published ?? (vector === null ? null : cvssBaseScore(vector));
   if (score === null) {
-    throw new RawFormatError(file, record, `${what}: no baseScore, and ${vector === null ? 'no vectorString to compute it from' : `none computes from vectorString ${JSON.stringify(vector)}`}`);
+    const given = stringOrNull(data.vectorString);
+    const why = given === null ? 'no vectorString to compute it from' : vector === null ? `vectorString ${JSON.stringify(given)} ${cvssVectorProblem(given)}` : `none computes from vectorString ${JSON.stringify(given)}`;
+    throw new RawFormatError(file, record, `${what}: no baseScore, and ${why}`);
   }
   const band = stringOrNull(severity);
   return { vector, base_score: score, base_severity: band === null ? null : band.toUpperCase() };

@@ -9,7 +9,7 @@
 import { RawFormatError } from '../../lib/errors.ts';
 import type { OsvAdvisoryRow, OsvPackageRow, OsvRangeRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
-import { cvssBaseScore, isObject, normalizeCveId, normalizeCweId, optionalCvssVector, optionalTimestamp, stringOrNull } from './common.ts';
+import { cvssBaseScore, isObject, normalizeCveId, normalizeCweId, servableCvssVector, optionalTimestamp, stringOrNull } from './common.ts';
 import type { SourceParser } from './source.ts';
 
 export interface OsvRows {
@@ -111,8 +111,8 @@ export function parseOsvRecord(record: unknown, file: string): OsvRows {
     severity = arrayOf(record.affected).find((a) => isObject(a) && arrayOf(a.severity).length > 0);
     severity = isObject(severity) ? severity.severity : [];
   }
-  const v3 = optionalCvssVector(firstVector(severity, 'CVSS_V3'), 'severity CVSS_V3 score', file, id);
-  const v4 = optionalCvssVector(firstVector(severity, 'CVSS_V4'), 'severity CVSS_V4 score', file, id);
+  const v3 = servableCvssVector(firstVector(severity, 'CVSS_V3'));
+  const v4 = servableCvssVector(firstVector(severity, 'CVSS_V4'));
 
   const advisory: OsvAdvisoryRow = {
     advisory_id: id,

@@ -211,11 +211,16 @@ describe('CVE 5 malformed records', () => {
     expect(err.message).toMatch(/CVE-2025-14617\.json: record CVE-2025-14617: cna\.metrics\[3\]\.cvssV2_0: baseScore "n\/a" is not a number/);
   });
 
-  it('a vector that does not parse, beside a valid score, names the record and the metric', () => {
+  it('a vector that does not parse is dropped beside a valid score, and named when there is no score', () => {
     const rec = sample('CVE-2025-14617.json');
     rec.containers.cna.metrics[3].cvssV2_0 = { version: '2.0', baseScore: 5, vectorString: 'AV:N/AC:Z/Au:N/C:P/I:N/A:N' };
+    const sink = new MemoryStageSink();
+    stageCve5Record(rec, 'cves/2025/14xxx/CVE-2025-14617.json', sink);
+    const v2 = sink.rows.cvss.filter((r) => r.version === '2.0');
+    expect(v2.map((r) => [r.vector, r.base_score])).toEqual([[null, 5]]);
+    delete rec.containers.cna.metrics[3].cvssV2_0.baseScore;
     const err = stageError(rec, 'cves/2025/14xxx/CVE-2025-14617.json');
-    expect(err.message).toMatch(/record CVE-2025-14617: cna\.metrics\[3\]\.cvssV2_0: vectorString "AV:N\/AC:Z\/Au:N\/C:P\/I:N\/A:N" does not parse as CVSS 2\.0/);
+    expect(err.message).toMatch(/record CVE-2025-14617: cna\.metrics\[3\]\.cvssV2_0: no baseScore, and vectorString "AV:N\/AC:Z\/Au:N\/C:P\/I:N\/A:N" does not parse as CVSS 2\.0/);
   });
 
   it('the record names itself: a file called CVE-2024-3400.json holding CVE-2024-9999999 is staged as CVE-2024-9999999, with its file', () => {

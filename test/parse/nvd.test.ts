@@ -353,19 +353,27 @@ describe('NVD malformed input', () => {
     expect(withScore(undefined, false).message).toMatch(/metrics\.cvssMetricV31\[1\]: no baseScore, and no vectorString to compute it from$/);
   });
 
-  it('a vector that does not parse is refused even beside a valid baseScore (it was published as is)', () => {
+  it('a vector that does not parse is dropped beside a valid baseScore (it was published as is; one typo must not stop the build), and named when no score is there', () => {
     const withVector = (vector: string, score: unknown = 7.5) => {
-      const rec = sample('CVE-2023-4966.json') as { metrics: { cvssMetricV31: Array<{ cvssData: Record<string, unknown> }> } };
+      const rec = sample('CVE-2023-4966.json') as { metrics: { cvssMetricV31: Array<{ source: string; cvssData: Record<string, unknown> }> } };
       rec.metrics.cvssMetricV31[1]!.cvssData.vectorString = vector;
       rec.metrics.cvssMetricV31[1]!.cvssData.baseScore = score;
-      return stageError(page([rec]));
+      return { rec, source: rec.metrics.cvssMetricV31[1]!.source };
     };
-    expect(withVector('CVSS:3.1/AV:Z/<script>').message).toBe(
-      'raw/nvd/page-7.json: record CVE-2023-4966: metrics.cvssMetricV31[1]: vectorString "CVSS:3.1/AV:Z/<script>" does not parse as CVSS 3.1: Unknown component value Z for component AV',
+    for (const garbage of ['CVSS:3.1/AV:Z/<script>', 'CVSS:3.1/nonsense', 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H', '<script>']) {
+      const { rec, source } = withVector(garbage);
+      const sink = new MemoryStageSink();
+      stageNvdDocument(page([rec]), 'raw/nvd/page-7.json', sink);
+      const metric = sink.rows.cvss.find((r) => r.version === '3.1' && r.provider === source)!;
+      expect(metric.vector, garbage).toBeNull();
+      expect(metric.base_score, garbage).toBe(7.5);
+      expect(JSON.stringify(sink.rows)).not.toContain(JSON.stringify(garbage));
+    }
+    expect(stageError(page([withVector('CVSS:3.1/AV:Z/<script>', null).rec])).message).toBe(
+      'raw/nvd/page-7.json: record CVE-2023-4966: metrics.cvssMetricV31[1]: no baseScore, and vectorString "CVSS:3.1/AV:Z/<script>" does not parse as CVSS 3.1: Unknown component value Z for component AV',
     );
-    expect(withVector('CVSS:3.1/nonsense', 'high').message).toMatch(/metrics\.cvssMetricV31\[1\]: vectorString "CVSS:3\.1\/nonsense" does not parse as CVSS 3\.1$/);
-    expect(withVector('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H').message).toMatch(/vectorString ".*" lacks a CVSS 3\.1 base metric$/);
-    expect(withVector('<script>').message).toMatch(/vectorString "<script>" names no CVSS version/);
+    expect(stageError(page([withVector('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H', null).rec])).message).toMatch(/vectorString ".*" lacks a CVSS 3\.1 base metric$/);
+    expect(stageError(page([withVector('<script>', 'high').rec])).message).toMatch(/metrics\.cvssMetricV31\[1\]: baseScore "high" is not a number/);
   });
 
   it('a missing baseScore with a valid vector is computed, not an error', () => {

@@ -213,12 +213,13 @@ describe('malformed OSV input', () => {
     expect(parseOsvRecord({ ...record, published: '0001-01-01T00:00:00Z' }, file).advisory.published).toBeNull();
   });
 
-  it('rejects a CVSS_V3 score that is no vector (it was published as is), naming the file and the record', () => {
+  it('drops a CVSS_V3 score that is no vector (it was published as is): the advisory keeps its band', () => {
     const file = join(DIR, 'GHSA-36p3-wjmg-h94x.json');
     const record = JSON.parse(readFileSync(file, 'utf8'));
-    expect(() => parseOsvRecord({ ...record, severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:Z/<script>' }] }, file)).toThrow(
-      /record GHSA-36p3-wjmg-h94x: severity CVSS_V3 score "CVSS:3\.1\/AV:Z\/<script>" does not parse as CVSS 3\.1/,
-    );
+    const { advisory } = parseOsvRecord({ ...record, severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:Z/<script>' }] }, file);
+    expect(advisory.cvss_v3_vector).toBeNull();
+    expect(advisory.cvss_v3_score).toBeNull();
+    expect(advisory.severity_band).toBe(parseOsvRecord(record, file).advisory.severity_band);
   });
 
   it('rejects a record without an id, naming the file', () => {
