@@ -181,6 +181,54 @@ describe('NVD fetcher', () => {
     expect((await loadNvdState(dir)).watermark).toBe(NOW.toISOString());
   });
 
+  // NVD pages by offset into a result set that can change under the reader: a record modified
+  // while a lastMod window is paged gets a lastModified after the window's end and leaves it,
+  // so every later record moves up by one (what the replay of the live API showed).
+  it('steps back when totalResults shrinks between pages of a window, so no record is skipped', async () => {
+    const all = await records();
+    const dir = join(raw, 'nvd');
+    await mkdir(dir, { recursive: true });
+    const watermark = new Date(NOW.getTime() - 86_400_000).toISOString();
+    await writeFile(join(dir, '_state.json'), JSON.stringify({ watermark, full: null, window: null }));
+    let inWindow = all.slice();
+    const { result } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => {
+          const start = Number(u.searchParams.get('startIndex'));
+          const reply = page(inWindow, start, 2);
+          // The first record is modified right after page 1 is served: it leaves the window.
+          if (start === 0) inWindow = all.slice(1);
+          return reply;
+        },
+      }),
+    );
+    expect(result.ok).toBe(true);
+    // Page 2 (startIndex 2) said 4 results instead of 5: read again from startIndex 1.
+    expect(server!.requests.map((r) => r.query.get('startIndex'))).toEqual(['0', '2', '1', '3']);
+    expect([...new Set(await idsIn(join(dir, 'delta')))]).toEqual(IDS);
+    expect((await loadNvdState(dir)).watermark).toBe(NOW.toISOString());
+  });
+
+  it('steps back when totalResults shrinks during a full pull, without overwriting a page already written', async () => {
+    const all = await records();
+    let served = all.slice();
+    const { result } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => {
+          const start = Number(u.searchParams.get('startIndex'));
+          const reply = page(served, start, 2);
+          if (start === 2 && served.length === all.length) served = all.slice(2); // two records before the cursor go
+          return reply;
+        },
+      }),
+    );
+    expect(result.ok).toBe(true);
+    // startIndex 4 saw 3 results instead of 5: read again from 2 (= 4 − 2), under new page names.
+    expect(server!.requests.map((r) => r.query.get('startIndex'))).toEqual(['0', '2', '4', '2']);
+    expect([...new Set(await idsIn(join(raw, 'nvd', 'full')))]).toEqual(IDS);
+    expect((await readdir(join(raw, 'nvd', 'full'))).sort()).toEqual(['page-0000000.json.gz', 'page-0000002-r1.json.gz', 'page-0000002.json.gz']);
+  });
+
   it('rejects malformed JSON with a clear message and leaves the previous raw pages untouched', async () => {
     const dir = join(raw, 'nvd');
     await mkdir(join(dir, 'full'), { recursive: true });

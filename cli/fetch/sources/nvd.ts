@@ -5,7 +5,8 @@
  * `lastModStartDate`/`lastModEndDate` (at most 120 days each) from the watermark, written to
  * `nvd/delta/`. The cursor (`nvd/_state.json`) is saved after every page, so a killed run
  * resumes at the next page of the same query (the window's end is kept, so the result set
- * does not shift under it).
+ * does not shift under it). A result set that shrinks while it is paged is read again from
+ * far enough back that no record is skipped (readPages).
  *
  * The client enforces NVD's budget itself (5 requests / 30 s, 50 with `NVD_API_KEY`, sent as
  * the `apiKey` header) and retries 403/429/503 with backoff and `Retry-After`.
@@ -23,6 +24,8 @@ import { PartialProgressError, type FetchContext, type SourceFetcher, type Sourc
 interface Cursor {
   nextIndex: number;
   totalResults: number | null;
+  /** Step backs so far (see readPages); pages read after one are named `-r<n>`. */
+  rereads?: number;
 }
 
 export interface NvdState {
@@ -173,23 +176,66 @@ class NvdRun {
     this.records += page.count;
   }
 
+  /**
+   * Reads the pages of one query from `cursor` on, saving the cursor after each page.
+   *
+   * NVD pages by offset into a result set that can change while it is read. A record modified
+   * while a lastMod window is paged gets a lastModified after the window's end and leaves the
+   * window; every later record moves up one offset, so the next page would start one record too
+   * far and skip a record changed inside the window (lost for good: the watermark then moves past
+   * it). A totalResults smaller than the previous page said is the sign. The records that left
+   * may all have been before this page, so the reader steps back by the shrink and reads on from
+   * there, dropping this page (the pages from the new offset hold it again). Records read twice
+   * are harmless: the build keeps one version per CVE, the latest lastModified. Pages read after a
+   * step back are named `-r<n>`, so none overwrites an earlier page whose records now sit at
+   * other offsets. A total that grows (new CVEs, appended) only repeats records, never skips one.
+   * (A shrink and a growth of the same size between two pages cannot be told apart; NVD offers
+   * nothing better than offsets.)
+   */
+  private async readPages(
+    cursor: Cursor,
+    params: Record<string, string>,
+    what: (startIndex: number) => string,
+    fileFor: (startIndex: number, reread: string) => string,
+    onPage?: (page: Page) => void,
+  ): Promise<void> {
+    while (cursor.totalResults === null || cursor.nextIndex < cursor.totalResults) {
+      const start = cursor.nextIndex;
+      const page = await this.getPage(params, start, what(start));
+      const before = cursor.totalResults;
+      cursor.totalResults = page.totalResults;
+      const shrink = before === null ? 0 : before - page.totalResults;
+      if (shrink > 0 && start > 0) {
+        cursor.nextIndex = Math.max(0, start - shrink);
+        cursor.rereads = (cursor.rereads ?? 0) + 1;
+        this.ctx.log(`  ${what(start)}: totalResults went from ${before} to ${page.totalResults} while paging; reading again from startIndex ${cursor.nextIndex}`);
+        await this.save();
+        continue;
+      }
+      if (page.count > 0) await this.writePage(fileFor(start, cursor.rereads ? `-r${cursor.rereads}` : ''), page);
+      cursor.nextIndex += page.count;
+      onPage?.(page);
+      await this.save();
+      if (page.count === 0) break;
+    }
+  }
+
   private async fullPull(): Promise<void> {
     const partial = join(this.ctx.dir, PARTIAL_DIR);
     const full = this.state.full!;
     const bar = progress('nvd full pull', full.totalResults ?? 0, 'CVEs');
     bar.tick(full.nextIndex);
     try {
-      while (full.totalResults === null || full.nextIndex < full.totalResults) {
-        const what = `NVD page startIndex=${full.nextIndex}`;
-        const page = await this.getPage({}, full.nextIndex, what);
-        await this.writePage(join(partial, `page-${pad(full.nextIndex)}.json.gz`), page);
-        full.nextIndex += page.count;
-        full.totalResults = page.totalResults;
-        bar.setTotal(page.totalResults);
-        bar.tick(page.count);
-        await this.save();
-        if (page.count === 0) break;
-      }
+      await this.readPages(
+        full,
+        {},
+        (start) => `NVD page startIndex=${start}`,
+        (start, reread) => join(partial, `page-${pad(start)}${reread}.json.gz`),
+        (page) => {
+          bar.setTotal(page.totalResults);
+          bar.tick(page.count);
+        },
+      );
     } finally {
       bar.stop();
     }
@@ -226,15 +272,12 @@ class NvdRun {
         await this.save();
       }
       const w = this.state.window;
-      while (w.totalResults === null || w.nextIndex < w.totalResults) {
-        const what = `NVD changes ${w.start}..${w.end} startIndex=${w.nextIndex}`;
-        const page = await this.getPage({ lastModStartDate: w.start, lastModEndDate: w.end }, w.nextIndex, what);
-        if (page.count > 0) await this.writePage(join(this.ctx.dir, 'delta', `${compact(w.end)}-${pad(w.nextIndex)}.json.gz`), page);
-        w.nextIndex += page.count;
-        w.totalResults = page.totalResults;
-        await this.save();
-        if (page.count === 0) break;
-      }
+      await this.readPages(
+        w,
+        { lastModStartDate: w.start, lastModEndDate: w.end },
+        (start) => `NVD changes ${w.start}..${w.end} startIndex=${start}`,
+        (start, reread) => join(this.ctx.dir, 'delta', `${compact(w.end)}-${pad(start)}${reread}.json.gz`),
+      );
       this.state.watermark = new Date(w.end).toISOString();
       this.state.window = null;
       await this.save();
