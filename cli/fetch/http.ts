@@ -50,6 +50,12 @@ export interface GetOptions {
   limiter?: RateLimiter;
   /** Statuses to retry (default RETRY_STATUSES). */
   retryOn?: readonly number[];
+  /**
+   * The least wait before retrying a status, in ms, whatever the backoff or `Retry-After` say
+   * (NVD: a 403 means the budget of its rolling window is used up, by us or by another client on
+   * the same address or key; a retry before that window has passed is refused again).
+   */
+  minRetryWaitMs?: Readonly<Record<number, number>>;
   signal?: AbortSignal;
 }
 
@@ -262,8 +268,8 @@ export class HttpClient {
     const retryOn = opts.retryOn ?? RETRY_STATUSES;
     for (let attempt = 0; ; attempt++) {
       opts.signal?.throwIfAborted();
-      await opts.limiter?.acquire(opts.signal);
       const headers = { 'user-agent': this.userAgent, ...opts.headers, ...(await opts.headersFor?.(attempt)) };
+      const booking = await opts.limiter?.acquire(opts.signal);
       let failure: unknown;
       let res: Dispatcher.ResponseData | undefined;
       try {
@@ -278,6 +284,9 @@ export class HttpClient {
       } catch (err) {
         if (isAbortError(err) || opts.signal?.aborted) throw err;
         failure = err;
+      } finally {
+        // Booked once answered (or failed): the server has counted it by then (rate-limit.ts).
+        booking?.();
       }
       if (res) {
         const status = res.statusCode;
@@ -306,8 +315,10 @@ export class HttpClient {
           const retryable = waitable || (resetIn === null && retryOn.includes(status));
           if (!retryable || attempt >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
           const hinted = parseRetryAfter(res.headers['retry-after'], now);
-          const wait = Math.min(hinted ?? (waitable ? resetIn + 1000 : this.backoff(attempt)), this.maxRetryWaitMs);
-          const why = hinted !== null ? ' (Retry-After)' : waitable ? ' (rate limit reset)' : '';
+          const least = opts.minRetryWaitMs?.[status] ?? 0;
+          const proposed = hinted ?? (waitable ? resetIn + 1000 : this.backoff(attempt));
+          const wait = Math.min(Math.max(proposed, least), this.maxRetryWaitMs);
+          const why = proposed < least ? ' (rate window)' : hinted !== null ? ' (Retry-After)' : waitable ? ' (rate limit reset)' : '';
           this.log(`  ${new URL(target).host}: HTTP ${status}; retrying in ${Math.round(wait / 1000)} s${why}`);
           await this.sleep(wait, opts.signal);
           continue;

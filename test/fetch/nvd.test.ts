@@ -3,7 +3,7 @@ import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadNvdState } from '../../cli/fetch/sources/nvd.ts';
+import { clientRateWindowMs, loadNvdState } from '../../cli/fetch/sources/nvd.ts';
 import { fetchSources } from '../../cli/fetch/run.ts';
 import { readSourceStatuses } from '../../cli/fetch/status.ts';
 import { fixture, routes, startServer, tempRaw, testConfig, testHttp, type Reply, type TestServer } from './helpers.ts';
@@ -53,9 +53,9 @@ describe('NVD fetcher', () => {
     delete process.env.NVD_API_KEY;
   });
 
-  async function run(route: Parameters<typeof startServer>[0], extra: { signal?: AbortSignal; now?: Date; full?: boolean } = {}) {
+  async function run(route: Parameters<typeof startServer>[0], extra: { signal?: AbortSignal; now?: Date; full?: boolean; nvd?: Record<string, unknown> } = {}) {
     server ??= await startServer(route);
-    const config = await testConfig({ sources: { nvd: { url: `${server.base}/rest/json/cves/2.0`, pageSize: 2 } } });
+    const config = await testConfig({ sources: { nvd: { url: `${server.base}/rest/json/cves/2.0`, pageSize: 2, ...extra.nvd } } });
     const t = testHttp();
     const results = await fetchSources({
       rawDir: raw,
@@ -121,6 +121,24 @@ describe('NVD fetcher', () => {
     expect(state.full?.nextIndex).toBe(2);
     // Nothing half-done is exposed to the build: the partial pull is under a `_` name.
     expect(existsSync(join(raw, 'nvd', 'full'))).toBe(false);
+  });
+
+  // A 403 says the rolling window's budget is spent: by another client on the same address or
+  // key, or by the run just before (a poll right after the nightly update). Retried after 2, 4
+  // and 8 s, all four attempts fell inside NVD's 30 s window and the source failed.
+  it('retries a 403 only once a whole rate window (with its margin) has passed', async () => {
+    const all = await records();
+    let refused = 0;
+    const { result, sleeps } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => (refused++ < 2 ? { status: 403, headers: { message: 'Request forbidden by administrative rules.' } } : page(all, Number(u.searchParams.get('startIndex')), 2)),
+      }),
+      // Only the retry waits are injected (testHttp); the limiter itself is not reached by 3 pages.
+      { nvd: { rateWindowSeconds: 30 } },
+    );
+    expect(result.ok).toBe(true);
+    expect(sleeps).toEqual([clientRateWindowMs(30), clientRateWindowMs(30)]);
+    expect(clientRateWindowMs(30)).toBe(31_000);
   });
 
   it('resumes a killed full pull from the saved cursor and ends with the complete set', async () => {

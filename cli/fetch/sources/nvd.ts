@@ -9,7 +9,9 @@
  * far enough back that no record is skipped (readPages).
  *
  * The client enforces NVD's budget itself (5 requests / 30 s, 50 with `NVD_API_KEY`, sent as
- * the `apiKey` header) and retries 403/429/503 with backoff and `Retry-After`.
+ * the `apiKey` header) and retries 429/5xx with backoff and `Retry-After`; a 403 (the budget
+ * used up, by another client on the same address or key) is retried once a whole window has
+ * passed.
  */
 import { readFile, rename, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,6 +43,16 @@ const STATE_FILE = '_state.json';
 const PARTIAL_DIR = '_full-partial';
 const OLD_DIR = '_full-old';
 const DAY_MS = 86_400_000;
+
+/**
+ * The rate window as the client keeps it: NVD's, plus 1/30 of it (1 s of NVD's 30 s) for clocks
+ * and timers that do not agree to the millisecond. Requests are booked when their answer arrives
+ * (rate-limit.ts), later than NVD counts them, so the margin is on top of that.
+ */
+export function clientRateWindowMs(rateWindowSeconds: number): number {
+  const ms = rateWindowSeconds * 1000;
+  return Math.round(ms + ms / 30);
+}
 
 export async function loadNvdState(dir: string): Promise<NvdState> {
   try {
@@ -88,13 +100,9 @@ export const nvdSource: SourceFetcher = {
   async fetch(ctx: FetchContext): Promise<SourceOutcome> {
     const cfg = ctx.config.sources.nvd;
     const apiKey = process.env.NVD_API_KEY?.trim() || undefined;
-    const limiter = new RollingWindowLimiter(
-      cfg.requestsPerWindow ?? (apiKey ? 50 : 5),
-      cfg.rateWindowSeconds * 1000,
-      Date.now,
-      realSleep,
-    );
-    const run = new NvdRun(ctx, limiter, apiKey);
+    const windowMs = clientRateWindowMs(cfg.rateWindowSeconds);
+    const limiter = new RollingWindowLimiter(cfg.requestsPerWindow ?? (apiKey ? 50 : 5), windowMs, Date.now, realSleep);
+    const run = new NvdRun(ctx, limiter, apiKey, windowMs);
     try {
       await run.execute();
     } catch (err) {
@@ -115,6 +123,7 @@ class NvdRun {
     private readonly ctx: FetchContext,
     private readonly limiter: RateLimiter,
     private readonly apiKey: string | undefined,
+    private readonly windowMs: number,
   ) {
     this.cfg = ctx.config.sources.nvd;
   }
@@ -153,6 +162,9 @@ class NvdRun {
     const res = await this.ctx.http.getBytes(url.toString(), {
       limiter: this.limiter,
       retryOn: [...RETRY_STATUSES, 403],
+      // A 403 says the window's budget is spent (another client on the address or key, or the
+      // run just before this one): retried sooner, it is refused again.
+      minRetryWaitMs: { 403: this.windowMs },
       headers: { accept: 'application/json', ...(this.apiKey ? { apiKey: this.apiKey } : {}) },
       signal: this.ctx.signal,
     });
