@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
+import { buffer } from 'node:stream/consumers';
 import { finished } from 'node:stream/promises';
 import { dirname, relative } from 'node:path';
 import { progress } from '../../lib/log.ts';
@@ -72,7 +73,7 @@ export async function downloadToTemp(http: HttpClient, url: string, dest: string
       },
       async (res) => {
         if (res.status === 304) {
-          await res.body.dump();
+          await buffer(res.body);
           return 'not-modified' as const;
         }
         const resumed = res.status === 206 && have > 0 && contentRangeStart(res) === have;

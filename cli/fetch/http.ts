@@ -1,15 +1,19 @@
 /**
  * The one HTTP client every fetcher uses (undici): a User-Agent naming the project, timeouts on
- * connect, headers and every body chunk, redirects followed, HTTPS_PROXY/NO_PROXY honoured
- * (EnvHttpProxyAgent), mirror URL rewrites, and retries with exponential backoff that respect
- * `Retry-After`. A network failure while the body is read (connection reset, body timeout,
- * truncated body) is retried like one before the headers: every reader of a body goes through
+ * connect, headers and every body chunk, a least pace for every body (body-pace.ts), redirects
+ * followed, HTTPS_PROXY/NO_PROXY honoured (EnvHttpProxyAgent), mirror URL rewrites, and retries
+ * with exponential backoff that respect `Retry-After`. A network failure while the body is read
+ * (connection reset, body timeout, a body too slow, truncated body) is retried like one before
+ * the headers: every reader of a body goes through
  * `exchange`, which owns the one retry loop. Error bodies are read as text only for the message
  * (NVD answers 4xx/5xx in plain text, never JSON).
  */
 import { createRequire } from 'node:module';
+import type { Readable } from 'node:stream';
+import { buffer, text } from 'node:stream/consumers';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
+import { MIN_BODY_BYTES, pacedBody } from './body-pace.ts';
 import { FetchError, describeError, isAbortError } from './errors.ts';
 import { realSleep, type RateLimiter, type Sleep } from './rate-limit.ts';
 
@@ -36,6 +40,8 @@ export interface HttpClientOptions {
   backoffMs?: number;
   /** Upper bound of one wait, including a server's `Retry-After`. */
   maxRetryWaitMs?: number;
+  /** Bytes of body every `timeoutMs` must bring, from the headers on (default MIN_BODY_BYTES, body-pace.ts). */
+  minBodyBytes?: number;
   rewrites?: UrlRewrite[];
   /** Default: an EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
   dispatcher?: Dispatcher;
@@ -79,7 +85,8 @@ export interface BodyResponse {
 export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
+  /** Read at a pace (body-pace.ts): a body slower than that fails like a reset. */
+  body: Readable;
   /** The URL actually requested (after rewrites). */
   url: string;
 }
@@ -179,7 +186,7 @@ function decodeBody(body: Buffer, contentEncoding: string | undefined, url: stri
   return out;
 }
 
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED', 'BODY_UNDECODABLE']);
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED', 'BODY_UNDECODABLE', 'BODY_TOO_SLOW']);
 
 /** A failure of the connection (undici's UND_ERR_*, resets, timeouts, truncation), not of our own checks. */
 export function isTransientNetworkError(err: unknown): boolean {
@@ -192,8 +199,9 @@ export function isTransientNetworkError(err: unknown): boolean {
 
 /**
  * Worst case, in seconds, for a host that accepts connections and never answers: every attempt
- * waits the full timeout, and the backoffs between them at their largest jitter (×1.25).
- * docs/fetching.md states the figure for the defaults.
+ * waits the full timeout, and the backoffs between them at their largest jitter (×1.25). A host
+ * that sends its headers at once and then trickles costs the same (one timeout window of pace
+ * per attempt, body-pace.ts). docs/fetching.md states the figure for the defaults.
  */
 export function deadHostSeconds(http: { timeoutSeconds: number; retries: number; backoffSeconds: number; maxRetryWaitSeconds: number }): number {
   let total = (http.retries + 1) * http.timeoutSeconds;
@@ -203,8 +211,7 @@ export function deadHostSeconds(http: { timeoutSeconds: number; retries: number;
 
 async function readSnippet(body: HttpResponse['body'], max = 300): Promise<string> {
   try {
-    const text = await body.text();
-    return text.replace(/\s+/g, ' ').trim().slice(0, max);
+    return (await text(body)).replace(/\s+/g, ' ').trim().slice(0, max);
   } catch {
     return '';
   }
@@ -216,6 +223,7 @@ export class HttpClient {
   private readonly retries: number;
   private readonly backoffMs: number;
   private readonly maxRetryWaitMs: number;
+  private readonly minBodyBytes: number;
   private readonly rewrites: UrlRewrite[];
   private readonly dispatcher: Dispatcher;
   readonly sleep: Sleep;
@@ -228,6 +236,7 @@ export class HttpClient {
     this.retries = opts.retries ?? 3;
     this.backoffMs = opts.backoffMs ?? 2_000;
     this.maxRetryWaitMs = opts.maxRetryWaitMs ?? 120_000;
+    this.minBodyBytes = opts.minBodyBytes ?? MIN_BODY_BYTES;
     this.rewrites = opts.rewrites ?? [];
     this.sleep = opts.sleep ?? realSleep;
     this.now = opts.now ?? Date.now;
@@ -290,19 +299,20 @@ export class HttpClient {
       }
       if (res) {
         const status = res.statusCode;
+        const body = pacedBody(res.body, this.timeoutMs, this.minBodyBytes);
         if ((status >= 200 && status < 300) || status === 304) {
           try {
-            return await consume({ status, headers: res.headers, body: res.body, url: target });
+            return await consume({ status, headers: res.headers, body, url: target });
           } catch (err) {
             if (isAbortError(err) || opts.signal?.aborted) throw err;
             if (err instanceof FetchError) throw err;
             if (!isTransientNetworkError(err)) throw new FetchError(`GET ${target}: ${describeError(err)}`);
             failure = err;
-            res.body.destroy();
+            body.destroy();
           }
         } else {
           // NVD puts its reason in a `message` header and often sends an empty body.
-          let detail = (await readSnippet(res.body)) || headerValue(res.headers, 'message') || '';
+          let detail = (await readSnippet(body)) || headerValue(res.headers, 'message') || '';
           const now = this.now();
           const resetIn = rateLimitResetIn(res.headers, now);
           // A used-up rate limit is retried at its reset whatever the status (GitHub says 403),
@@ -344,10 +354,10 @@ export class HttpClient {
     const headers = asked ? opts.headers : { 'accept-encoding': ACCEPTED_ENCODINGS, ...opts.headers };
     return this.exchange(url, { ...opts, headers }, async (res) => {
       if (res.status === 304) {
-        await res.body.dump();
+        await buffer(res.body);
         return { status: 304, headers: res.headers, body: Buffer.alloc(0), url: res.url };
       }
-      const sent = Buffer.from(await res.body.arrayBuffer());
+      const sent = await buffer(res.body);
       // Content-Length counts the bytes as sent, compressed or not.
       const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
       if (Number.isFinite(declared) && sent.length !== declared) throw new TruncatedBodyError(sent.length, declared);

@@ -4,7 +4,7 @@
  * allows it, and every final error names the URL. Local servers only.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -119,10 +119,11 @@ describe('network errors after the headers', () => {
     await new Promise<void>((r) => stalling.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
     try {
-      const { http } = testHttp({ timeoutMs: 200 });
+      // No pace (minBodyBytes 0): what is tested here is the gap, not the pace (the next test).
+      const { http } = testHttp({ timeoutMs: 200, minBodyBytes: 0 });
       expect(await http.getJson(`${base}/slow.json`, 'slow')).toEqual({ ok: true });
       expect(n).toBe(2);
-      const never = testHttp({ timeoutMs: 200, retries: 0 });
+      const never = testHttp({ timeoutMs: 200, retries: 0, minBodyBytes: 0 });
       n = 0;
       stalling.removeAllListeners('request');
       stalling.on('request', (_req, res) => {
@@ -134,5 +135,50 @@ describe('network errors after the headers', () => {
       stalling.closeAllConnections();
       await new Promise<void>((r) => stalling.close(() => r()));
     }
+  });
+
+  // One byte every 40 ms never leaves a gap of the body timeout (200 ms): without a pace the
+  // download ran as long as the host liked (the whole fetch job hung on one source).
+  it('a body that trickles fails its attempt after one timeout window, is retried, and the error names the URL', async () => {
+    const trickling: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-length': '100000' });
+      const t = setInterval(() => res.write('x'), 40);
+      res.on('close', () => clearInterval(t));
+    });
+    await new Promise<void>((r) => trickling.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(trickling.address() as AddressInfo).port}`;
+    try {
+      const { http, sleeps } = testHttp({ timeoutMs: 200, retries: 1, minBodyBytes: 1000 });
+      const started = performance.now();
+      await expect(http.getBytes(`${base}/kev.json`)).rejects.toThrow(
+        /^GET http:\/\/127\.0\.0\.1:\d+\/kev\.json: body too slow: \d bytes in 0\.2 s \(at least 1000 required\) \(BODY_TOO_SLOW\) after 2 attempts$/,
+      );
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(sleeps).toHaveLength(1);
+      // A streamed download too (its temporary file removed).
+      const dest = join(raw, 'src', 'kev.json');
+      await expect(
+        fetchFile(http, { url: `${base}/kev.json`, dest, sourceDir: join(raw, 'src'), verify: async () => ({ records: 1 }) }),
+      ).rejects.toThrow(/kev\.json: .*body too slow/);
+      expect(await readdir(join(raw, 'src'))).toEqual([]);
+    } finally {
+      trickling.closeAllConnections();
+      await new Promise<void>((r) => trickling.close(() => r()));
+    }
+  });
+
+  it('a reader that holds the body back (a slow disk) is not taken for a slow host', async () => {
+    const body = randomBytes(400_000);
+    server = await startServer(() => ({ body }));
+    const { http } = testHttp({ timeoutMs: 100, minBodyBytes: 50_000 });
+    const got = await http.exchange(`${server.base}/big.bin`, {}, async (res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of res.body) {
+        chunks.push(chunk as Buffer);
+        await new Promise((r) => setTimeout(r, 60)); // each write takes 60 ms
+      }
+      return Buffer.concat(chunks);
+    });
+    expect(got.equals(body)).toBe(true);
   });
 });
