@@ -1,9 +1,9 @@
 /**
  * Downloads one URL to a temporary file next to its destination, streaming (never holding the
  * body in memory), with conditional-request validators, resumption of a broken transfer
- * (`Range`) and a progress bar in bytes. The caller
- * verifies the temporary file and moves it into place; `fetchFile` does all of that for the
- * common one-file source.
+ * (`Range`, within the run and in the next one: partial.ts) and a progress bar in bytes. The
+ * caller verifies the temporary file and moves it into place; `fetchFile` does all of that for
+ * the common one-file source.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
@@ -11,9 +11,10 @@ import { buffer } from 'node:stream/consumers';
 import { finished } from 'node:stream/promises';
 import { dirname, relative } from 'node:path';
 import { progress } from '../../lib/log.ts';
-import { moveIntoPlace, tempPathFor } from './atomic.ts';
+import { moveIntoPlace } from './atomic.ts';
 import { FetchError, describeError, isAbortError } from './errors.ts';
 import { TruncatedBodyError, headerValue, type GetOptions, type HttpClient, type HttpResponse } from './http.ts';
+import { dropPartial, dropStalePartials, loadPartial, partialFilesFor, savePartialMeta } from './partial.ts';
 import { conditionalHeaders, validatorsOf, type ValidatorStore, type Validators } from './validators.ts';
 import type { Verified } from './verify.ts';
 
@@ -41,51 +42,89 @@ function resumeValidator(res: HttpResponse): string | null {
 }
 
 /** `Content-Range: bytes <first>-<last>/<total>` of a 206, or null when it does not parse. */
-function contentRangeStart(res: HttpResponse): number | null {
+function contentRange(res: HttpResponse): { start: number; total: number | null } | null {
   const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(headerValue(res.headers, 'content-range') ?? '');
-  return m ? Number(m[1]) : null;
+  return m ? { start: Number(m[1]), total: m[2] === '*' ? null : Number(m[2]) } : null;
+}
+
+/**
+ * How much an attempt must add to the file for its failure not to count against the retries:
+ * 1/64 of the file, at most 1 MiB. A download that grows at each attempt goes on (a flaky link
+ * cutting a 500 MB file every few tens of MB), yet a host that sends a few bytes and cuts cannot
+ * keep it going for ever: at most 64 such attempts for a file up to 64 MiB, one per MiB beyond.
+ */
+function progressStep(total: number): number {
+  return Number.isFinite(total) && total > 0 ? Math.min(1024 * 1024, Math.ceil(total / 64)) : 1024 * 1024;
 }
 
 /**
  * Streams `url` into a temporary file beside `dest`. A connection lost mid-body is retried by
  * the client's retry loop; where the server allows it (Accept-Ranges: bytes and a strong ETag
  * or a Last-Modified), the retry asks only for the missing bytes (`Range`, guarded by
- * `If-Range`: a file that changed meanwhile comes whole). The temporary file is removed on failure.
+ * `If-Range`: a file that changed meanwhile comes whole), and an attempt that added to the file
+ * does not count against the retries (progressStep). When the download fails all the same, the
+ * bytes received are kept for the next run, which resumes them the same way (partial.ts);
+ * otherwise the temporary file is removed.
  */
 export async function downloadToTemp(http: HttpClient, url: string, dest: string, opts: TempDownloadOptions): Promise<TempDownload> {
   await mkdir(dirname(dest), { recursive: true });
-  const tmp = tempPathFor(dest);
+  await dropStalePartials(dest);
+  const partial = partialFilesFor(dest);
+  const kept = await loadPartial(partial, url);
+  const tmp = partial.data;
   /** Bytes safely on disk in `tmp`. */
-  let have = 0;
-  let resumeWith: string | null = null;
+  let have = kept?.bytes ?? 0;
+  let resumeWith: string | null = kept?.validator ?? null;
+  /** `have` when the current attempt was sent. */
+  let attemptStart = have;
+  /** The answer that carries the file's validators: the 200, or the first 206 of a resumed run. */
   let first: HttpResponse | null = null;
   let total = NaN;
+  /** Our own check refused an answer: its bytes are not worth keeping. */
+  let refused = false;
   const bar = progress(opts.label, 0, 'bytes');
+  bar.tick(have);
   try {
     const outcome = await http.exchange(
       url,
       {
         ...opts,
-        headersFor: () =>
-          have > 0 && resumeWith
-            ? { range: `bytes=${have}-`, 'if-range': resumeWith }
-            : { ...conditionalHeaders(opts.validators), ...opts.headers },
+        headersFor: () => {
+          attemptStart = have;
+          return {
+            ...conditionalHeaders(opts.validators),
+            ...opts.headers,
+            ...(have > 0 && resumeWith ? { range: `bytes=${have}-`, 'if-range': resumeWith } : {}),
+          };
+        },
+        // Bytes a retry will not ask for again; a server that cannot resume makes no progress.
+        progressed: () => resumeWith !== null && have - attemptStart >= progressStep(total),
       },
       async (res) => {
         if (res.status === 304) {
           await buffer(res.body);
           return 'not-modified' as const;
         }
-        const resumed = res.status === 206 && have > 0 && contentRangeStart(res) === have;
-        if (res.status === 206 && !resumed) throw new FetchError(`GET ${res.url}: unexpected partial answer (${headerValue(res.headers, 'content-range') ?? 'no Content-Range'})`);
-        if (!resumed) {
+        const range = res.status === 206 ? contentRange(res) : null;
+        const resumed = res.status === 206 && have > 0 && range?.start === have;
+        if (res.status === 206 && !resumed) {
+          refused = true;
+          throw new FetchError(`GET ${res.url}: unexpected partial answer (${headerValue(res.headers, 'content-range') ?? 'no Content-Range'})`);
+        }
+        if (resumed) {
+          // Bytes kept by an earlier run: this answer is the first to say what the file is.
+          first ??= res;
+          if (!Number.isFinite(total)) total = range?.total ?? have + Number(headerValue(res.headers, 'content-length') ?? NaN);
+        } else {
           // A first answer, or a server that sent the whole file again: start over.
           first = res;
           have = 0;
           resumeWith = resumeValidator(res);
           total = Number(headerValue(res.headers, 'content-length') ?? NaN);
-          bar.setTotal(Number.isFinite(total) ? total : 0);
+          if (resumeWith) await savePartialMeta(partial, url, resumeWith);
+          else await dropPartial(partial, true);
         }
+        bar.setTotal(Number.isFinite(total) ? total : 0);
         // Every chunk is taken as soon as it arrives (a paused stream that errors drops what it
         // holds) and written in order; `have` counts what reached the file, so the next Range
         // starts at the right byte whatever broke the connection.
@@ -123,16 +162,23 @@ export async function downloadToTemp(http: HttpClient, url: string, dest: string
       },
     );
     if (outcome === 'not-modified') {
-      await rm(tmp, { force: true });
+      await dropPartial(partial);
       return { kind: 'not-modified' };
     }
   } catch (err) {
-    await rm(tmp, { force: true });
-    if (isAbortError(err) || err instanceof FetchError) throw err;
-    throw new FetchError(`GET ${http.rewrite(url)}: download interrupted after ${have} bytes (${describeError(err)})`);
+    // Bytes that came from answers sharing one validator, at consecutive offsets: worth keeping
+    // (If-Range decides next run whether they still belong to the file). An interruption
+    // (SIGTERM) keeps them too.
+    const keep = !refused && have > 0 && resumeWith !== null;
+    if (!keep) await dropPartial(partial);
+    if (isAbortError(err)) throw err;
+    const kept = keep ? `; the ${have} bytes received are kept to resume next run` : '';
+    if (err instanceof FetchError) throw new FetchError(`${err.message}${kept}`);
+    throw new FetchError(`GET ${http.rewrite(url)}: download interrupted after ${have} bytes (${describeError(err)})${kept}`);
   } finally {
     bar.stop();
   }
+  await dropPartial(partial, true);
   const res = first as HttpResponse | null;
   if (!res) throw new FetchError(`GET ${http.rewrite(url)}: no response`);
   return { kind: 'downloaded', tmp, bytes: have, validators: validatorsOf(res), lastModified: headerValue(res.headers, 'last-modified') };
@@ -160,8 +206,9 @@ export interface FetchFileOptions extends GetOptions {
 }
 
 /**
- * Download → verify → rename, for one file. A 304 leaves everything as is; any failure removes
- * the temporary file and leaves the last good file byte for byte.
+ * Download → verify → rename, for one file. A 304 leaves everything as is; any failure leaves
+ * the last good file byte for byte (a broken download keeps its bytes beside it for the next
+ * run; a file that fails its check is removed).
  */
 export async function fetchFile(http: HttpClient, opts: FetchFileOptions): Promise<FileOutcome> {
   const key = relative(opts.sourceDir, opts.dest);

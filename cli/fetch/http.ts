@@ -71,6 +71,12 @@ export interface ExchangeOptions extends GetOptions {
    * `Range` / `If-Range` for the bytes it already has). Replaces `headers` keys of the same name.
    */
   headersFor?: (attempt: number) => Record<string, string> | Promise<Record<string, string>>;
+  /**
+   * Asked after a network failure while `consume` read the body: true when this attempt got far
+   * enough not to count against `retries` (a resumed download that grew). The count and the
+   * backoff start again from the first retry.
+   */
+  progressed?: () => boolean;
 }
 
 /** A response read whole. */
@@ -269,17 +275,21 @@ export class HttpClient {
    * One GET with the retry loop around both halves of the exchange: the request up to the
    * headers, and `consume`, which reads the body. Retried: network failures on either side
    * (see isTransientNetworkError) and `retryOn` statuses. `consume` receives every 2xx and 304;
-   * it throws FetchError for a body it rejects (not retried). The final error names the URL;
-   * an abort (`signal`) is rethrown as is.
+   * it throws FetchError for a body it rejects (not retried). `retries` bounds the failed
+   * attempts since the last one that made progress (`progressed`). The final error names the
+   * URL; an abort (`signal`) is rethrown as is.
    */
   async exchange<T>(url: string, opts: ExchangeOptions, consume: (res: HttpResponse) => Promise<T>): Promise<T> {
     const target = this.rewrite(url);
     const retryOn = opts.retryOn ?? RETRY_STATUSES;
-    for (let attempt = 0; ; attempt++) {
+    // `attempt` counts every try; `failed` the failures since the last attempt that progressed.
+    for (let attempt = 0, failed = 0; ; attempt++) {
       opts.signal?.throwIfAborted();
       const headers = { 'user-agent': this.userAgent, ...opts.headers, ...(await opts.headersFor?.(attempt)) };
       const booking = await opts.limiter?.acquire(opts.signal);
       let failure: unknown;
+      /** This attempt failed after adding enough to a download not to count as a failure. */
+      let progressed = false;
       let res: Dispatcher.ResponseData | undefined;
       try {
         res = await request(target, {
@@ -309,6 +319,7 @@ export class HttpClient {
             if (!isTransientNetworkError(err)) throw new FetchError(`GET ${target}: ${describeError(err)}`);
             failure = err;
             body.destroy();
+            progressed = opts.progressed?.() ?? false;
           }
         } else {
           // NVD puts its reason in a `message` header and often sends an empty body.
@@ -323,22 +334,25 @@ export class HttpClient {
             detail = `${detail ? `${detail}; ` : ''}${host}'s rate limit is used up until ${new Date(now + resetIn).toISOString()}${host === 'api.github.com' ? ' (GITHUB_TOKEN raises GitHub\'s limit)' : ''}`;
           }
           const retryable = waitable || (resetIn === null && retryOn.includes(status));
-          if (!retryable || attempt >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
+          if (!retryable || failed >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
           const hinted = parseRetryAfter(res.headers['retry-after'], now);
           const least = opts.minRetryWaitMs?.[status] ?? 0;
-          const proposed = hinted ?? (waitable ? resetIn + 1000 : this.backoff(attempt));
+          const proposed = hinted ?? (waitable ? resetIn + 1000 : this.backoff(failed));
           const wait = Math.min(Math.max(proposed, least), this.maxRetryWaitMs);
           const why = proposed < least ? ' (rate window)' : hinted !== null ? ' (Retry-After)' : waitable ? ' (rate limit reset)' : '';
           this.log(`  ${new URL(target).host}: HTTP ${status}; retrying in ${Math.round(wait / 1000)} s${why}`);
           await this.sleep(wait, opts.signal);
+          failed++;
           continue;
         }
       }
       // A network failure, before the headers or while reading the body.
-      if (attempt >= this.retries) {
+      if (progressed) failed = 0;
+      else if (failed >= this.retries) {
         throw new FetchError(`GET ${target}: ${describeError(failure)}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''}`);
       }
-      const wait = Math.min(this.backoff(attempt), this.maxRetryWaitMs);
+      const wait = Math.min(this.backoff(failed), this.maxRetryWaitMs);
+      if (!progressed) failed++;
       this.log(`  ${target}: ${describeError(failure)}; retrying in ${Math.round(wait / 1000)} s`);
       await this.sleep(wait, opts.signal);
     }

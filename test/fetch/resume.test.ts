@@ -4,12 +4,14 @@
  * allows it, and every final error names the URL. Local servers only.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fetchFile } from '../../cli/fetch/download.ts';
+import { FetchError } from '../../cli/fetch/errors.ts';
 import { ValidatorStore } from '../../cli/fetch/validators.ts';
 import { startServer, tempRaw, testHttp, type Reply, type TestServer } from './helpers.ts';
 
@@ -69,6 +71,98 @@ describe('network errors after the headers', () => {
     // The second answer (a 206 from 50,000) was cut after 50,000 more bytes.
     expect(reqs[2]!.headers).toMatchObject({ range: 'bytes=100000-', 'if-range': '"v1"' });
     expect(got.bytes).toBe(BIG.length);
+  });
+
+  // Each answer is cut after 30,000 more bytes: a download that progresses at every attempt.
+  // Only attempts that made no progress count against the retries (here 1).
+  it('goes on while each resumed attempt adds to the file, whatever the retries', async () => {
+    const { got, dest, sleeps } = await download(rangeServer({ body: () => BIG, etag: () => '"v1"', ranges: true, cuts: 6, cutAt: 30_000 }), 1);
+    expect(got.changed).toBe(true);
+    expect((await readFile(dest)).equals(BIG)).toBe(true);
+    expect(server!.requests).toHaveLength(7);
+    expect(server!.requests[6]!.headers.range).toBe('bytes=180000-');
+    // The backoff starts again from its first step (5 ms ± 25 %) after each attempt that progressed.
+    expect(sleeps).toHaveLength(6);
+    expect(sleeps.every((ms) => ms <= 7)).toBe(true);
+  });
+
+  it('keeps the bytes of a failed download for the next run, which resumes them with Range and If-Range', async () => {
+    let broken = true;
+    const serve = rangeServer({ body: () => BIG, etag: () => '"v1"', ranges: true, cuts: 1, cutAt: 80_000 });
+    server = await startServer((req) => (broken && req.headers.range ? { status: 503, body: 'busy' } : serve(req)));
+    const sourceDir = join(raw, 'src');
+    const dest = join(sourceDir, 'file.bin');
+    const get = async () =>
+      fetchFile(testHttp({ retries: 1 }).http, { url: `${server!.base}/file.bin`, dest, sourceDir, store: await ValidatorStore.load(sourceDir), verify: async () => ({ records: 1 }) });
+    // Run 1: 80,000 bytes, then the host answers 503 twice.
+    await expect(get()).rejects.toThrow(/HTTP 503 \(busy\) after 3 attempts; the 80000 bytes received are kept to resume next run$/);
+    expect(existsSync(dest)).toBe(false);
+    expect((await readFile(join(sourceDir, '.file.bin.partial'))).equals(BIG.subarray(0, 80_000))).toBe(true);
+    // Run 2 asks for the rest only.
+    broken = false;
+    server.requests.length = 0;
+    const got = await get();
+    expect(got.changed).toBe(true);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.headers).toMatchObject({ range: 'bytes=80000-', 'if-range': '"v1"' });
+    expect((await readFile(dest)).equals(BIG)).toBe(true);
+    expect(got.bytes).toBe(BIG.length);
+    expect((await readdir(sourceDir)).sort()).toEqual(['_http.json', 'file.bin']);
+  });
+
+  it('a kept partial whose file changed meanwhile is replaced by the whole new file (If-Range no longer matches)', async () => {
+    let version = 1;
+    const v2 = randomBytes(90_000);
+    const serve = rangeServer({ body: () => (version === 1 ? BIG : v2), etag: () => `"v${version}"`, ranges: true, cuts: 1, cutAt: 50_000 });
+    server = await startServer((req) => (version === 1 && req.headers.range ? { status: 503 } : serve(req)));
+    const sourceDir = join(raw, 'src');
+    const dest = join(sourceDir, 'file.bin');
+    const get = () => fetchFile(testHttp({ retries: 0 }).http, { url: `${server!.base}/file.bin`, dest, sourceDir, verify: async () => ({ records: 1 }) });
+    await expect(get()).rejects.toThrow(/bytes received are kept/);
+    version = 2;
+    await get();
+    expect(server.requests.at(-1)!.headers['if-range']).toBe('"v1"');
+    expect((await readFile(dest)).equals(v2)).toBe(true);
+    expect(await readdir(sourceDir)).toEqual(['file.bin']);
+  });
+
+  it('keeps nothing when the server cannot resume (no Accept-Ranges), and a failed verification keeps nothing', async () => {
+    const serve = rangeServer({ body: () => BIG, etag: () => '"v1"', ranges: false, cuts: 9, cutAt: 50_000 });
+    server = await startServer((req) => serve(req));
+    const sourceDir = join(raw, 'src');
+    const dest = join(sourceDir, 'file.bin');
+    await expect(fetchFile(testHttp({ retries: 0 }).http, { url: `${server.base}/file.bin`, dest, sourceDir, verify: async () => ({ records: 1 }) })).rejects.toThrow(
+      /download interrupted|other side closed/,
+    );
+    expect(await readdir(sourceDir)).toEqual([]);
+    const whole = await startServer(() => ({ headers: { etag: '"v1"', 'accept-ranges': 'bytes' }, body: BIG }));
+    try {
+      await expect(
+        fetchFile(testHttp().http, {
+          url: `${whole.base}/file.bin`,
+          dest,
+          sourceDir,
+          verify: async (_tmp, what) => {
+            throw new FetchError(`${what}: not what was expected`);
+          },
+        }),
+      ).rejects.toThrow(/not what was expected/);
+      expect(await readdir(sourceDir)).toEqual([]);
+    } finally {
+      await whole.close();
+    }
+  });
+
+  it('drops the partial files of another destination untouched for a day', async () => {
+    const sourceDir = join(raw, 'src');
+    await mkdir(sourceDir, { recursive: true });
+    const old = new Date(Date.now() - 2 * 86_400_000);
+    for (const name of ['.2026-01-01_all.zip.partial', '.2026-01-01_all.zip.partial.json', '.fresh.zip.partial']) await writeFile(join(sourceDir, name), 'x');
+    await utimes(join(sourceDir, '.2026-01-01_all.zip.partial'), old, old);
+    await utimes(join(sourceDir, '.2026-01-01_all.zip.partial.json'), old, old);
+    server = await startServer(() => ({ body: 'new' }));
+    await fetchFile(testHttp().http, { url: `${server.base}/x`, dest: join(sourceDir, 'file.bin'), sourceDir, verify: async () => ({ records: 1 }) });
+    expect((await readdir(sourceDir)).sort()).toEqual(['.fresh.zip.partial', 'file.bin']);
   });
 
   it('starts over when the file changed meanwhile (If-Range no longer matches: a 200 with the new file)', async () => {
