@@ -13,7 +13,7 @@ import { dirname, relative } from 'node:path';
 import { progress } from '../../lib/log.ts';
 import { moveIntoPlace } from './atomic.ts';
 import { FetchError, describeError, isAbortError } from './errors.ts';
-import { TruncatedBodyError, headerValue, type GetOptions, type HttpClient, type HttpResponse } from './http.ts';
+import { HttpStatusError, TruncatedBodyError, headerValue, type GetOptions, type HttpClient, type HttpResponse } from './http.ts';
 import { dropPartial, dropStalePartials, loadPartial, partialFilesFor, savePartialMeta } from './partial.ts';
 import { conditionalHeaders, validatorsOf, type ValidatorStore, type Validators } from './validators.ts';
 import type { Verified } from './verify.ts';
@@ -84,83 +84,109 @@ export async function downloadToTemp(http: HttpClient, url: string, dest: string
   let refused = false;
   const bar = progress(opts.label, 0, 'bytes');
   bar.tick(have);
+  /** The last attempt asked for a range. */
+  let ranged = false;
+  /** Times a 416 made the download start over. */
+  let restarts = 0;
   try {
-    const outcome = await http.exchange(
-      url,
-      {
-        ...opts,
-        headersFor: () => {
-          attemptStart = have;
-          return {
-            ...conditionalHeaders(opts.validators),
-            ...opts.headers,
-            ...(have > 0 && resumeWith ? { range: `bytes=${have}-`, 'if-range': resumeWith } : {}),
-          };
+    const attempt = () =>
+      http.exchange(
+        url,
+        {
+          ...opts,
+          headersFor: () => {
+            attemptStart = have;
+            ranged = have > 0 && resumeWith !== null;
+            return {
+              ...conditionalHeaders(opts.validators),
+              ...opts.headers,
+              ...(ranged ? { range: `bytes=${have}-`, 'if-range': resumeWith! } : {}),
+            };
+          },
+          // Bytes a retry will not ask for again; a server that cannot resume makes no progress.
+          progressed: () => resumeWith !== null && have - attemptStart >= progressStep(total),
         },
-        // Bytes a retry will not ask for again; a server that cannot resume makes no progress.
-        progressed: () => resumeWith !== null && have - attemptStart >= progressStep(total),
-      },
-      async (res) => {
-        if (res.status === 304) {
-          await buffer(res.body);
-          return 'not-modified' as const;
-        }
-        const range = res.status === 206 ? contentRange(res) : null;
-        const resumed = res.status === 206 && have > 0 && range?.start === have;
-        if (res.status === 206 && !resumed) {
-          refused = true;
-          throw new FetchError(`GET ${res.url}: unexpected partial answer (${headerValue(res.headers, 'content-range') ?? 'no Content-Range'})`);
-        }
-        if (resumed) {
-          // Bytes kept by an earlier run: this answer is the first to say what the file is.
-          first ??= res;
-          if (!Number.isFinite(total)) total = range?.total ?? have + Number(headerValue(res.headers, 'content-length') ?? NaN);
-        } else {
-          // A first answer, or a server that sent the whole file again: start over.
-          first = res;
-          have = 0;
-          resumeWith = resumeValidator(res);
-          total = Number(headerValue(res.headers, 'content-length') ?? NaN);
-          if (resumeWith) await savePartialMeta(partial, url, resumeWith);
-          else await dropPartial(partial, true);
-        }
-        bar.setTotal(Number.isFinite(total) ? total : 0);
-        // Every chunk is taken as soon as it arrives (a paused stream that errors drops what it
-        // holds) and written in order; `have` counts what reached the file, so the next Range
-        // starts at the right byte whatever broke the connection.
-        const out = await open(tmp, resumed ? 'a' : 'w');
-        try {
-          const body = res.body;
-          let writes = Promise.resolve();
-          {
-            let queued = 0;
-            body.on('data', (chunk: Buffer) => {
-              queued += chunk.length;
-              if (queued > WRITE_QUEUE_BYTES) body.pause();
-              writes = writes.then(async () => {
-                await out.write(chunk);
-                have += chunk.length;
-                queued -= chunk.length;
-                bar.tick(chunk.length);
-                if (body.isPaused() && queued <= WRITE_QUEUE_BYTES) body.resume();
-              });
-            });
+        async (res) => {
+          if (res.status === 304) {
+            await buffer(res.body);
+            return 'not-modified' as const;
           }
-          // `finished` also settles for a body that ended or broke before the listener was on.
+          const range = res.status === 206 ? contentRange(res) : null;
+          const resumed = res.status === 206 && have > 0 && range?.start === have;
+          if (res.status === 206 && !resumed) {
+            refused = true;
+            throw new FetchError(`GET ${res.url}: unexpected partial answer (${headerValue(res.headers, 'content-range') ?? 'no Content-Range'})`);
+          }
+          if (resumed) {
+            // Bytes kept by an earlier run: this answer is the first to say what the file is.
+            first ??= res;
+            if (!Number.isFinite(total)) total = range?.total ?? have + Number(headerValue(res.headers, 'content-length') ?? NaN);
+          } else {
+            // A first answer, or a server that sent the whole file again: start over.
+            first = res;
+            have = 0;
+            resumeWith = resumeValidator(res);
+            total = Number(headerValue(res.headers, 'content-length') ?? NaN);
+            if (resumeWith) await savePartialMeta(partial, url, resumeWith);
+            else await dropPartial(partial, true);
+          }
+          bar.setTotal(Number.isFinite(total) ? total : 0);
+          // Every chunk is taken as soon as it arrives (a paused stream that errors drops what it
+          // holds) and written in order; `have` counts what reached the file, so the next Range
+          // starts at the right byte whatever broke the connection.
+          const out = await open(tmp, resumed ? 'a' : 'w');
           try {
-            await finished(body);
-          } catch (err) {
+            const body = res.body;
+            let writes = Promise.resolve();
+            {
+              let queued = 0;
+              body.on('data', (chunk: Buffer) => {
+                queued += chunk.length;
+                if (queued > WRITE_QUEUE_BYTES) body.pause();
+                writes = writes.then(async () => {
+                  await out.write(chunk);
+                  have += chunk.length;
+                  queued -= chunk.length;
+                  bar.tick(chunk.length);
+                  if (body.isPaused() && queued <= WRITE_QUEUE_BYTES) body.resume();
+                });
+              });
+            }
+            // `finished` also settles for a body that ended or broke before the listener was on.
+            try {
+              await finished(body);
+            } catch (err) {
+              await writes;
+              throw err;
+            }
             await writes;
-            throw err;
+          } finally {
+            await out.close();
           }
-          await writes;
-        } finally {
-          await out.close();
+          if (Number.isFinite(total) && have !== total) throw new TruncatedBodyError(have, total);
+          return 'done' as const;
+        },
+      );
+    let outcome: 'done' | 'not-modified';
+    for (;;) {
+      try {
+        outcome = await attempt();
+        break;
+      } catch (err) {
+        // 416: the bytes we have are no prefix of what the server holds now (the file shrank,
+        // or a server that ignores If-Range). RFC 9110 §15.5.17: drop them and ask for the
+        // whole file, without Range; once, so a server that keeps answering 416 fails clearly.
+        if (!(err instanceof HttpStatusError && err.status === 416 && ranged)) throw err;
+        if (restarts++ > 0) {
+          refused = true;
+          throw err;
         }
-        if (Number.isFinite(total) && have !== total) throw new TruncatedBodyError(have, total);
-        return 'done' as const;
-      },
-    );
+        have = 0;
+        resumeWith = null;
+        await dropPartial(partial);
+        bar.setTotal(0);
+      }
+    }
     if (outcome === 'not-modified') {
       await dropPartial(partial);
       return { kind: 'not-modified' };

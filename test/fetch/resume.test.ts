@@ -153,6 +153,29 @@ describe('network errors after the headers', () => {
     }
   });
 
+  // RFC 9110 §15.5.17: a 416 says the range asked for is not in the file the server holds now.
+  it('a 416 to a resumed request drops the bytes received and asks for the whole file, without Range', async () => {
+    let n = 0;
+    const unsatisfiable: Reply = { status: 416, headers: { 'content-range': `bytes */${BIG.length}` } };
+    const { dest } = await download((req) =>
+      req.headers.range ? unsatisfiable : { headers: { etag: '"v1"', 'accept-ranges': 'bytes' }, body: BIG, ...(n++ === 0 ? { cutAfter: 50_000, cutDelayMs: 300 } : {}) },
+    );
+    expect((await readFile(dest)).equals(BIG)).toBe(true);
+    expect(server!.requests.map((r) => r.headers.range)).toEqual([undefined, 'bytes=50000-', undefined]);
+  });
+
+  it('a server that answers 416 again after starting over fails the download, naming the URL, and keeps nothing', async () => {
+    await expect(
+      download((req): Reply =>
+        req.headers.range
+          ? { status: 416, headers: { 'content-range': `bytes */${BIG.length}` } }
+          : { headers: { etag: '"v1"', 'accept-ranges': 'bytes' }, body: BIG, cutAfter: 50_000, cutDelayMs: 300 },
+      ),
+    ).rejects.toThrow(/^GET http:\/\/127\.0\.0\.1:\d+\/file\.bin: HTTP 416 after 2 attempts$/);
+    expect(server!.requests.map((r) => r.headers.range)).toEqual([undefined, 'bytes=50000-', undefined, 'bytes=50000-']);
+    expect(await readdir(join(raw, 'src'))).toEqual([]);
+  });
+
   it('drops the partial files of another destination untouched for a day', async () => {
     const sourceDir = join(raw, 'src');
     await mkdir(sourceDir, { recursive: true });
