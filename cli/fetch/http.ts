@@ -149,6 +149,20 @@ export class TruncatedBodyError extends Error {
 }
 
 /**
+ * A 2xx whose body cannot be used, in a way another request may mend: an HTML error page the
+ * API's front end answered with 200, JSON cut short under a matching Content-Length, an empty
+ * body. A reader's `parse` (getParsed) throws it; it is retried like a network failure, and its
+ * message makes the final error once the retries are spent.
+ */
+export class UnusableBodyError extends Error {
+  readonly code = 'BODY_UNUSABLE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnusableBodyError';
+  }
+}
+
+/**
  * A compressed body that does not decompress: a body cut short without a declared length (a
  * chunked answer whose connection closed) ends this way, so it is retried like a truncation.
  */
@@ -192,7 +206,7 @@ function decodeBody(body: Buffer, contentEncoding: string | undefined, url: stri
   return out;
 }
 
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED', 'BODY_UNDECODABLE', 'BODY_TOO_SLOW']);
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED', 'BODY_UNDECODABLE', 'BODY_TOO_SLOW', 'BODY_UNUSABLE']);
 
 /** A failure of the connection (undici's UND_ERR_*, resets, timeouts, truncation), not of our own checks. */
 export function isTransientNetworkError(err: unknown): boolean {
@@ -363,19 +377,20 @@ export class HttpClient {
    * asked for compressed (ACCEPTED_ENCODINGS) and returned decoded; a caller's own
    * `accept-encoding` wins.
    */
-  getBytes(url: string, opts: ExchangeOptions = {}): Promise<BodyResponse> {
+  async getBytes(url: string, opts: ExchangeOptions = {}): Promise<BodyResponse> {
+    return (await this.getParsed(url, opts, () => null)).res;
+  }
+
+  /**
+   * getBytes, and `parse` of the answer inside the retry loop: a parse that throws
+   * UnusableBodyError (see parseJsonOrRetry) asks again, like a network failure.
+   */
+  getParsed<T>(url: string, opts: ExchangeOptions, parse: (res: BodyResponse) => T): Promise<{ res: BodyResponse; value: T }> {
     const asked = Object.keys(opts.headers ?? {}).some((name) => name.toLowerCase() === 'accept-encoding');
     const headers = asked ? opts.headers : { 'accept-encoding': ACCEPTED_ENCODINGS, ...opts.headers };
     return this.exchange(url, { ...opts, headers }, async (res) => {
-      if (res.status === 304) {
-        await buffer(res.body);
-        return { status: 304, headers: res.headers, body: Buffer.alloc(0), url: res.url };
-      }
-      const sent = await buffer(res.body);
-      // Content-Length counts the bytes as sent, compressed or not.
-      const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
-      if (Number.isFinite(declared) && sent.length !== declared) throw new TruncatedBodyError(sent.length, declared);
-      return { status: res.status, headers: res.headers, body: decodeBody(sent, headerValue(res.headers, 'content-encoding'), res.url), url: res.url };
+      const whole = await readWhole(res);
+      return { res: whole, value: parse(whole) };
     });
   }
 
@@ -388,6 +403,34 @@ export class HttpClient {
 
   async close(): Promise<void> {
     await this.dispatcher.close();
+  }
+}
+
+/** A body read whole and decoded; one shorter than its Content-Length is a TruncatedBodyError. */
+async function readWhole(res: HttpResponse): Promise<BodyResponse> {
+  if (res.status === 304) {
+    await buffer(res.body);
+    return { status: 304, headers: res.headers, body: Buffer.alloc(0), url: res.url };
+  }
+  const sent = await buffer(res.body);
+  // Content-Length counts the bytes as sent, compressed or not.
+  const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
+  if (Number.isFinite(declared) && sent.length !== declared) throw new TruncatedBodyError(sent.length, declared);
+  return { status: res.status, headers: res.headers, body: decodeBody(sent, headerValue(res.headers, 'content-encoding'), res.url), url: res.url };
+}
+
+/**
+ * JSON.parse of an answer read by getParsed, for an API that answers JSON or nothing (NVD): an
+ * empty or unparseable body throws UnusableBodyError, so it is asked for again. The message
+ * names the document and, when it is not JSON, what the server said it sent (an HTML page).
+ */
+export function parseJsonOrRetry(res: BodyResponse, what: string): unknown {
+  if (res.body.length === 0) throw new UnusableBodyError(`${what}: empty body (HTTP ${res.status})`);
+  try {
+    return JSON.parse(res.body.toString('utf8'));
+  } catch (err) {
+    const type = headerValue(res.headers, 'content-type');
+    throw new UnusableBodyError(`${what}: malformed JSON (${(err as Error).message}${type && !/json/i.test(type) ? `; Content-Type ${type}` : ''})`);
   }
 }
 

@@ -247,6 +247,23 @@ describe('NVD fetcher', () => {
     expect((await readdir(join(raw, 'nvd', 'full'))).sort()).toEqual(['page-0000000.json.gz', 'page-0000002-r1.json.gz', 'page-0000002.json.gz']);
   });
 
+  // What NVD's front end answers when the API behind it is overloaded: a 200 that is no page.
+  it('asks again for a 200 whose body is an HTML error page, cut JSON or empty', async () => {
+    const all = await records();
+    const html = '<!DOCTYPE html><html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1></body></html>';
+    const bad: Reply[] = [
+      { headers: { 'content-type': 'text/html' }, body: html },
+      { headers: { 'content-type': 'application/json' }, body: (page(all, 0, 2).body as string).slice(0, 200) },
+      { headers: { 'content-type': 'application/json' }, body: '' },
+    ];
+    let n = 0;
+    const { result, sleeps } = await run(routes({ '/rest/json/cves/2.0': (u) => bad[n++] ?? page(all, Number(u.searchParams.get('startIndex')), 2) }));
+    expect(result.ok).toBe(true);
+    expect(server!.requests.map((r) => r.query.get('startIndex'))).toEqual(['0', '0', '0', '0', '2', '4']);
+    expect(sleeps).toHaveLength(3);
+    expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
+  });
+
   it('rejects malformed JSON with a clear message and leaves the previous raw pages untouched', async () => {
     const dir = join(raw, 'nvd');
     await mkdir(join(dir, 'full'), { recursive: true });
@@ -258,7 +275,9 @@ describe('NVD fetcher', () => {
       routes({ '/rest/json/cves/2.0': { headers: { 'content-type': 'application/json' }, body: '{"resultsPerPage":2,"vulnerabilities":[{"cve":' } }),
     );
     expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/NVD changes .* malformed JSON/);
+    // Asked again like a network failure, then the clear error once the retries are spent.
+    expect(result.error).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0\?\S+: NVD changes \S+ startIndex=0: malformed JSON \(.*\) \(BODY_UNUSABLE\) after 4 attempts$/);
+    expect(server!.requests).toHaveLength(4);
     expect(await readFile(join(dir, 'full', 'page-0000000.json.gz'))).toEqual(oldPage);
     expect(existsSync(join(dir, 'delta'))).toBe(false);
     expect((await loadNvdState(dir)).watermark).toBe(watermark);

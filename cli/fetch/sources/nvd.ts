@@ -19,7 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { formatCount, progress } from '../../../lib/log.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
 import { FetchError } from '../errors.ts';
-import { RETRY_STATUSES } from '../http.ts';
+import { RETRY_STATUSES, parseJsonOrRetry } from '../http.ts';
 import { RollingWindowLimiter, realSleep, type RateLimiter } from '../rate-limit.ts';
 import { PartialProgressError, type FetchContext, type SourceFetcher, type SourceOutcome } from './types.ts';
 
@@ -159,22 +159,22 @@ class NvdRun {
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     url.searchParams.set('resultsPerPage', String(this.cfg.pageSize));
     url.searchParams.set('startIndex', String(startIndex));
-    const res = await this.ctx.http.getBytes(url.toString(), {
-      limiter: this.limiter,
-      retryOn: [...RETRY_STATUSES, 403],
-      // A 403 says the window's budget is spent (another client on the address or key, or the
-      // run just before this one): retried sooner, it is refused again.
-      minRetryWaitMs: { 403: this.windowMs },
-      headers: { accept: 'application/json', ...(this.apiKey ? { apiKey: this.apiKey } : {}) },
-      signal: this.ctx.signal,
-    });
+    // An HTML error page, cut JSON or an empty body answered 200 is asked for again (retried
+    // like a network failure); valid JSON of the wrong shape is not (checkEnvelope).
+    const { res, value } = await this.ctx.http.getParsed(
+      url.toString(),
+      {
+        limiter: this.limiter,
+        retryOn: [...RETRY_STATUSES, 403],
+        // A 403 says the window's budget is spent (another client on the address or key, or the
+        // run just before this one): retried sooner, it is refused again.
+        minRetryWaitMs: { 403: this.windowMs },
+        headers: { accept: 'application/json', ...(this.apiKey ? { apiKey: this.apiKey } : {}) },
+        signal: this.ctx.signal,
+      },
+      (got) => parseJsonOrRetry(got, what),
+    );
     const raw = res.body;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw.toString('utf8'));
-    } catch (err) {
-      throw new FetchError(`${what}: malformed JSON from ${res.url} (${(err as Error).message})`);
-    }
     const { count, totalResults } = checkEnvelope(value, startIndex, what);
     if (count === 0 && startIndex < totalResults) throw new FetchError(`${what}: empty page before the end (${totalResults} results)`);
     this.bytes += raw.length;
