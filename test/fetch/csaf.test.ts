@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ describe('CSAF providers', () => {
       const path = decodeURIComponent(url.pathname);
       if (table[path]) return table[path]!;
       // Every CISA document listed in changes.csv answers with the real CISA advisory.
-      if (path.startsWith('/cisa/csaf_files/OT/white/2024/')) return { body: cisaDoc };
+      if (path.startsWith('/cisa/csaf_files/OT/white/2024/') && path.endsWith('.json')) return { body: cisaDoc };
       return { status: 404, body: 'Not Found' };
     });
     const b = server.base;
@@ -108,6 +109,8 @@ describe('CSAF providers', () => {
     );
     expect(result.ok).toBe(true);
     expect(await readFile(join(raw, 'csaf', 'example', '2020', '2020-ESA-001.json'))).toEqual(bsi);
+    // The entry's hash link (rel "hash"), through the rewrite; absent there (404): stored unchecked.
+    expect(server.requests.filter((r) => r.path.includes('.sha')).map((r) => r.path)).toEqual(['/mirror/psirt/advisories/csaf/2020/2020-ESA-001.json.sha512']);
   });
 
   it('one bad document fails the source with its URL but neither blocks the others nor replaces its last good copy', async () => {
@@ -124,6 +127,38 @@ describe('CSAF providers', () => {
     expect(await readFile(kept)).toEqual(redhatDoc);
     expect(existsSync(join(raw, 'csaf', 'redhat', '2024', 'rhsa-2024_7777.json'))).toBe(true);
     expect((await readdir(join(raw, 'csaf', 'cisa', '2024'))).length).toBe(20);
+  });
+
+  // CSAF 2.0 §7.1.18: a trusted provider publishes `<document>.sha512` / `.sha256` beside each
+  // document; the BSI csaf_downloader refuses a document that does not match. We stored it.
+  it('checks each document against the hash file published beside it and refuses one that does not match, keeping the stored copy', async () => {
+    const sha = (algorithm: string, body: Buffer | string) => `${createHash(algorithm).update(body).digest('hex')}  rhsa-2024_6163.json\n`;
+    table['/redhat/advisories/2024/rhsa-2024_6163.json.sha512'] = { body: sha('sha512', redhatDoc) };
+    // rhsa-2024_0001 publishes only a SHA-256.
+    table['/redhat/advisories/2024/rhsa-2024_0001.json.sha256'] = { body: sha('sha256', redhatDoc) };
+    expect((await run([redhat()])).ok).toBe(true);
+    const hashRequests = server.requests.filter((r) => /\.sha(256|512)$/.test(r.path)).map((r) => r.path).sort();
+    expect(hashRequests).toEqual([
+      '/redhat/advisories/2024/rhsa-2024_0001.json.sha256',
+      '/redhat/advisories/2024/rhsa-2024_0001.json.sha512',
+      '/redhat/advisories/2024/rhsa-2024_6163.json.sha512',
+    ]);
+    const kept = join(raw, 'csaf', 'redhat', '2024', 'rhsa-2024_6163.json');
+    expect(await readFile(kept)).toEqual(redhatDoc);
+
+    // A new release is listed, but the document served no longer matches its published hash.
+    table['/redhat/advisories/changes.csv'] = { body: '"2024/rhsa-2024_6163.json","2024-10-03T10:00:00+00:00"\n' };
+    table['/redhat/advisories/2024/rhsa-2024_6163.json'] = { body: redhatDoc.toString().replace('"lang": "en"', '"lang": "en", "x": 1') };
+    const result = await run([redhat()]);
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(
+      /^redhat: 1 documents failed \(first: http:\/\/127\.0\.0\.1:\d+\/redhat\/advisories\/2024\/rhsa-2024_6163\.json: does not match its SHA-512 hash published at http:\/\/\S+\.json\.sha512 /,
+    );
+    expect(await readFile(kept)).toEqual(redhatDoc);
+    // A hash file that holds no hash is refused too.
+    table['/redhat/advisories/2024/rhsa-2024_6163.json.sha512'] = { body: '<html>moved</html>' };
+    expect((await run([redhat()])).error).toMatch(/rhsa-2024_6163\.json: its hash file \S+ holds no SHA-512 hash/);
+    expect(await readFile(kept)).toEqual(redhatDoc);
   });
 
   it('resolves listed paths relative to the directory, dropping a repeated tail', () => {

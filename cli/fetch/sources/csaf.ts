@@ -10,7 +10,8 @@
  * No watermark file: each document's mtime is set to the `current_release_date`/`updated` the
  * listing gave, and a document is fetched only when the listing is newer than the file. That
  * makes unsorted listings (CISA's changes.csv has hundreds of inversions), interrupted runs and
- * first runs all the same case. One failing document does not stop the others.
+ * first runs all the same case. A document that does not match the hash its provider publishes
+ * beside it is refused (csaf-hash.ts). One failing document does not stop the others.
  */
 import { stat, rm, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import { HttpStatusError, parseJsonBody } from '../http.ts';
 import { getListing, listingKey } from '../listing.ts';
 import { runPool } from '../pool.ts';
 import { bootstrapFromArchive, needsBootstrap } from './csaf-archive.ts';
+import { checkPublishedHash, preferredHashUrls } from './csaf-hash.ts';
 import type { FetchContext, SourceFetcher, SourceOutcome } from './types.ts';
 
 interface Listing {
@@ -36,6 +38,8 @@ export interface CsafEntry {
   updated: string;
   /** `<year>/<file>.json`, relative to the vendor folder. */
   localPath: string;
+  /** The hash files that may sit beside it, in the order to try (csaf-hash.ts). */
+  hashUrls: string[];
 }
 
 function asObject(v: unknown): Record<string, unknown> | null {
@@ -113,7 +117,8 @@ export function parseChangesCsv(text: string, directoryUrl: string, what: string
     const updated = isoOrNull(when);
     if (!path || !updated || !path.toLowerCase().endsWith('.json')) continue;
     const url = resolveListedPath(directoryUrl, path);
-    out.push({ url, updated, localPath: localPathOf(url, updated) });
+    // A directory provider puts them beside the document (CSAF 2.0 §7.1.18).
+    out.push({ url, updated, localPath: localPathOf(url, updated), hashUrls: [`${url}.sha512`, `${url}.sha256`] });
   }
   if (out.length === 0 && rows.length > 0) throw new FetchError(`${what}: no row of "<path>.json","<timestamp>"`);
   return out;
@@ -129,7 +134,9 @@ export function parseRolieFeed(value: unknown, what: string): CsafEntry[] {
     const src = asObject(e?.content)?.src ?? links.find((l) => l?.rel === 'self')?.href;
     const updated = isoOrNull(e?.updated) ?? isoOrNull(e?.published);
     if (typeof src !== 'string' || !updated) continue;
-    out.push({ url: src, updated, localPath: localPathOf(src, updated) });
+    // A ROLIE entry lists its hash files (rel "hash"); none listed, none asked for.
+    const hashes = links.filter((l) => l?.rel === 'hash' && typeof l.href === 'string').map((l) => l!.href as string);
+    out.push({ url: src, updated, localPath: localPathOf(src, updated), hashUrls: preferredHashUrls(hashes) });
   }
   return out;
 }
@@ -223,12 +230,15 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
   for (const e of byPath.values()) if (!result.newest || e.updated > result.newest) result.newest = e.updated;
 
   const bar = progress(`csaf ${provider.vendor}`, todo.length, 'documents');
+  /** Documents stored without a hash file to check them against. */
+  let unhashed = 0;
   try {
     const failures = await runPool(
       todo,
       ctx.config.sources.csaf.concurrency,
       async (e) => {
         const raw = (await ctx.http.getBytes(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
+        if ((await checkPublishedHash(ctx.http, raw, e.url, e.hashUrls, ctx.signal)) === 'unpublished') unhashed++;
         let doc: unknown;
         try {
           doc = JSON.parse(raw.toString('utf8'));
@@ -251,6 +261,7 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
   } finally {
     bar.stop();
   }
+  if (unhashed > 0) ctx.log(`  csaf ${provider.vendor}: ${formatCount(unhashed)} documents published without a .sha512/.sha256 beside them, stored unchecked`);
   for (const path of deleted.keys()) {
     if (byPath.has(path)) continue;
     const file = join(vendorDir, path);
