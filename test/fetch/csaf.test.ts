@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UrlRewrite } from '../../cli/fetch/http.ts';
@@ -159,6 +159,57 @@ describe('CSAF providers', () => {
     table['/redhat/advisories/2024/rhsa-2024_6163.json.sha512'] = { body: '<html>moved</html>' };
     expect((await run([redhat()])).error).toMatch(/rhsa-2024_6163\.json: its hash file \S+ holds no SHA-512 hash/);
     expect(await readFile(kept)).toEqual(redhatDoc);
+  });
+
+  // Siemens' ROLIE feed lists documents at URLs without a year folder. Stored under the year of
+  // `updated`, a revision in a new year left a second copy (siemens/2024/x.json and
+  // siemens/2025/x.json), both read by the build.
+  it('keeps a document whose URL has no year folder under the year of its initial release, whatever its revisions', async () => {
+    const docUrl = `${server.base}/productcert/csaf/icsa-24-081-01.json`;
+    const feed = (updated: string, published?: string) => ({
+      body: JSON.stringify({
+        feed: {
+          id: 'siemens-ssa-feed-tlp-white',
+          entry: [{ id: 'ICSA-24-081-01', link: [{ rel: 'self', href: docUrl }], ...(published ? { published } : {}), updated, content: { type: 'application/json', src: docUrl } }],
+        },
+      }),
+    });
+    table['/siemens/provider-metadata.json'] = {
+      body: JSON.stringify({ distributions: [{ rolie: { feeds: [{ tlp_label: 'WHITE', url: `${server.base}/siemens/feed.json` }] } }] }),
+    };
+    table['/productcert/csaf/icsa-24-081-01.json'] = { body: cisaDoc };
+    const siemens = () => ({ vendor: 'siemens', url: `${server.base}/siemens/provider-metadata.json` });
+    const copies = async () => {
+      const out: string[] = [];
+      for (const year of (await readdir(join(raw, 'csaf', 'siemens'))).filter((n) => /^\d{4}$/.test(n))) {
+        for (const f of await readdir(join(raw, 'csaf', 'siemens', year))) out.push(`${year}/${f}`);
+      }
+      return out.sort();
+    };
+    table['/siemens/feed.json'] = feed('2024-03-21T06:00:00Z', '2024-03-21T06:00:00Z');
+    expect((await run([siemens()])).ok).toBe(true);
+    expect(await copies()).toEqual(['2024/icsa-24-081-01.json']);
+
+    // Revised in a new year: fetched again, kept at the same path.
+    table['/siemens/feed.json'] = feed('2025-01-03T00:00:00Z', '2024-03-21T06:00:00Z');
+    expect((await run([siemens()])).ok).toBe(true);
+    expect(await copies()).toEqual(['2024/icsa-24-081-01.json']);
+    expect((await stat(join(raw, 'csaf', 'siemens', '2024', 'icsa-24-081-01.json'))).mtime.toISOString()).toBe('2025-01-03T00:00:00.000Z');
+
+    // A feed without `published`: the document's own initial_release_date decides. A second copy
+    // an earlier version left under another year is removed once the document is stored again.
+    await mkdir(join(raw, 'csaf', 'siemens', '2025'), { recursive: true });
+    await writeFile(join(raw, 'csaf', 'siemens', '2025', 'icsa-24-081-01.json'), cisaDoc);
+    table['/siemens/feed.json'] = feed('2025-02-01T00:00:00Z');
+    server.requests.length = 0;
+    expect((await run([siemens()])).ok).toBe(true);
+    const docs = () => server.requests.filter((r) => r.path.startsWith('/productcert/')).map((r) => r.path);
+    expect(docs()).toEqual(['/productcert/csaf/icsa-24-081-01.json']);
+    expect(await copies()).toEqual(['2024/icsa-24-081-01.json']);
+    // And nothing is asked for again while it is current.
+    server.requests.length = 0;
+    expect((await run([siemens()])).ok).toBe(true);
+    expect(docs()).toEqual([]);
   });
 
   it('resolves listed paths relative to the directory, dropping a repeated tail', () => {
