@@ -12,6 +12,7 @@ import { finished } from 'node:stream/promises';
 import { dirname, relative } from 'node:path';
 import { progress } from '../../lib/log.ts';
 import { moveIntoPlace } from './atomic.ts';
+import { decodeUnaskedCoding } from './content-coding.ts';
 import { FetchError, describeError, isAbortError } from './errors.ts';
 import { HttpStatusError, TruncatedBodyError, headerValue, type GetOptions, type HttpClient, type HttpResponse } from './http.ts';
 import { dropPartial, dropStalePartials, loadPartial, partialFilesFor, savePartialMeta } from './partial.ts';
@@ -190,6 +191,12 @@ export async function downloadToTemp(http: HttpClient, url: string, dest: string
     if (outcome === 'not-modified') {
       await dropPartial(partial);
       return { kind: 'not-modified' };
+    }
+    try {
+      await decodeUnaskedCoding(tmp, dest, headerValue((first as HttpResponse | null)?.headers ?? {}, 'content-encoding'), http.rewrite(url));
+    } catch (err) {
+      refused = true;
+      throw err;
     }
   } catch (err) {
     // Bytes that came from answers sharing one validator, at consecutive offsets: worth keeping

@@ -11,9 +11,9 @@
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { buffer, text } from 'node:stream/consumers';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import { MIN_BODY_BYTES, pacedBody } from './body-pace.ts';
+import { decodeBody } from './content-coding.ts';
 import { FetchError, describeError, isAbortError } from './errors.ts';
 import { realSleep, type RateLimiter, type Sleep } from './rate-limit.ts';
 
@@ -163,48 +163,11 @@ export class UnusableBodyError extends Error {
 }
 
 /**
- * A compressed body that does not decompress: a body cut short without a declared length (a
- * chunked answer whose connection closed) ends this way, so it is retried like a truncation.
- */
-class UndecodableBodyError extends Error {
-  readonly code = 'BODY_UNDECODABLE';
-  constructor(coding: string, cause: unknown) {
-    super(`${coding} body does not decompress (${describeError(cause)})`, { cause });
-    this.name = 'UndecodableBodyError';
-  }
-}
-
-/**
  * What getBytes asks for: the JSON it reads whole (NVD's pages of 2,000 records, tens of MB each)
  * travels compressed, several times smaller. Streamed downloads (archives, already compressed)
  * ask for nothing, so their byte ranges stay those of the file.
  */
 const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
-
-const DECODERS: Record<string, (body: Buffer) => Buffer> = {
-  gzip: (b) => gunzipSync(b),
-  'x-gzip': (b) => gunzipSync(b),
-  deflate: (b) => inflateSync(b),
-  br: (b) => brotliDecompressSync(b),
-  identity: (b) => b,
-};
-
-/** A body from `url` as sent with `Content-Encoding` (codings in the order applied), decoded. */
-function decodeBody(body: Buffer, contentEncoding: string | undefined, url: string): Buffer {
-  if (!contentEncoding) return body;
-  const codings = contentEncoding.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
-  let out = body;
-  for (const coding of codings.reverse()) {
-    const decode = DECODERS[coding];
-    if (!decode) throw new FetchError(`GET ${url}: unsupported Content-Encoding "${coding}"`);
-    try {
-      out = decode(out);
-    } catch (err) {
-      throw new UndecodableBodyError(coding, err);
-    }
-  }
-  return out;
-}
 
 const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED', 'BODY_UNDECODABLE', 'BODY_TOO_SLOW', 'BODY_UNUSABLE']);
 

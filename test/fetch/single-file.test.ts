@@ -109,6 +109,33 @@ describe('single-file sources', () => {
     expect(status.records).toBe(59);
   });
 
+  // A server or CDN that gzips the answer though the download asked for no coding. Stored as
+  // received, the catalog was a gzip stream refused as "malformed JSON", naming no encoding.
+  it('decodes a download sent with a Content-Encoding it did not ask for', async () => {
+    const kev = await fixture('kev/known_exploited_vulnerabilities.head3.json');
+    const result = await run('kev', routes({ '/kev.json': { headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' }, body: gzipSync(kev) } }));
+    expect(server!.requests[0]!.headers['accept-encoding']).toBeUndefined();
+    expect(result.ok).toBe(true);
+    expect(await readFile(join(raw, 'kev', 'known_exploited_vulnerabilities.json'))).toEqual(kev);
+    expect(await files('kev')).toEqual(['known_exploited_vulnerabilities.json']);
+  });
+
+  it('keeps a .gz file sent as Content-Encoding: gzip (a server misconfiguration) as it came, and names a coding it cannot undo', async () => {
+    const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
+    const ok = await run('epss', routes({ '/epss.csv.gz': { headers: { 'content-encoding': 'gzip' }, body: gz } }));
+    expect(ok.ok).toBe(true);
+    expect(await readFile(join(raw, 'epss', 'epss_scores-current.csv.gz'))).toEqual(gz);
+    await server!.close();
+    server = undefined;
+    const odd = await run('kev', routes({ '/kev.json': { headers: { 'content-encoding': 'zstd' }, body: 'x' } }));
+    expect(odd.error).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/kev\.json: unsupported Content-Encoding "zstd" \(not asked for\)$/);
+    await server!.close();
+    server = undefined;
+    const broken = await run('kev', routes({ '/kev.json': { headers: { 'content-encoding': 'gzip' }, body: 'not gzip' } }));
+    expect(broken.error).toMatch(/kev\.json: the body, sent with Content-Encoding gzip though none was asked for, does not decode/);
+    expect(await files('kev')).toEqual([]);
+  });
+
   it('a connection cut mid-body on every attempt is retried, then fails naming the URL, nothing stored', async () => {
     const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
     const result = await run('epss', routes({ '/epss.csv.gz': { body: gz, cutAfter: 100 } }));
