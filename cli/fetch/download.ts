@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { finished } from 'node:stream/promises';
-import { dirname, relative } from 'node:path';
+import { basename, dirname, relative } from 'node:path';
 import { progress } from '../../lib/log.ts';
 import { moveIntoPlace } from './atomic.ts';
 import { decodeUnaskedCoding } from './content-coding.ts';
@@ -17,7 +17,7 @@ import { FetchError, describeError, isAbortError } from './errors.ts';
 import { HttpStatusError, TruncatedBodyError, headerValue, type GetOptions, type HttpClient, type HttpResponse } from './http.ts';
 import { dropPartial, dropStalePartials, loadPartial, partialFilesFor, savePartialMeta } from './partial.ts';
 import { conditionalHeaders, validatorsOf, type ValidatorStore, type Validators } from './validators.ts';
-import type { Verified } from './verify.ts';
+import { refuseShrink, type Verified } from './verify.ts';
 
 export type TempDownload =
   | { kind: 'not-modified' }
@@ -241,7 +241,8 @@ export interface FetchFileOptions extends GetOptions {
 /**
  * Download → verify → rename, for one file. A 304 leaves everything as is; any failure leaves
  * the last good file byte for byte (a broken download keeps its bytes beside it for the next
- * run; a file that fails its check is removed).
+ * run; a file that fails its check is removed). A new file with fewer than half the records of
+ * the one in place fails its check (refuseShrink).
  */
 export async function fetchFile(http: HttpClient, opts: FetchFileOptions): Promise<FileOutcome> {
   const key = relative(opts.sourceDir, opts.dest);
@@ -249,7 +250,11 @@ export async function fetchFile(http: HttpClient, opts: FetchFileOptions): Promi
   const got = await downloadToTemp(http, opts.url, opts.dest, { ...opts, validators, label: key });
   if (got.kind === 'not-modified') return { changed: false, bytes: 0, records: null, watermark: null };
   try {
-    const verified = await opts.verify(got.tmp, `${key} from ${opts.url}`);
+    const what = `${basename(opts.sourceDir)} ${key} from ${opts.url}`;
+    const verified = await opts.verify(got.tmp, what);
+    // The file in place, counted by the same check (one that no longer passes counts for nothing).
+    const before = existsSync(opts.dest) ? await opts.verify(opts.dest, key).catch(() => null) : null;
+    if (before) refuseShrink(before.records, verified.records, what);
     await moveIntoPlace(got.tmp, opts.dest);
     await opts.store?.set(key, opts.url, got.validators);
     // Without a date inside the file, the server's Last-Modified says how fresh it is.

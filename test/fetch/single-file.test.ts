@@ -171,6 +171,39 @@ describe('single-file sources', () => {
     expect(await readFile(join(raw, 'nuclei', 'cves.json'))).toEqual(nuclei);
   });
 
+  // HTTP/1.1 lets a server end a body by closing the connection (no Content-Length, not
+  // chunked). Cut at a line boundary, such a body is a well-formed CSV or JSON Lines file with
+  // the first records only: it passed every check and replaced the good file.
+  it('Exploit-DB, nuclei: a close-delimited body cut short (fewer than half the records in place) is refused, the file in place kept', async () => {
+    const closeDelimited = (body: Buffer): Route => (req) => {
+      req.socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n');
+      req.socket.end(body);
+      return new Promise<never>(() => {});
+    };
+    const firstLines = (text: Buffer, n: number) => Buffer.from(`${text.toString('utf8').split('\n').slice(0, n).join('\n')}\n`);
+    for (const [source, file, good, cut, before, after] of [
+      ['exploitdb', 'files_exploits.csv', await fixture('exploits/exploitdb-files_exploits.csv.head'), 11, 25, 10],
+      ['nuclei', 'cves.json', await fixture('exploits/nuclei-templates-cves.json.excerpt.jsonl'), 4, 9, 4],
+    ] as const) {
+      await mkdir(join(raw, source), { recursive: true });
+      await writeFile(join(raw, source, file), good);
+      const result = await run(source, closeDelimited(firstLines(good, cut)));
+      expect(result.ok, source).toBe(false);
+      expect(result.error).toMatch(
+        new RegExp(`^${source} ${file.replace('.', '\\.')} from http://127\\.0\\.0\\.1:\\d+/${file.replace('.', '\\.')}: ${after} records, fewer than half of the ${before} in the file in place .*; refused, the file in place is kept`),
+      );
+      expect(await readFile(join(raw, source, file))).toEqual(good);
+      expect(await files(source)).toEqual([file]);
+      await server!.close();
+      server = undefined;
+    }
+    // Not a shrink: a file with more than half the records replaces the one in place.
+    const exploitdb = await fixture('exploits/exploitdb-files_exploits.csv.head');
+    const result = await run('exploitdb', closeDelimited(firstLines(exploitdb, 14)));
+    expect(result.ok).toBe(true);
+    expect((await readSourceStatuses(raw)).exploitdb!.records).toBe(13);
+  });
+
   it('Exploit-DB: an HTML page served with 200 is not a CSV', async () => {
     const result = await run('exploitdb', routes({ '/files_exploits.csv': { body: '<html><body>Sign in</body></html>\n' } }));
     expect(result.ok).toBe(false);
