@@ -128,41 +128,45 @@ export async function downloadToTemp(http: HttpClient, url: string, dest: string
             have = 0;
             resumeWith = resumeValidator(res);
             total = Number(headerValue(res.headers, 'content-length') ?? NaN);
-            if (resumeWith) await savePartialMeta(partial, url, resumeWith);
-            else await dropPartial(partial, true);
           }
           bar.setTotal(Number.isFinite(total) ? total : 0);
-          // Every chunk is taken as soon as it arrives (a paused stream that errors drops what it
-          // holds) and written in order; `have` counts what reached the file, so the next Range
-          // starts at the right byte whatever broke the connection.
-          const out = await open(tmp, resumed ? 'a' : 'w');
-          try {
-            const body = res.body;
-            let writes = Promise.resolve();
-            {
-              let queued = 0;
-              body.on('data', (chunk: Buffer) => {
-                queued += chunk.length;
-                if (queued > WRITE_QUEUE_BYTES) body.pause();
-                writes = writes.then(async () => {
-                  await out.write(chunk);
-                  have += chunk.length;
-                  queued -= chunk.length;
-                  bar.tick(chunk.length);
-                  if (body.isPaused() && queued <= WRITE_QUEUE_BYTES) body.resume();
-                });
+          // Every chunk is taken as soon as it arrives, the listener on before anything is
+          // awaited: a stream that breaks drops what it still holds, and a short body cut 50 ms
+          // after its headers was lost whole while the file was being opened. Chunks are written
+          // in order; `have` counts what reached the file, so the next Range starts at the right
+          // byte whatever broke the connection.
+          const body = res.body;
+          const opened = open(tmp, resumed ? 'a' : 'w');
+          let writes: Promise<unknown> = opened;
+          {
+            let queued = 0;
+            body.on('data', (chunk: Buffer) => {
+              queued += chunk.length;
+              if (queued > WRITE_QUEUE_BYTES) body.pause();
+              writes = writes.then(async () => {
+                await (await opened).write(chunk);
+                have += chunk.length;
+                queued -= chunk.length;
+                bar.tick(chunk.length);
+                if (body.isPaused() && queued <= WRITE_QUEUE_BYTES) body.resume();
               });
+            });
+          }
+          try {
+            // What lets the next run resume these bytes if this run breaks (partial.ts).
+            if (!resumed) {
+              if (resumeWith) await savePartialMeta(partial, url, resumeWith);
+              else await dropPartial(partial, true);
             }
-            // `finished` also settles for a body that ended or broke before the listener was on.
-            try {
-              await finished(body);
-            } catch (err) {
-              await writes;
-              throw err;
-            }
+            await finished(body);
             await writes;
+          } catch (err) {
+            // What arrived before the break still reaches the file.
+            body.destroy();
+            await writes;
+            throw err;
           } finally {
-            await out.close();
+            await (await opened.catch(() => null))?.close();
           }
           if (Number.isFinite(total) && have !== total) throw new TruncatedBodyError(have, total);
           return 'done' as const;

@@ -17,8 +17,12 @@ import { startServer, tempRaw, testHttp, type Reply, type TestServer } from './h
 
 const BIG = randomBytes(200_000);
 
-/** Serves `body` with byte ranges (If-Range on `etag`); the first `cuts` answers are cut after `cutAt` bytes. */
-function rangeServer(opts: { body: () => Buffer; etag: () => string; ranges: boolean; cuts: number; cutAt: number }) {
+/**
+ * Serves `body` with byte ranges (If-Range on `etag`); the first `cuts` answers are cut after
+ * `cutAt` bytes, `cutDelayMs` (300) after they were written.
+ */
+function rangeServer(opts: { body: () => Buffer; etag: () => string; ranges: boolean; cuts: number; cutAt: number; cutDelayMs?: number }) {
+  const delay = opts.cutDelayMs ?? 300;
   let n = 0;
   return (req: { headers: Record<string, string | string[] | undefined> }): Reply => {
     const body = opts.body();
@@ -29,9 +33,9 @@ function rangeServer(opts: { body: () => Buffer; etag: () => string; ranges: boo
     if (opts.ranges && range && req.headers['if-range'] === opts.etag()) {
       const from = Number(range[1]);
       const part = body.subarray(from);
-      return { status: 206, headers: { ...headers, 'content-range': `bytes ${from}-${body.length - 1}/${body.length}` }, body: part, ...(cut !== undefined ? { cutAfter: cut, cutDelayMs: 300 } : {}) };
+      return { status: 206, headers: { ...headers, 'content-range': `bytes ${from}-${body.length - 1}/${body.length}` }, body: part, ...(cut !== undefined ? { cutAfter: cut, cutDelayMs: delay } : {}) };
     }
-    return { headers, body, ...(cut !== undefined ? { cutAfter: cut, cutDelayMs: 300 } : {}) };
+    return { headers, body, ...(cut !== undefined ? { cutAfter: cut, cutDelayMs: delay } : {}) };
   };
 }
 
@@ -71,6 +75,15 @@ describe('network errors after the headers', () => {
     // The second answer (a 206 from 50,000) was cut after 50,000 more bytes.
     expect(reqs[2]!.headers).toMatchObject({ range: 'bytes=100000-', 'if-range': '"v1"' });
     expect(got.bytes).toBe(BIG.length);
+  });
+
+  // The replayed object store cut a 9 KB asset 50 ms after its headers: the bytes were lost
+  // whole while the temporary file was being prepared, and the retry asked from byte 0.
+  it('keeps what a short body sent before it was cut right after its headers', async () => {
+    const small = BIG.subarray(0, 9000);
+    const { dest } = await download(rangeServer({ body: () => small, etag: () => '"v1"', ranges: true, cuts: 1, cutAt: 4000, cutDelayMs: 0 }));
+    expect(server!.requests[1]!.headers.range).toBe('bytes=4000-');
+    expect((await readFile(dest)).equals(small)).toBe(true);
   });
 
   // Each answer is cut after 30,000 more bytes: a download that progresses at every attempt.
