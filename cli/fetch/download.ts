@@ -210,7 +210,11 @@ export async function downloadToTemp(http: HttpClient, url: string, dest: string
     if (!keep) await dropPartial(partial);
     if (isAbortError(err)) throw err;
     const kept = keep ? `; the ${have} bytes received are kept to resume next run` : '';
-    if (err instanceof FetchError) throw new FetchError(`${err.message}${kept}`);
+    if (err instanceof FetchError) {
+      // Said on the error itself, so its kind (HttpStatusError) stays for the caller.
+      err.message += kept;
+      throw err;
+    }
     throw new FetchError(`GET ${http.rewrite(url)}: download interrupted after ${have} bytes (${describeError(err)})${kept}`);
   } finally {
     bar.stop();

@@ -4,9 +4,9 @@
  * followed, HTTPS_PROXY/NO_PROXY honoured (EnvHttpProxyAgent), mirror URL rewrites, and retries
  * with exponential backoff that respect `Retry-After`. A network failure while the body is read
  * (connection reset, body timeout, a body too slow, truncated body) is retried like one before
- * the headers: every reader of a body goes through
- * `exchange`, which owns the one retry loop. Error bodies are read as text only for the message
- * (NVD answers 4xx/5xx in plain text, never JSON).
+ * the headers: every reader of a body goes through `exchange`, which owns the one retry loop.
+ * Error bodies are read as text only for the message (NVD answers 4xx/5xx in plain text, never
+ * JSON).
  */
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
@@ -291,11 +291,12 @@ export class HttpClient {
           try {
             return await consume({ status, headers: res.headers, body, url: target });
           } catch (err) {
+            // Whatever is left of the body is not wanted: the connection goes (and its pace timer).
+            body.destroy();
             if (isAbortError(err) || opts.signal?.aborted) throw err;
             if (err instanceof FetchError) throw err;
             if (!isTransientNetworkError(err)) throw new FetchError(`GET ${target}: ${describeError(err)}`);
             failure = err;
-            body.destroy();
             progressed = opts.progressed?.() ?? false;
           }
         } else {
