@@ -45,7 +45,7 @@ describe('vulnintel update', () => {
       return { buildId: 'b1', snapshotDir: join(data, 'snapshots', 'b1'), published: true, counts: { cves: 0 }, seconds: 0.1 };
     };
     const result = await updateOnce({ rawDir: raw, dataDir: data, config: await config(), sources: ['kev', 'epss'], keep: 3, build, http: testHttp().http });
-    expect(calls).toEqual([{ rawDir: raw, dataDir: data, keep: 3, relatedProductThreshold: 2000, missionWellbeing: 'medium' }]);
+    expect(calls).toEqual([{ rawDir: raw, dataDir: data, keep: 3, relatedProductThreshold: 2000, missionWellbeing: 'medium', allowShrink: false }]);
     expect(seen.kev).toMatchObject({ ok: true, records: 3 });
     expect(seen.epss).toMatchObject({ ok: false, last_success: null });
     expect(seen.epss!.error).toMatch(/HTTP 500 \(Internal Server Error\) after 4 attempts/);
