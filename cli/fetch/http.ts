@@ -1,15 +1,19 @@
 /**
  * The one HTTP client every fetcher uses (undici): a User-Agent naming the project, timeouts on
- * connect, headers and every body chunk, redirects followed, HTTPS_PROXY/NO_PROXY honoured
- * (EnvHttpProxyAgent), mirror URL rewrites, and retries with exponential backoff that respect
- * `Retry-After`. A network failure while the body is read (connection reset, body timeout,
- * truncated body) is retried like one before the headers: every reader of a body goes through
- * `exchange`, which owns the one retry loop. Error bodies are read as text only for the message
- * (NVD answers 4xx/5xx in plain text, never JSON).
+ * connect, headers and every body chunk, a least pace for every body (body-pace.ts), redirects
+ * followed, HTTPS_PROXY/NO_PROXY honoured (EnvHttpProxyAgent), mirror URL rewrites, and retries
+ * with exponential backoff that respect `Retry-After`. A network failure while the body is read
+ * (connection reset, body timeout, a body too slow, truncated body) is retried like one before
+ * the headers: every reader of a body goes through `exchange`, which owns the one retry loop.
+ * Error bodies are read as text only for the message (NVD answers 4xx/5xx in plain text, never
+ * JSON).
  */
 import { createRequire } from 'node:module';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { buffer, text } from 'node:stream/consumers';
 import { EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
+import { MIN_BODY_BYTES, pacedBody } from './body-pace.ts';
+import { decodeBody } from './content-coding.ts';
 import { FetchError, describeError, isAbortError } from './errors.ts';
 import { realSleep, type RateLimiter, type Sleep } from './rate-limit.ts';
 
@@ -36,6 +40,8 @@ export interface HttpClientOptions {
   backoffMs?: number;
   /** Upper bound of one wait, including a server's `Retry-After`. */
   maxRetryWaitMs?: number;
+  /** Bytes of body every `timeoutMs` must bring, from the headers on (default MIN_BODY_BYTES, body-pace.ts). */
+  minBodyBytes?: number;
   rewrites?: UrlRewrite[];
   /** Default: an EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
   dispatcher?: Dispatcher;
@@ -50,6 +56,12 @@ export interface GetOptions {
   limiter?: RateLimiter;
   /** Statuses to retry (default RETRY_STATUSES). */
   retryOn?: readonly number[];
+  /**
+   * The least wait before retrying a status, in ms, whatever the backoff or `Retry-After` say
+   * (NVD: a 403 means the budget of its rolling window is used up, by us or by another client on
+   * the same address or key; a retry before that window has passed is refused again).
+   */
+  minRetryWaitMs?: Readonly<Record<number, number>>;
   signal?: AbortSignal;
 }
 
@@ -59,6 +71,12 @@ export interface ExchangeOptions extends GetOptions {
    * `Range` / `If-Range` for the bytes it already has). Replaces `headers` keys of the same name.
    */
   headersFor?: (attempt: number) => Record<string, string> | Promise<Record<string, string>>;
+  /**
+   * Asked after a network failure while `consume` read the body: true when this attempt got far
+   * enough not to count against `retries` (a resumed download that grew). The count and the
+   * backoff start again from the first retry.
+   */
+  progressed?: () => boolean;
 }
 
 /** A response read whole. */
@@ -73,7 +91,8 @@ export interface BodyResponse {
 export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
+  /** Read at a pace (body-pace.ts): a body slower than that fails like a reset. */
+  body: Readable;
   /** The URL actually requested (after rewrites). */
   url: string;
 }
@@ -130,14 +149,16 @@ export class TruncatedBodyError extends Error {
 }
 
 /**
- * A compressed body that does not decompress: a body cut short without a declared length (a
- * chunked answer whose connection closed) ends this way, so it is retried like a truncation.
+ * A 2xx whose body cannot be used, in a way another request may mend: an HTML error page the
+ * API's front end answered with 200, JSON cut short under a matching Content-Length, an empty
+ * body. A reader's `parse` (getParsed) throws it; it is retried like a network failure, and its
+ * message makes the final error once the retries are spent.
  */
-class UndecodableBodyError extends Error {
-  readonly code = 'BODY_UNDECODABLE';
-  constructor(coding: string, cause: unknown) {
-    super(`${coding} body does not decompress (${describeError(cause)})`, { cause });
-    this.name = 'UndecodableBodyError';
+export class UnusableBodyError extends Error {
+  readonly code = 'BODY_UNUSABLE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnusableBodyError';
   }
 }
 
@@ -148,32 +169,7 @@ class UndecodableBodyError extends Error {
  */
 const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
 
-const DECODERS: Record<string, (body: Buffer) => Buffer> = {
-  gzip: (b) => gunzipSync(b),
-  'x-gzip': (b) => gunzipSync(b),
-  deflate: (b) => inflateSync(b),
-  br: (b) => brotliDecompressSync(b),
-  identity: (b) => b,
-};
-
-/** A body from `url` as sent with `Content-Encoding` (codings in the order applied), decoded. */
-function decodeBody(body: Buffer, contentEncoding: string | undefined, url: string): Buffer {
-  if (!contentEncoding) return body;
-  const codings = contentEncoding.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
-  let out = body;
-  for (const coding of codings.reverse()) {
-    const decode = DECODERS[coding];
-    if (!decode) throw new FetchError(`GET ${url}: unsupported Content-Encoding "${coding}"`);
-    try {
-      out = decode(out);
-    } catch (err) {
-      throw new UndecodableBodyError(coding, err);
-    }
-  }
-  return out;
-}
-
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED', 'BODY_UNDECODABLE']);
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED', 'BODY_UNDECODABLE', 'BODY_TOO_SLOW', 'BODY_UNUSABLE']);
 
 /** A failure of the connection (undici's UND_ERR_*, resets, timeouts, truncation), not of our own checks. */
 export function isTransientNetworkError(err: unknown): boolean {
@@ -186,8 +182,9 @@ export function isTransientNetworkError(err: unknown): boolean {
 
 /**
  * Worst case, in seconds, for a host that accepts connections and never answers: every attempt
- * waits the full timeout, and the backoffs between them at their largest jitter (×1.25).
- * docs/fetching.md states the figure for the defaults.
+ * waits the full timeout, and the backoffs between them at their largest jitter (×1.25). A host
+ * that sends its headers at once and then trickles costs the same (one timeout window of pace
+ * per attempt, body-pace.ts). docs/fetching.md states the figure for the defaults.
  */
 export function deadHostSeconds(http: { timeoutSeconds: number; retries: number; backoffSeconds: number; maxRetryWaitSeconds: number }): number {
   let total = (http.retries + 1) * http.timeoutSeconds;
@@ -197,8 +194,7 @@ export function deadHostSeconds(http: { timeoutSeconds: number; retries: number;
 
 async function readSnippet(body: HttpResponse['body'], max = 300): Promise<string> {
   try {
-    const text = await body.text();
-    return text.replace(/\s+/g, ' ').trim().slice(0, max);
+    return (await text(body)).replace(/\s+/g, ' ').trim().slice(0, max);
   } catch {
     return '';
   }
@@ -210,6 +206,7 @@ export class HttpClient {
   private readonly retries: number;
   private readonly backoffMs: number;
   private readonly maxRetryWaitMs: number;
+  private readonly minBodyBytes: number;
   private readonly rewrites: UrlRewrite[];
   private readonly dispatcher: Dispatcher;
   readonly sleep: Sleep;
@@ -222,6 +219,7 @@ export class HttpClient {
     this.retries = opts.retries ?? 3;
     this.backoffMs = opts.backoffMs ?? 2_000;
     this.maxRetryWaitMs = opts.maxRetryWaitMs ?? 120_000;
+    this.minBodyBytes = opts.minBodyBytes ?? MIN_BODY_BYTES;
     this.rewrites = opts.rewrites ?? [];
     this.sleep = opts.sleep ?? realSleep;
     this.now = opts.now ?? Date.now;
@@ -254,17 +252,21 @@ export class HttpClient {
    * One GET with the retry loop around both halves of the exchange: the request up to the
    * headers, and `consume`, which reads the body. Retried: network failures on either side
    * (see isTransientNetworkError) and `retryOn` statuses. `consume` receives every 2xx and 304;
-   * it throws FetchError for a body it rejects (not retried). The final error names the URL;
-   * an abort (`signal`) is rethrown as is.
+   * it throws FetchError for a body it rejects (not retried). `retries` bounds the failed
+   * attempts since the last one that made progress (`progressed`). The final error names the
+   * URL; an abort (`signal`) is rethrown as is.
    */
   async exchange<T>(url: string, opts: ExchangeOptions, consume: (res: HttpResponse) => Promise<T>): Promise<T> {
     const target = this.rewrite(url);
     const retryOn = opts.retryOn ?? RETRY_STATUSES;
-    for (let attempt = 0; ; attempt++) {
+    // `attempt` counts every try; `failed` the failures since the last attempt that progressed.
+    for (let attempt = 0, failed = 0; ; attempt++) {
       opts.signal?.throwIfAborted();
-      await opts.limiter?.acquire(opts.signal);
       const headers = { 'user-agent': this.userAgent, ...opts.headers, ...(await opts.headersFor?.(attempt)) };
+      const booking = await opts.limiter?.acquire(opts.signal);
       let failure: unknown;
+      /** This attempt failed after adding enough to a download not to count as a failure. */
+      let progressed = false;
       let res: Dispatcher.ResponseData | undefined;
       try {
         res = await request(target, {
@@ -278,22 +280,28 @@ export class HttpClient {
       } catch (err) {
         if (isAbortError(err) || opts.signal?.aborted) throw err;
         failure = err;
+      } finally {
+        // Booked once answered (or failed): the server has counted it by then (rate-limit.ts).
+        booking?.();
       }
       if (res) {
         const status = res.statusCode;
+        const body = pacedBody(res.body, this.timeoutMs, this.minBodyBytes);
         if ((status >= 200 && status < 300) || status === 304) {
           try {
-            return await consume({ status, headers: res.headers, body: res.body, url: target });
+            return await consume({ status, headers: res.headers, body, url: target });
           } catch (err) {
+            // Whatever is left of the body is not wanted: the connection goes (and its pace timer).
+            body.destroy();
             if (isAbortError(err) || opts.signal?.aborted) throw err;
             if (err instanceof FetchError) throw err;
             if (!isTransientNetworkError(err)) throw new FetchError(`GET ${target}: ${describeError(err)}`);
             failure = err;
-            res.body.destroy();
+            progressed = opts.progressed?.() ?? false;
           }
         } else {
           // NVD puts its reason in a `message` header and often sends an empty body.
-          let detail = (await readSnippet(res.body)) || headerValue(res.headers, 'message') || '';
+          let detail = (await readSnippet(body)) || headerValue(res.headers, 'message') || '';
           const now = this.now();
           const resetIn = rateLimitResetIn(res.headers, now);
           // A used-up rate limit is retried at its reset whatever the status (GitHub says 403),
@@ -304,20 +312,25 @@ export class HttpClient {
             detail = `${detail ? `${detail}; ` : ''}${host}'s rate limit is used up until ${new Date(now + resetIn).toISOString()}${host === 'api.github.com' ? ' (GITHUB_TOKEN raises GitHub\'s limit)' : ''}`;
           }
           const retryable = waitable || (resetIn === null && retryOn.includes(status));
-          if (!retryable || attempt >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
+          if (!retryable || failed >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
           const hinted = parseRetryAfter(res.headers['retry-after'], now);
-          const wait = Math.min(hinted ?? (waitable ? resetIn + 1000 : this.backoff(attempt)), this.maxRetryWaitMs);
-          const why = hinted !== null ? ' (Retry-After)' : waitable ? ' (rate limit reset)' : '';
+          const least = opts.minRetryWaitMs?.[status] ?? 0;
+          const proposed = hinted ?? (waitable ? resetIn + 1000 : this.backoff(failed));
+          const wait = Math.min(Math.max(proposed, least), this.maxRetryWaitMs);
+          const why = proposed < least ? ' (rate window)' : hinted !== null ? ' (Retry-After)' : waitable ? ' (rate limit reset)' : '';
           this.log(`  ${new URL(target).host}: HTTP ${status}; retrying in ${Math.round(wait / 1000)} s${why}`);
           await this.sleep(wait, opts.signal);
+          failed++;
           continue;
         }
       }
       // A network failure, before the headers or while reading the body.
-      if (attempt >= this.retries) {
+      if (progressed) failed = 0;
+      else if (failed >= this.retries) {
         throw new FetchError(`GET ${target}: ${describeError(failure)}${attempt > 0 ? ` after ${attempt + 1} attempts` : ''}`);
       }
-      const wait = Math.min(this.backoff(attempt), this.maxRetryWaitMs);
+      const wait = Math.min(this.backoff(failed), this.maxRetryWaitMs);
+      if (!progressed) failed++;
       this.log(`  ${target}: ${describeError(failure)}; retrying in ${Math.round(wait / 1000)} s`);
       await this.sleep(wait, opts.signal);
     }
@@ -328,19 +341,20 @@ export class HttpClient {
    * asked for compressed (ACCEPTED_ENCODINGS) and returned decoded; a caller's own
    * `accept-encoding` wins.
    */
-  getBytes(url: string, opts: ExchangeOptions = {}): Promise<BodyResponse> {
+  async getBytes(url: string, opts: ExchangeOptions = {}): Promise<BodyResponse> {
+    return (await this.getParsed(url, opts, () => null)).res;
+  }
+
+  /**
+   * getBytes, and `parse` of the answer inside the retry loop: a parse that throws
+   * UnusableBodyError (see parseJsonOrRetry) asks again, like a network failure.
+   */
+  getParsed<T>(url: string, opts: ExchangeOptions, parse: (res: BodyResponse) => T): Promise<{ res: BodyResponse; value: T }> {
     const asked = Object.keys(opts.headers ?? {}).some((name) => name.toLowerCase() === 'accept-encoding');
     const headers = asked ? opts.headers : { 'accept-encoding': ACCEPTED_ENCODINGS, ...opts.headers };
     return this.exchange(url, { ...opts, headers }, async (res) => {
-      if (res.status === 304) {
-        await res.body.dump();
-        return { status: 304, headers: res.headers, body: Buffer.alloc(0), url: res.url };
-      }
-      const sent = Buffer.from(await res.body.arrayBuffer());
-      // Content-Length counts the bytes as sent, compressed or not.
-      const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
-      if (Number.isFinite(declared) && sent.length !== declared) throw new TruncatedBodyError(sent.length, declared);
-      return { status: res.status, headers: res.headers, body: decodeBody(sent, headerValue(res.headers, 'content-encoding'), res.url), url: res.url };
+      const whole = await readWhole(res);
+      return { res: whole, value: parse(whole) };
     });
   }
 
@@ -353,6 +367,34 @@ export class HttpClient {
 
   async close(): Promise<void> {
     await this.dispatcher.close();
+  }
+}
+
+/** A body read whole and decoded; one shorter than its Content-Length is a TruncatedBodyError. */
+async function readWhole(res: HttpResponse): Promise<BodyResponse> {
+  if (res.status === 304) {
+    await buffer(res.body);
+    return { status: 304, headers: res.headers, body: Buffer.alloc(0), url: res.url };
+  }
+  const sent = await buffer(res.body);
+  // Content-Length counts the bytes as sent, compressed or not.
+  const declared = Number(headerValue(res.headers, 'content-length') ?? NaN);
+  if (Number.isFinite(declared) && sent.length !== declared) throw new TruncatedBodyError(sent.length, declared);
+  return { status: res.status, headers: res.headers, body: decodeBody(sent, headerValue(res.headers, 'content-encoding'), res.url), url: res.url };
+}
+
+/**
+ * JSON.parse of an answer read by getParsed, for an API that answers JSON or nothing (NVD): an
+ * empty or unparseable body throws UnusableBodyError, so it is asked for again. The message
+ * names the document and, when it is not JSON, what the server said it sent (an HTML page).
+ */
+export function parseJsonOrRetry(res: BodyResponse, what: string): unknown {
+  if (res.body.length === 0) throw new UnusableBodyError(`${what}: empty body (HTTP ${res.status})`);
+  try {
+    return JSON.parse(res.body.toString('utf8'));
+  } catch (err) {
+    const type = headerValue(res.headers, 'content-type');
+    throw new UnusableBodyError(`${what}: malformed JSON (${(err as Error).message}${type && !/json/i.test(type) ? `; Content-Type ${type}` : ''})`);
   }
 }
 

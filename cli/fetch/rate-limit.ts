@@ -12,13 +12,26 @@ export const realSleep: Sleep = async (ms, signal) => {
   else signal?.throwIfAborted();
 };
 
+/** Called once the request has been answered (or has failed): books it in the budget. */
+export type Booking = () => void;
+
 export interface RateLimiter {
-  /** Resolves once one more request fits in the budget, and books it. */
-  acquire(signal?: AbortSignal): Promise<void>;
+  /** Resolves once one more request fits in the budget; call what it returns when it is answered. */
+  acquire(signal?: AbortSignal): Promise<Booking>;
 }
 
+/**
+ * The server counts a request when it arrives, which we cannot see: somewhere between sending
+ * it and reading the answer's headers. Booked when it was sent, the sixth request could reach
+ * NVD a few milliseconds less than 30 s after the first (its way there took longer) and be
+ * refused with a 403. So a request holds a slot from the moment it is let through and is booked
+ * at the time its answer arrived, always later than NVD's count; the window starts there.
+ */
 export class RollingWindowLimiter implements RateLimiter {
-  private readonly sent: number[] = [];
+  /** When the answers of the requests still inside the window arrived, oldest first. */
+  private readonly booked: number[] = [];
+  private inFlight = 0;
+  private released: Array<() => void> = [];
 
   constructor(
     readonly limit: number,
@@ -29,16 +42,37 @@ export class RollingWindowLimiter implements RateLimiter {
     if (limit < 1) throw new Error('rate limit must allow at least one request');
   }
 
-  async acquire(signal?: AbortSignal): Promise<void> {
+  async acquire(signal?: AbortSignal): Promise<Booking> {
     for (;;) {
       signal?.throwIfAborted();
       const now = this.now();
-      while (this.sent.length > 0 && this.sent[0]! <= now - this.windowMs) this.sent.shift();
-      if (this.sent.length < this.limit) {
-        this.sent.push(now);
-        return;
+      while (this.booked.length > 0 && this.booked[0]! <= now - this.windowMs) this.booked.shift();
+      if (this.booked.length + this.inFlight < this.limit) {
+        this.inFlight++;
+        let done = false;
+        return () => {
+          if (done) return;
+          done = true;
+          this.inFlight--;
+          this.booked.push(this.now());
+          const waiting = this.released;
+          this.released = [];
+          for (const wake of waiting) wake();
+        };
       }
-      await this.sleep(this.sent[0]! + this.windowMs - now, signal);
+      if (this.booked.length > 0) {
+        await this.sleep(this.booked[0]! + this.windowMs - now, signal);
+      } else {
+        // Every slot is held by a request not yet answered: its booking starts the wait.
+        await new Promise<void>((resolve, reject) => {
+          const onAbort = () => reject(signal!.reason);
+          signal?.addEventListener('abort', onAbort, { once: true });
+          this.released.push(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          });
+        });
+      }
     }
   }
 }

@@ -23,6 +23,21 @@ function lines(stream: NodeJS.ReadableStream) {
   return createInterface({ input: stream, crlfDelay: Infinity });
 }
 
+/**
+ * A new file with fewer than half the records of the one in place is refused. HTTP/1.1 lets a
+ * server end a body by closing the connection (no Content-Length, not chunked): such a body cut
+ * at a line boundary is a well-formed CSV or JSON Lines file with the first part of the records,
+ * and nothing else can tell (Exploit-DB's files_exploits.csv, nuclei's cves.json replaced good
+ * files with half of them). `what` names the source, the file and the URL.
+ */
+export function refuseShrink(before: number, after: number, what: string): void {
+  if (after * 2 < before) {
+    throw new FetchError(
+      `${what}: ${after} records, fewer than half of the ${before} in the file in place (a download cut short?); refused, the file in place is kept (delete it to accept the new one)`,
+    );
+  }
+}
+
 /** Full gunzip pass: a truncated or corrupt gzip fails here, not in the build. */
 export async function verifyGzipText(
   file: string,

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UrlRewrite } from '../../cli/fetch/http.ts';
@@ -27,7 +28,7 @@ describe('CSAF providers', () => {
       const path = decodeURIComponent(url.pathname);
       if (table[path]) return table[path]!;
       // Every CISA document listed in changes.csv answers with the real CISA advisory.
-      if (path.startsWith('/cisa/csaf_files/OT/white/2024/')) return { body: cisaDoc };
+      if (path.startsWith('/cisa/csaf_files/OT/white/2024/') && path.endsWith('.json')) return { body: cisaDoc };
       return { status: 404, body: 'Not Found' };
     });
     const b = server.base;
@@ -108,6 +109,8 @@ describe('CSAF providers', () => {
     );
     expect(result.ok).toBe(true);
     expect(await readFile(join(raw, 'csaf', 'example', '2020', '2020-ESA-001.json'))).toEqual(bsi);
+    // The entry's hash link (rel "hash"), through the rewrite; absent there (404): stored unchecked.
+    expect(server.requests.filter((r) => r.path.includes('.sha')).map((r) => r.path)).toEqual(['/mirror/psirt/advisories/csaf/2020/2020-ESA-001.json.sha512']);
   });
 
   it('one bad document fails the source with its URL but neither blocks the others nor replaces its last good copy', async () => {
@@ -124,6 +127,89 @@ describe('CSAF providers', () => {
     expect(await readFile(kept)).toEqual(redhatDoc);
     expect(existsSync(join(raw, 'csaf', 'redhat', '2024', 'rhsa-2024_7777.json'))).toBe(true);
     expect((await readdir(join(raw, 'csaf', 'cisa', '2024'))).length).toBe(20);
+  });
+
+  // CSAF 2.0 §7.1.18: a trusted provider publishes `<document>.sha512` / `.sha256` beside each
+  // document; the BSI csaf_downloader refuses a document that does not match. We stored it.
+  it('checks each document against the hash file published beside it and refuses one that does not match, keeping the stored copy', async () => {
+    const sha = (algorithm: string, body: Buffer | string) => `${createHash(algorithm).update(body).digest('hex')}  rhsa-2024_6163.json\n`;
+    table['/redhat/advisories/2024/rhsa-2024_6163.json.sha512'] = { body: sha('sha512', redhatDoc) };
+    // rhsa-2024_0001 publishes only a SHA-256.
+    table['/redhat/advisories/2024/rhsa-2024_0001.json.sha256'] = { body: sha('sha256', redhatDoc) };
+    expect((await run([redhat()])).ok).toBe(true);
+    const hashRequests = server.requests.filter((r) => /\.sha(256|512)$/.test(r.path)).map((r) => r.path).sort();
+    expect(hashRequests).toEqual([
+      '/redhat/advisories/2024/rhsa-2024_0001.json.sha256',
+      '/redhat/advisories/2024/rhsa-2024_0001.json.sha512',
+      '/redhat/advisories/2024/rhsa-2024_6163.json.sha512',
+    ]);
+    const kept = join(raw, 'csaf', 'redhat', '2024', 'rhsa-2024_6163.json');
+    expect(await readFile(kept)).toEqual(redhatDoc);
+
+    // A new release is listed, but the document served no longer matches its published hash.
+    table['/redhat/advisories/changes.csv'] = { body: '"2024/rhsa-2024_6163.json","2024-10-03T10:00:00+00:00"\n' };
+    table['/redhat/advisories/2024/rhsa-2024_6163.json'] = { body: redhatDoc.toString().replace('"lang": "en"', '"lang": "en", "x": 1') };
+    const result = await run([redhat()]);
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(
+      /^redhat: 1 documents failed \(first: http:\/\/127\.0\.0\.1:\d+\/redhat\/advisories\/2024\/rhsa-2024_6163\.json: does not match its SHA-512 hash published at http:\/\/\S+\.json\.sha512 /,
+    );
+    expect(await readFile(kept)).toEqual(redhatDoc);
+    // A hash file that holds no hash is refused too.
+    table['/redhat/advisories/2024/rhsa-2024_6163.json.sha512'] = { body: '<html>moved</html>' };
+    expect((await run([redhat()])).error).toMatch(/rhsa-2024_6163\.json: its hash file \S+ holds no SHA-512 hash/);
+    expect(await readFile(kept)).toEqual(redhatDoc);
+  });
+
+  // Siemens' ROLIE feed lists documents at URLs without a year folder. Stored under the year of
+  // `updated`, a revision in a new year left a second copy (siemens/2024/x.json and
+  // siemens/2025/x.json), both read by the build.
+  it('keeps a document whose URL has no year folder under the year of its initial release, whatever its revisions', async () => {
+    const docUrl = `${server.base}/productcert/csaf/icsa-24-081-01.json`;
+    const feed = (updated: string, published?: string) => ({
+      body: JSON.stringify({
+        feed: {
+          id: 'siemens-ssa-feed-tlp-white',
+          entry: [{ id: 'ICSA-24-081-01', link: [{ rel: 'self', href: docUrl }], ...(published ? { published } : {}), updated, content: { type: 'application/json', src: docUrl } }],
+        },
+      }),
+    });
+    table['/siemens/provider-metadata.json'] = {
+      body: JSON.stringify({ distributions: [{ rolie: { feeds: [{ tlp_label: 'WHITE', url: `${server.base}/siemens/feed.json` }] } }] }),
+    };
+    table['/productcert/csaf/icsa-24-081-01.json'] = { body: cisaDoc };
+    const siemens = () => ({ vendor: 'siemens', url: `${server.base}/siemens/provider-metadata.json` });
+    const copies = async () => {
+      const out: string[] = [];
+      for (const year of (await readdir(join(raw, 'csaf', 'siemens'))).filter((n) => /^\d{4}$/.test(n))) {
+        for (const f of await readdir(join(raw, 'csaf', 'siemens', year))) out.push(`${year}/${f}`);
+      }
+      return out.sort();
+    };
+    table['/siemens/feed.json'] = feed('2024-03-21T06:00:00Z', '2024-03-21T06:00:00Z');
+    expect((await run([siemens()])).ok).toBe(true);
+    expect(await copies()).toEqual(['2024/icsa-24-081-01.json']);
+
+    // Revised in a new year: fetched again, kept at the same path.
+    table['/siemens/feed.json'] = feed('2025-01-03T00:00:00Z', '2024-03-21T06:00:00Z');
+    expect((await run([siemens()])).ok).toBe(true);
+    expect(await copies()).toEqual(['2024/icsa-24-081-01.json']);
+    expect((await stat(join(raw, 'csaf', 'siemens', '2024', 'icsa-24-081-01.json'))).mtime.toISOString()).toBe('2025-01-03T00:00:00.000Z');
+
+    // A feed without `published`: the document's own initial_release_date decides. A second copy
+    // an earlier version left under another year is removed once the document is stored again.
+    await mkdir(join(raw, 'csaf', 'siemens', '2025'), { recursive: true });
+    await writeFile(join(raw, 'csaf', 'siemens', '2025', 'icsa-24-081-01.json'), cisaDoc);
+    table['/siemens/feed.json'] = feed('2025-02-01T00:00:00Z');
+    server.requests.length = 0;
+    expect((await run([siemens()])).ok).toBe(true);
+    const docs = () => server.requests.filter((r) => r.path.startsWith('/productcert/')).map((r) => r.path);
+    expect(docs()).toEqual(['/productcert/csaf/icsa-24-081-01.json']);
+    expect(await copies()).toEqual(['2024/icsa-24-081-01.json']);
+    // And nothing is asked for again while it is current.
+    server.requests.length = 0;
+    expect((await run([siemens()])).ok).toBe(true);
+    expect(docs()).toEqual([]);
   });
 
   it('resolves listed paths relative to the directory, dropping a repeated tail', () => {

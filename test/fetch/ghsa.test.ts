@@ -88,6 +88,28 @@ describe('GHSA through the OSV bulk export', () => {
     expect(await readdir(join(raw, 'ghsa', 'npm'))).toEqual(['all.zip']);
   });
 
+  // OSV lists an id whose record the bucket does not hold (withdrawn, moved, or the listing ahead
+  // of its records). Failing the ecosystem for it kept the watermark where it was: every changed
+  // record was fetched again at every run, and the source was reported failed, for ever.
+  it('skips a listed record that answers 404, naming it, and still moves the watermark', async () => {
+    expect((await run('2026-09-30T12:00:00Z')).ok).toBe(true);
+    const updated = JSON.parse((await fixture('ghsa/GHSA-p8p7-x288-28g6.json')).toString());
+    updated.modified = '2026-09-30T10:00:00Z';
+    table['/npm/modified_id.csv'] = { body: '2026-09-30T11:00:00Z,GHSA-zzzz-zzzz-zzzz\n2026-09-30T10:00:00Z,GHSA-p8p7-x288-28g6\n' };
+    table['/npm/GHSA-p8p7-x288-28g6.json'] = { body: JSON.stringify(updated) };
+    table['/PyPI/modified_id.csv'] = { body: '' };
+    const result = await run('2026-10-01T12:00:00Z');
+    expect(result.ok).toBe(true);
+    expect(result.outcome?.detail).toMatch(/1 updated records, 1 listed but missing \(404, skipped\)$/);
+    expect(await readdir(join(raw, 'ghsa', 'npm', 'updates'))).toEqual(['GHSA-p8p7-x288-28g6.json']);
+    const state = JSON.parse(await readFile(join(raw, 'ghsa', '_state.json'), 'utf8'));
+    expect(state.npm.watermark).toBe('2026-09-30T11:00:00.000Z');
+    // The next run asks for neither again.
+    server.requests.length = 0;
+    expect((await run('2026-10-01T13:00:00Z')).ok).toBe(true);
+    expect(paths()).toEqual(['/npm/modified_id.csv', '/PyPI/modified_id.csv']);
+  });
+
   it('reads both modified_id.csv row forms and skips a header', () => {
     expect(parseModifiedIds('modified,id\n2026-01-02T03:04:05Z,npm/GHSA-aaaa-bbbb-cccc\n2026-01-01T00:00:00.123456Z,PYSEC-2026-1\n')).toEqual([
       { modified: '2026-01-02T03:04:05.000Z', id: 'GHSA-aaaa-bbbb-cccc' },

@@ -100,7 +100,7 @@ export interface TestHttp {
 }
 
 /** Straight to 127.0.0.1 (a plain Agent: a proxy in the environment must not interfere). */
-export function testHttp(opts: { retries?: number; timeoutMs?: number; rewrites?: UrlRewrite[] } = {}): TestHttp {
+export function testHttp(opts: { retries?: number; timeoutMs?: number; rewrites?: UrlRewrite[]; minBodyBytes?: number } = {}): TestHttp {
   const sleeps: number[] = [];
   const http = new HttpClient({
     dispatcher: new Agent({ headersTimeout: opts.timeoutMs ?? 5000, bodyTimeout: opts.timeoutMs ?? 5000 }),
@@ -108,6 +108,7 @@ export function testHttp(opts: { retries?: number; timeoutMs?: number; rewrites?
     backoffMs: 5,
     timeoutMs: opts.timeoutMs ?? 5000,
     rewrites: opts.rewrites ?? [],
+    ...(opts.minBodyBytes !== undefined ? { minBodyBytes: opts.minBodyBytes } : {}),
     sleep: async (ms) => {
       sleeps.push(ms);
     },

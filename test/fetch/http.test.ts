@@ -114,6 +114,20 @@ describe('HTTP client', () => {
     await odd.close();
   });
 
+  it('waits at least minRetryWaitMs for the statuses it names, longer when Retry-After says so', async () => {
+    const answers = [{ status: 403 }, { status: 403, headers: { 'retry-after': '45' } }, { status: 403, headers: { 'retry-after': '2' } }, { status: 503 }, { body: 'ok' }];
+    let n = 0;
+    const server = await startServer(() => answers[n++]!);
+    const sleeps: number[] = [];
+    const http = new HttpClient({ retries: 4, backoffMs: 10, maxRetryWaitMs: 300_000, sleep: async (ms) => void sleeps.push(ms) });
+    const res = await http.getBytes(`${server.base}/x`, { retryOn: [403, 503], minRetryWaitMs: { 403: 31_000 } });
+    expect(res.body.toString()).toBe('ok');
+    expect(sleeps.slice(0, 3)).toEqual([31_000, 45_000, 31_000]);
+    // Other statuses keep their backoff.
+    expect(sleeps[3]).toBeLessThan(1000);
+    await server.close();
+  });
+
   it('caps a huge Retry-After at maxRetryWaitMs', async () => {
     let n = 0;
     const server = await startServer(() => (n++ === 0 ? { status: 429, headers: { 'retry-after': '86400' } } : { body: 'ok' }));
@@ -197,13 +211,55 @@ describe('rolling-window rate limiter', () => {
     });
     const times: number[] = [];
     for (let i = 0; i < 12; i++) {
-      await limiter.acquire();
+      const answered = await limiter.acquire();
       times.push(clock);
-      clock += 1000; // each request takes a second
+      answered(); // answered at once
+      clock += 1000; // the next one is asked for a second later
     }
     // Never more than 5 starts inside any 30 s window.
     for (let i = 5; i < times.length; i++) expect(times[i]! - times[i - 5]!).toBeGreaterThanOrEqual(30_000);
     expect(times.slice(0, 6)).toEqual([0, 1000, 2000, 3000, 4000, 30_000]);
     expect(waits[0]).toBe(25_000);
+  });
+
+  // NVD counts a request when it arrives. Booked when it was let through, the sixth request left
+  // exactly 30 s after the first did, and reached NVD 29.98 s after the first had (that one took
+  // longer on its way): a 403. A request is booked when its answer arrives, which is later.
+  it('books a request when its answer arrives, not when it is let through', async () => {
+    let clock = 0;
+    const limiter = new RollingWindowLimiter(5, 30_000, () => clock, async (ms) => void (clock += ms));
+    const sent: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const answered = await limiter.acquire();
+      sent.push(clock);
+      clock += 700; // on the way there and back
+      answered();
+    }
+    expect(sent.slice(0, 5)).toEqual([0, 700, 1400, 2100, 2800]);
+    // The first answer arrived at 700: the sixth goes 30 s after that, not 30 s after 0.
+    expect(sent[5]).toBe(30_700);
+  });
+
+  it('holds a slot while its request is unanswered: with every slot held, the next waits for an answer and then the window', async () => {
+    let clock = 0;
+    const limiter = new RollingWindowLimiter(1, 30_000, () => clock, async (ms) => void (clock += ms));
+    const answered = await limiter.acquire();
+    let through = false;
+    const next = limiter.acquire().then((done) => {
+      through = true;
+      return done;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(through).toBe(false);
+    clock = 5_000;
+    answered();
+    (await next)();
+    expect(clock).toBe(35_000);
+    const aborted = new AbortController();
+    const held = await limiter.acquire(); // at 65 000, after the window of the second
+    const waiting = limiter.acquire(aborted.signal);
+    aborted.abort();
+    await expect(waiting).rejects.toThrow();
+    held();
   });
 });

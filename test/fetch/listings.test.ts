@@ -105,7 +105,11 @@ describe('conditional listings', () => {
     table['/feed/feed-tlp-white.json'] = { etag: '"feed2"', body: JSON.stringify(feed) };
     server.requests.length = 0;
     expect((await run('csaf', { csaf: providers })).outcome!.records).toBe(1);
-    expect(server.requests.filter((r) => r.path.startsWith('/psirt/'))).toHaveLength(1);
+    // The document, and the hash file its entry links (absent here).
+    expect(server.requests.filter((r) => r.path.startsWith('/psirt/')).map((r) => r.path)).toEqual([
+      '/psirt/advisories/csaf/2020/2020-ESA-001.json',
+      '/psirt/advisories/csaf/2020/2020-ESA-001.json.sha512',
+    ]);
   });
 
   it('a listing that did not parse is not kept: the next run asks for it in full', async () => {

@@ -3,7 +3,7 @@ import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadNvdState } from '../../cli/fetch/sources/nvd.ts';
+import { clientRateWindowMs, loadNvdState } from '../../cli/fetch/sources/nvd.ts';
 import { fetchSources } from '../../cli/fetch/run.ts';
 import { readSourceStatuses } from '../../cli/fetch/status.ts';
 import { fixture, routes, startServer, tempRaw, testConfig, testHttp, type Reply, type TestServer } from './helpers.ts';
@@ -53,9 +53,9 @@ describe('NVD fetcher', () => {
     delete process.env.NVD_API_KEY;
   });
 
-  async function run(route: Parameters<typeof startServer>[0], extra: { signal?: AbortSignal; now?: Date; full?: boolean } = {}) {
+  async function run(route: Parameters<typeof startServer>[0], extra: { signal?: AbortSignal; now?: Date; full?: boolean; nvd?: Record<string, unknown> } = {}) {
     server ??= await startServer(route);
-    const config = await testConfig({ sources: { nvd: { url: `${server.base}/rest/json/cves/2.0`, pageSize: 2 } } });
+    const config = await testConfig({ sources: { nvd: { url: `${server.base}/rest/json/cves/2.0`, pageSize: 2, ...extra.nvd } } });
     const t = testHttp();
     const results = await fetchSources({
       rawDir: raw,
@@ -123,6 +123,24 @@ describe('NVD fetcher', () => {
     expect(existsSync(join(raw, 'nvd', 'full'))).toBe(false);
   });
 
+  // A 403 says the rolling window's budget is spent: by another client on the same address or
+  // key, or by the run just before (a poll right after the nightly update). Retried after 2, 4
+  // and 8 s, all four attempts fell inside NVD's 30 s window and the source failed.
+  it('retries a 403 only once a whole rate window (with its margin) has passed', async () => {
+    const all = await records();
+    let refused = 0;
+    const { result, sleeps } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => (refused++ < 2 ? { status: 403, headers: { message: 'Request forbidden by administrative rules.' } } : page(all, Number(u.searchParams.get('startIndex')), 2)),
+      }),
+      // Only the retry waits are injected (testHttp); the limiter itself is not reached by 3 pages.
+      { nvd: { rateWindowSeconds: 30 } },
+    );
+    expect(result.ok).toBe(true);
+    expect(sleeps).toEqual([clientRateWindowMs(30), clientRateWindowMs(30)]);
+    expect(clientRateWindowMs(30)).toBe(31_000);
+  });
+
   it('resumes a killed full pull from the saved cursor and ends with the complete set', async () => {
     const all = await records();
     const controller = new AbortController();
@@ -181,6 +199,71 @@ describe('NVD fetcher', () => {
     expect((await loadNvdState(dir)).watermark).toBe(NOW.toISOString());
   });
 
+  // NVD pages by offset into a result set that can change under the reader: a record modified
+  // while a lastMod window is paged gets a lastModified after the window's end and leaves it,
+  // so every later record moves up by one (what the replay of the live API showed).
+  it('steps back when totalResults shrinks between pages of a window, so no record is skipped', async () => {
+    const all = await records();
+    const dir = join(raw, 'nvd');
+    await mkdir(dir, { recursive: true });
+    const watermark = new Date(NOW.getTime() - 86_400_000).toISOString();
+    await writeFile(join(dir, '_state.json'), JSON.stringify({ watermark, full: null, window: null }));
+    let inWindow = all.slice();
+    const { result } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => {
+          const start = Number(u.searchParams.get('startIndex'));
+          const reply = page(inWindow, start, 2);
+          // The first record is modified right after page 1 is served: it leaves the window.
+          if (start === 0) inWindow = all.slice(1);
+          return reply;
+        },
+      }),
+    );
+    expect(result.ok).toBe(true);
+    // Page 2 (startIndex 2) said 4 results instead of 5: read again from startIndex 1.
+    expect(server!.requests.map((r) => r.query.get('startIndex'))).toEqual(['0', '2', '1', '3']);
+    expect([...new Set(await idsIn(join(dir, 'delta')))]).toEqual(IDS);
+    expect((await loadNvdState(dir)).watermark).toBe(NOW.toISOString());
+  });
+
+  it('steps back when totalResults shrinks during a full pull, without overwriting a page already written', async () => {
+    const all = await records();
+    let served = all.slice();
+    const { result } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => {
+          const start = Number(u.searchParams.get('startIndex'));
+          const reply = page(served, start, 2);
+          if (start === 2 && served.length === all.length) served = all.slice(2); // two records before the cursor go
+          return reply;
+        },
+      }),
+    );
+    expect(result.ok).toBe(true);
+    // startIndex 4 saw 3 results instead of 5: read again from 2 (= 4 − 2), under new page names.
+    expect(server!.requests.map((r) => r.query.get('startIndex'))).toEqual(['0', '2', '4', '2']);
+    expect([...new Set(await idsIn(join(raw, 'nvd', 'full')))]).toEqual(IDS);
+    expect((await readdir(join(raw, 'nvd', 'full'))).sort()).toEqual(['page-0000000.json.gz', 'page-0000002-r1.json.gz', 'page-0000002.json.gz']);
+  });
+
+  // What NVD's front end answers when the API behind it is overloaded: a 200 that is no page.
+  it('asks again for a 200 whose body is an HTML error page, cut JSON or empty', async () => {
+    const all = await records();
+    const html = '<!DOCTYPE html><html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1></body></html>';
+    const bad: Reply[] = [
+      { headers: { 'content-type': 'text/html' }, body: html },
+      { headers: { 'content-type': 'application/json' }, body: (page(all, 0, 2).body as string).slice(0, 200) },
+      { headers: { 'content-type': 'application/json' }, body: '' },
+    ];
+    let n = 0;
+    const { result, sleeps } = await run(routes({ '/rest/json/cves/2.0': (u) => bad[n++] ?? page(all, Number(u.searchParams.get('startIndex')), 2) }));
+    expect(result.ok).toBe(true);
+    expect(server!.requests.map((r) => r.query.get('startIndex'))).toEqual(['0', '0', '0', '0', '2', '4']);
+    expect(sleeps).toHaveLength(3);
+    expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
+  });
+
   it('rejects malformed JSON with a clear message and leaves the previous raw pages untouched', async () => {
     const dir = join(raw, 'nvd');
     await mkdir(join(dir, 'full'), { recursive: true });
@@ -192,7 +275,9 @@ describe('NVD fetcher', () => {
       routes({ '/rest/json/cves/2.0': { headers: { 'content-type': 'application/json' }, body: '{"resultsPerPage":2,"vulnerabilities":[{"cve":' } }),
     );
     expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/NVD changes .* malformed JSON/);
+    // Asked again like a network failure, then the clear error once the retries are spent.
+    expect(result.error).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0\?\S+: NVD changes \S+ startIndex=0: malformed JSON \(.*\) \(BODY_UNUSABLE\) after 4 attempts$/);
+    expect(server!.requests).toHaveLength(4);
     expect(await readFile(join(dir, 'full', 'page-0000000.json.gz'))).toEqual(oldPage);
     expect(existsSync(join(dir, 'delta'))).toBe(false);
     expect((await loadNvdState(dir)).watermark).toBe(watermark);

@@ -109,6 +109,33 @@ describe('single-file sources', () => {
     expect(status.records).toBe(59);
   });
 
+  // A server or CDN that gzips the answer though the download asked for no coding. Stored as
+  // received, the catalog was a gzip stream refused as "malformed JSON", naming no encoding.
+  it('decodes a download sent with a Content-Encoding it did not ask for', async () => {
+    const kev = await fixture('kev/known_exploited_vulnerabilities.head3.json');
+    const result = await run('kev', routes({ '/kev.json': { headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' }, body: gzipSync(kev) } }));
+    expect(server!.requests[0]!.headers['accept-encoding']).toBeUndefined();
+    expect(result.ok).toBe(true);
+    expect(await readFile(join(raw, 'kev', 'known_exploited_vulnerabilities.json'))).toEqual(kev);
+    expect(await files('kev')).toEqual(['known_exploited_vulnerabilities.json']);
+  });
+
+  it('keeps a .gz file sent as Content-Encoding: gzip (a server misconfiguration) as it came, and names a coding it cannot undo', async () => {
+    const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
+    const ok = await run('epss', routes({ '/epss.csv.gz': { headers: { 'content-encoding': 'gzip' }, body: gz } }));
+    expect(ok.ok).toBe(true);
+    expect(await readFile(join(raw, 'epss', 'epss_scores-current.csv.gz'))).toEqual(gz);
+    await server!.close();
+    server = undefined;
+    const odd = await run('kev', routes({ '/kev.json': { headers: { 'content-encoding': 'zstd' }, body: 'x' } }));
+    expect(odd.error).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/kev\.json: unsupported Content-Encoding "zstd" \(not asked for\)$/);
+    await server!.close();
+    server = undefined;
+    const broken = await run('kev', routes({ '/kev.json': { headers: { 'content-encoding': 'gzip' }, body: 'not gzip' } }));
+    expect(broken.error).toMatch(/kev\.json: the body, sent with Content-Encoding gzip though none was asked for, does not decode/);
+    expect(await files('kev')).toEqual([]);
+  });
+
   it('a connection cut mid-body on every attempt is retried, then fails naming the URL, nothing stored', async () => {
     const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
     const result = await run('epss', routes({ '/epss.csv.gz': { body: gz, cutAfter: 100 } }));
@@ -142,6 +169,39 @@ describe('single-file sources', () => {
     expect(statuses.nuclei!.records).toBe(9);
     expect(await readFile(join(raw, 'exploitdb', 'files_exploits.csv'))).toEqual(exploitdb);
     expect(await readFile(join(raw, 'nuclei', 'cves.json'))).toEqual(nuclei);
+  });
+
+  // HTTP/1.1 lets a server end a body by closing the connection (no Content-Length, not
+  // chunked). Cut at a line boundary, such a body is a well-formed CSV or JSON Lines file with
+  // the first records only: it passed every check and replaced the good file.
+  it('Exploit-DB, nuclei: a close-delimited body cut short (fewer than half the records in place) is refused, the file in place kept', async () => {
+    const closeDelimited = (body: Buffer): Route => (req) => {
+      req.socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n');
+      req.socket.end(body);
+      return new Promise<never>(() => {});
+    };
+    const firstLines = (text: Buffer, n: number) => Buffer.from(`${text.toString('utf8').split('\n').slice(0, n).join('\n')}\n`);
+    for (const [source, file, good, cut, before, after] of [
+      ['exploitdb', 'files_exploits.csv', await fixture('exploits/exploitdb-files_exploits.csv.head'), 11, 25, 10],
+      ['nuclei', 'cves.json', await fixture('exploits/nuclei-templates-cves.json.excerpt.jsonl'), 4, 9, 4],
+    ] as const) {
+      await mkdir(join(raw, source), { recursive: true });
+      await writeFile(join(raw, source, file), good);
+      const result = await run(source, closeDelimited(firstLines(good, cut)));
+      expect(result.ok, source).toBe(false);
+      expect(result.error).toMatch(
+        new RegExp(`^${source} ${file.replace('.', '\\.')} from http://127\\.0\\.0\\.1:\\d+/${file.replace('.', '\\.')}: ${after} records, fewer than half of the ${before} in the file in place .*; refused, the file in place is kept`),
+      );
+      expect(await readFile(join(raw, source, file))).toEqual(good);
+      expect(await files(source)).toEqual([file]);
+      await server!.close();
+      server = undefined;
+    }
+    // Not a shrink: a file with more than half the records replaces the one in place.
+    const exploitdb = await fixture('exploits/exploitdb-files_exploits.csv.head');
+    const result = await run('exploitdb', closeDelimited(firstLines(exploitdb, 14)));
+    expect(result.ok).toBe(true);
+    expect((await readSourceStatuses(raw)).exploitdb!.records).toBe(13);
   });
 
   it('Exploit-DB: an HTML page served with 200 is not a CSV', async () => {

@@ -1,7 +1,8 @@
 /**
  * CSAF 2.0 vendor advisories, for each configured provider: `provider-metadata.json` → its
  * ROLIE feeds (preferred, CSAF §7.3.2) or directory distributions (`changes.csv`, plus Red Hat's
- * `deletions.csv`) → one file per document at `csaf/<vendor>/<year>/<file>.json`.
+ * `deletions.csv`) → one file per document at `csaf/<vendor>/<year>/<file>.json`: the year folder
+ * of its URL, else the year of its initial release (csaf-yearless.ts), so it keeps one path.
  *
  * A first run of a directory provider that publishes `archive_latest.txt` (Red Hat) starts from
  * that archive instead of one request per document (csaf-archive.ts), then goes on from
@@ -10,10 +11,11 @@
  * No watermark file: each document's mtime is set to the `current_release_date`/`updated` the
  * listing gave, and a document is fetched only when the listing is newer than the file. That
  * makes unsorted listings (CISA's changes.csv has hundreds of inversions), interrupted runs and
- * first runs all the same case. One failing document does not stop the others.
+ * first runs all the same case. A document that does not match the hash its provider publishes
+ * beside it is refused (csaf-hash.ts). One failing document does not stop the others.
  */
 import { stat, rm, utimes } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse as parseCsvSync } from 'csv-parse/sync';
 import { formatCount, progress } from '../../../lib/log.ts';
 import type { CsafProvider } from '../config.ts';
@@ -23,6 +25,8 @@ import { HttpStatusError, parseJsonBody } from '../http.ts';
 import { getListing, listingKey } from '../listing.ts';
 import { runPool } from '../pool.ts';
 import { bootstrapFromArchive, needsBootstrap } from './csaf-archive.ts';
+import { checkPublishedHash, preferredHashUrls } from './csaf-hash.ts';
+import { YearlessCopies, initialReleaseYear } from './csaf-yearless.ts';
 import type { FetchContext, SourceFetcher, SourceOutcome } from './types.ts';
 
 interface Listing {
@@ -36,6 +40,10 @@ export interface CsafEntry {
   updated: string;
   /** `<year>/<file>.json`, relative to the vendor folder. */
   localPath: string;
+  /** The URL names the year (`…/2024/x.json`); else the year is the initial release's (csaf-yearless.ts). */
+  yearFolder: boolean;
+  /** The hash files that may sit beside it, in the order to try (csaf-hash.ts). */
+  hashUrls: string[];
 }
 
 function asObject(v: unknown): Record<string, unknown> | null {
@@ -85,13 +93,20 @@ export function resolveListedPath(directoryUrl: string, path: string): string {
   return new URL(segs.join('/'), dir).toString();
 }
 
-/** `<year>/<file>.json` for a document URL: the year folder it sits in, else its release year. */
-export function localPathOf(url: string, updated: string): string {
+/** The year folder a document URL sits in (`…/2024/x.json`), or null. */
+function yearFolderOf(url: string): string | null {
+  const folder = new URL(url).pathname.split('/').filter(Boolean).at(-2);
+  return folder && /^\d{4}$/.test(folder) ? folder : null;
+}
+
+/**
+ * `<year>/<file>.json` for a document URL: the year folder it sits in, else the year of
+ * `released` (its initial release as the listing says it: a ROLIE entry's `published`).
+ */
+export function localPathOf(url: string, released: string): string {
   const segs = new URL(url).pathname.split('/').filter(Boolean).map(decodeURIComponent);
   const file = (segs.at(-1) ?? 'document.json').replace(/[^A-Za-z0-9._+-]/g, '_');
-  const folder = segs.at(-2);
-  const year = folder && /^\d{4}$/.test(folder) ? folder : updated.slice(0, 4);
-  return `${year}/${file.toLowerCase().endsWith('.json') ? file : `${file}.json`}`;
+  return `${yearFolderOf(url) ?? released.slice(0, 4)}/${file.toLowerCase().endsWith('.json') ? file : `${file}.json`}`;
 }
 
 function isoOrNull(v: unknown): string | null {
@@ -113,7 +128,8 @@ export function parseChangesCsv(text: string, directoryUrl: string, what: string
     const updated = isoOrNull(when);
     if (!path || !updated || !path.toLowerCase().endsWith('.json')) continue;
     const url = resolveListedPath(directoryUrl, path);
-    out.push({ url, updated, localPath: localPathOf(url, updated) });
+    // A directory provider puts them beside the document (CSAF 2.0 §7.1.18).
+    out.push({ url, updated, localPath: localPathOf(url, updated), yearFolder: yearFolderOf(url) !== null, hashUrls: [`${url}.sha512`, `${url}.sha256`] });
   }
   if (out.length === 0 && rows.length > 0) throw new FetchError(`${what}: no row of "<path>.json","<timestamp>"`);
   return out;
@@ -127,9 +143,12 @@ export function parseRolieFeed(value: unknown, what: string): CsafEntry[] {
   for (const e of entries.map(asObject)) {
     const links = Array.isArray(e?.link) ? e.link.map(asObject) : [];
     const src = asObject(e?.content)?.src ?? links.find((l) => l?.rel === 'self')?.href;
-    const updated = isoOrNull(e?.updated) ?? isoOrNull(e?.published);
+    const published = isoOrNull(e?.published);
+    const updated = isoOrNull(e?.updated) ?? published;
     if (typeof src !== 'string' || !updated) continue;
-    out.push({ url: src, updated, localPath: localPathOf(src, updated) });
+    // A ROLIE entry lists its hash files (rel "hash"); none listed, none asked for.
+    const hashes = links.filter((l) => l?.rel === 'hash' && typeof l.href === 'string').map((l) => l!.href as string);
+    out.push({ url: src, updated, localPath: localPathOf(src, published ?? updated), yearFolder: yearFolderOf(src) !== null, hashUrls: preferredHashUrls(hashes) });
   }
   return out;
 }
@@ -218,17 +237,25 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
   const todo: CsafEntry[] = [];
   // After an archive bootstrap (--full included), the archive's files stand for the documents it held.
   const refetchAll = ctx.full && fromArchive === 0;
-  for (const e of byPath.values()) if (refetchAll || !(await isCurrent(join(vendorDir, e.localPath), e.updated))) todo.push(e);
+  const yearless = [...byPath.values()].some((e) => !e.yearFolder) ? await YearlessCopies.load(vendorDir) : null;
+  for (const e of byPath.values()) {
+    const stored = e.yearFolder ? [e.localPath] : yearless!.copiesOf(basename(e.localPath));
+    // A document kept twice (under two years, by an earlier version) is fetched again: that keeps one.
+    if (refetchAll || stored.length !== 1 || !(await isCurrent(join(vendorDir, stored[0]!), e.updated))) todo.push(e);
+  }
   const result: ProviderResult = { fetched: fromArchive, bytes: listingBytes, deleted: 0, listed: byPath.size, newest: null, failures: [] };
   for (const e of byPath.values()) if (!result.newest || e.updated > result.newest) result.newest = e.updated;
 
   const bar = progress(`csaf ${provider.vendor}`, todo.length, 'documents');
+  /** Documents stored without a hash file to check them against. */
+  let unhashed = 0;
   try {
     const failures = await runPool(
       todo,
       ctx.config.sources.csaf.concurrency,
       async (e) => {
         const raw = (await ctx.http.getBytes(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
+        if ((await checkPublishedHash(ctx.http, raw, e.url, e.hashUrls, ctx.signal)) === 'unpublished') unhashed++;
         let doc: unknown;
         try {
           doc = JSON.parse(raw.toString('utf8'));
@@ -237,10 +264,13 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
         }
         const tracking = asObject(asObject(asObject(doc)?.document)?.tracking);
         if (typeof tracking?.id !== 'string') throw new FetchError(`${e.url}: not a CSAF document (no document.tracking.id)`);
-        const file = join(vendorDir, e.localPath);
+        const path = e.yearFolder ? e.localPath : `${initialReleaseYear(doc) ?? e.localPath.slice(0, 4)}/${basename(e.localPath)}`;
+        const file = join(vendorDir, path);
         await writeFileAtomic(file, raw);
         const when = new Date(e.updated);
         await utimes(file, when, when);
+        // Only once the new copy is in place: a failure never leaves the document nowhere.
+        if (!e.yearFolder) await yearless!.settle(path);
         result.fetched++;
         result.bytes += raw.length;
         bar.tick();
@@ -251,6 +281,7 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
   } finally {
     bar.stop();
   }
+  if (unhashed > 0) ctx.log(`  csaf ${provider.vendor}: ${formatCount(unhashed)} documents published without a .sha512/.sha256 beside them, stored unchecked`);
   for (const path of deleted.keys()) {
     if (byPath.has(path)) continue;
     const file = join(vendorDir, path);

@@ -4,7 +4,9 @@
  * `fullRefreshDays`, downloads each ecosystem's `all.zip`; runs in between read
  * `modified_id.csv` (one conditional request when nothing changed) and fetch only the records
  * modified since the watermark into `ghsa/<ecosystem>/updates/<ID>.json`. The build keeps the
- * latest `modified` per id, so updates simply sit beside the archive they supersede.
+ * latest `modified` per id, so updates simply sit beside the archive they supersede. A listed
+ * record the bucket answers 404 for is skipped (named in the log); any other failure keeps the
+ * ecosystem's watermark, so the next run asks again.
  *
  * `modified_id.csv` is read whole (it is not reliably sorted across re-processing), and the
  * incremental fetch keeps only `idPrefixes` (GHSA-); all.zip is kept as published, so it also
@@ -17,7 +19,7 @@ import { formatCount } from '../../../lib/log.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
 import { fetchFile } from '../download.ts';
 import { FetchError, describeError } from '../errors.ts';
-import { parseJsonBody } from '../http.ts';
+import { HttpStatusError, parseJsonBody, type BodyResponse } from '../http.ts';
 import { runPool } from '../pool.ts';
 import { ValidatorStore, conditionalHeaders, validatorsOf, type Validators } from '../validators.ts';
 import { verifyZip } from '../verify.ts';
@@ -61,7 +63,7 @@ export const ghsaSource: SourceFetcher = {
     const stateFile = join(ctx.dir, STATE_FILE);
     const state: GhsaState = await readFile(stateFile, 'utf8').then(JSON.parse, () => ({}));
     const store = await ValidatorStore.load(ctx.dir);
-    const totals = { records: 0, bytes: 0, archives: 0, updates: 0 };
+    const totals = { records: 0, bytes: 0, archives: 0, updates: 0, missing: 0 };
     const errors: string[] = [];
 
     for (const ecosystem of cfg.ecosystems) {
@@ -90,7 +92,18 @@ export const ghsaSource: SourceFetcher = {
                 cfg.concurrency,
                 async (row) => {
                   const url = `${base}/${encodeURIComponent(row.id)}.json`;
-                  const res = await ctx.http.getBytes(url, { headers: { accept: 'application/json' }, signal: ctx.signal });
+                  let res: BodyResponse;
+                  try {
+                    res = await ctx.http.getBytes(url, { headers: { accept: 'application/json' }, signal: ctx.signal });
+                  } catch (err) {
+                    // A row whose record the bucket does not hold (withdrawn, moved, a listing
+                    // ahead of its records): failing the ecosystem for it kept the watermark where
+                    // it was, so every changed record was fetched again at every run, forever.
+                    if (!(err instanceof HttpStatusError && err.status === 404)) throw err;
+                    ctx.log(`  ghsa ${ecosystem}: ${row.id} is listed in modified_id.csv (modified ${row.modified}) but ${err.url} answers 404; skipped`);
+                    totals.missing++;
+                    return;
+                  }
                   // Checked, then stored as served: byte for byte what OSV published.
                   const record = parseJsonBody(res.body, `ghsa ${row.id}`, res.url);
                   if ((record as { id?: unknown })?.id !== row.id) throw new FetchError(`ghsa ${row.id} from ${res.url}: the record's id does not match`);
@@ -145,7 +158,7 @@ export const ghsaSource: SourceFetcher = {
       bytes: totals.bytes,
       watermark: marks.length ? marks.reduce((a, b) => (a < b ? a : b)) : null,
       unchanged: totals.records === 0,
-      detail: `${totals.archives} all.zip, ${formatCount(totals.updates)} updated records`,
+      detail: `${totals.archives} all.zip, ${formatCount(totals.updates)} updated records${totals.missing ? `, ${formatCount(totals.missing)} listed but missing (404, skipped)` : ''}`,
     };
   },
 };

@@ -5,10 +5,13 @@
  * `lastModStartDate`/`lastModEndDate` (at most 120 days each) from the watermark, written to
  * `nvd/delta/`. The cursor (`nvd/_state.json`) is saved after every page, so a killed run
  * resumes at the next page of the same query (the window's end is kept, so the result set
- * does not shift under it).
+ * does not shift under it). A result set that shrinks while it is paged is read again from
+ * far enough back that no record is skipped (readPages).
  *
  * The client enforces NVD's budget itself (5 requests / 30 s, 50 with `NVD_API_KEY`, sent as
- * the `apiKey` header) and retries 403/429/503 with backoff and `Retry-After`.
+ * the `apiKey` header) and retries 429/5xx with backoff and `Retry-After`; a 403 (the budget
+ * used up, by another client on the same address or key) is retried once a whole window has
+ * passed.
  */
 import { readFile, rename, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,13 +19,15 @@ import { gzipSync } from 'node:zlib';
 import { formatCount, progress } from '../../../lib/log.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
 import { FetchError } from '../errors.ts';
-import { RETRY_STATUSES } from '../http.ts';
+import { RETRY_STATUSES, parseJsonOrRetry } from '../http.ts';
 import { RollingWindowLimiter, realSleep, type RateLimiter } from '../rate-limit.ts';
 import { PartialProgressError, type FetchContext, type SourceFetcher, type SourceOutcome } from './types.ts';
 
 interface Cursor {
   nextIndex: number;
   totalResults: number | null;
+  /** Step backs so far (see readPages); pages read after one are named `-r<n>`. */
+  rereads?: number;
 }
 
 export interface NvdState {
@@ -38,6 +43,16 @@ const STATE_FILE = '_state.json';
 const PARTIAL_DIR = '_full-partial';
 const OLD_DIR = '_full-old';
 const DAY_MS = 86_400_000;
+
+/**
+ * The rate window as the client keeps it: NVD's, plus 1/30 of it (1 s of NVD's 30 s) for clocks
+ * and timers that do not agree to the millisecond. Requests are booked when their answer arrives
+ * (rate-limit.ts), later than NVD counts them, so the margin is on top of that.
+ */
+export function clientRateWindowMs(rateWindowSeconds: number): number {
+  const ms = rateWindowSeconds * 1000;
+  return Math.round(ms + ms / 30);
+}
 
 export async function loadNvdState(dir: string): Promise<NvdState> {
   try {
@@ -85,13 +100,9 @@ export const nvdSource: SourceFetcher = {
   async fetch(ctx: FetchContext): Promise<SourceOutcome> {
     const cfg = ctx.config.sources.nvd;
     const apiKey = process.env.NVD_API_KEY?.trim() || undefined;
-    const limiter = new RollingWindowLimiter(
-      cfg.requestsPerWindow ?? (apiKey ? 50 : 5),
-      cfg.rateWindowSeconds * 1000,
-      Date.now,
-      realSleep,
-    );
-    const run = new NvdRun(ctx, limiter, apiKey);
+    const windowMs = clientRateWindowMs(cfg.rateWindowSeconds);
+    const limiter = new RollingWindowLimiter(cfg.requestsPerWindow ?? (apiKey ? 50 : 5), windowMs, Date.now, realSleep);
+    const run = new NvdRun(ctx, limiter, apiKey, windowMs);
     try {
       await run.execute();
     } catch (err) {
@@ -112,6 +123,7 @@ class NvdRun {
     private readonly ctx: FetchContext,
     private readonly limiter: RateLimiter,
     private readonly apiKey: string | undefined,
+    private readonly windowMs: number,
   ) {
     this.cfg = ctx.config.sources.nvd;
   }
@@ -147,19 +159,22 @@ class NvdRun {
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     url.searchParams.set('resultsPerPage', String(this.cfg.pageSize));
     url.searchParams.set('startIndex', String(startIndex));
-    const res = await this.ctx.http.getBytes(url.toString(), {
-      limiter: this.limiter,
-      retryOn: [...RETRY_STATUSES, 403],
-      headers: { accept: 'application/json', ...(this.apiKey ? { apiKey: this.apiKey } : {}) },
-      signal: this.ctx.signal,
-    });
+    // An HTML error page, cut JSON or an empty body answered 200 is asked for again (retried
+    // like a network failure); valid JSON of the wrong shape is not (checkEnvelope).
+    const { res, value } = await this.ctx.http.getParsed(
+      url.toString(),
+      {
+        limiter: this.limiter,
+        retryOn: [...RETRY_STATUSES, 403],
+        // A 403 says the window's budget is spent (another client on the address or key, or the
+        // run just before this one): retried sooner, it is refused again.
+        minRetryWaitMs: { 403: this.windowMs },
+        headers: { accept: 'application/json', ...(this.apiKey ? { apiKey: this.apiKey } : {}) },
+        signal: this.ctx.signal,
+      },
+      (got) => parseJsonOrRetry(got, what),
+    );
     const raw = res.body;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw.toString('utf8'));
-    } catch (err) {
-      throw new FetchError(`${what}: malformed JSON from ${res.url} (${(err as Error).message})`);
-    }
     const { count, totalResults } = checkEnvelope(value, startIndex, what);
     if (count === 0 && startIndex < totalResults) throw new FetchError(`${what}: empty page before the end (${totalResults} results)`);
     this.bytes += raw.length;
@@ -173,23 +188,66 @@ class NvdRun {
     this.records += page.count;
   }
 
+  /**
+   * Reads the pages of one query from `cursor` on, saving the cursor after each page.
+   *
+   * NVD pages by offset into a result set that can change while it is read. A record modified
+   * while a lastMod window is paged gets a lastModified after the window's end and leaves the
+   * window; every later record moves up one offset, so the next page would start one record too
+   * far and skip a record changed inside the window (lost for good: the watermark then moves past
+   * it). A totalResults smaller than the previous page said is the sign. The records that left
+   * may all have been before this page, so the reader steps back by the shrink and reads on from
+   * there, dropping this page (the pages from the new offset hold it again). Records read twice
+   * are harmless: the build keeps one version per CVE, the latest lastModified. Pages read after a
+   * step back are named `-r<n>`, so none overwrites an earlier page whose records now sit at
+   * other offsets. A total that grows (new CVEs, appended) only repeats records, never skips one.
+   * (A shrink and a growth of the same size between two pages cannot be told apart; NVD offers
+   * nothing better than offsets.)
+   */
+  private async readPages(
+    cursor: Cursor,
+    params: Record<string, string>,
+    what: (startIndex: number) => string,
+    fileFor: (startIndex: number, reread: string) => string,
+    onPage?: (page: Page) => void,
+  ): Promise<void> {
+    while (cursor.totalResults === null || cursor.nextIndex < cursor.totalResults) {
+      const start = cursor.nextIndex;
+      const page = await this.getPage(params, start, what(start));
+      const before = cursor.totalResults;
+      cursor.totalResults = page.totalResults;
+      const shrink = before === null ? 0 : before - page.totalResults;
+      if (shrink > 0 && start > 0) {
+        cursor.nextIndex = Math.max(0, start - shrink);
+        cursor.rereads = (cursor.rereads ?? 0) + 1;
+        this.ctx.log(`  ${what(start)}: totalResults went from ${before} to ${page.totalResults} while paging; reading again from startIndex ${cursor.nextIndex}`);
+        await this.save();
+        continue;
+      }
+      if (page.count > 0) await this.writePage(fileFor(start, cursor.rereads ? `-r${cursor.rereads}` : ''), page);
+      cursor.nextIndex += page.count;
+      onPage?.(page);
+      await this.save();
+      if (page.count === 0) break;
+    }
+  }
+
   private async fullPull(): Promise<void> {
     const partial = join(this.ctx.dir, PARTIAL_DIR);
     const full = this.state.full!;
     const bar = progress('nvd full pull', full.totalResults ?? 0, 'CVEs');
     bar.tick(full.nextIndex);
     try {
-      while (full.totalResults === null || full.nextIndex < full.totalResults) {
-        const what = `NVD page startIndex=${full.nextIndex}`;
-        const page = await this.getPage({}, full.nextIndex, what);
-        await this.writePage(join(partial, `page-${pad(full.nextIndex)}.json.gz`), page);
-        full.nextIndex += page.count;
-        full.totalResults = page.totalResults;
-        bar.setTotal(page.totalResults);
-        bar.tick(page.count);
-        await this.save();
-        if (page.count === 0) break;
-      }
+      await this.readPages(
+        full,
+        {},
+        (start) => `NVD page startIndex=${start}`,
+        (start, reread) => join(partial, `page-${pad(start)}${reread}.json.gz`),
+        (page) => {
+          bar.setTotal(page.totalResults);
+          bar.tick(page.count);
+        },
+      );
     } finally {
       bar.stop();
     }
@@ -226,15 +284,12 @@ class NvdRun {
         await this.save();
       }
       const w = this.state.window;
-      while (w.totalResults === null || w.nextIndex < w.totalResults) {
-        const what = `NVD changes ${w.start}..${w.end} startIndex=${w.nextIndex}`;
-        const page = await this.getPage({ lastModStartDate: w.start, lastModEndDate: w.end }, w.nextIndex, what);
-        if (page.count > 0) await this.writePage(join(this.ctx.dir, 'delta', `${compact(w.end)}-${pad(w.nextIndex)}.json.gz`), page);
-        w.nextIndex += page.count;
-        w.totalResults = page.totalResults;
-        await this.save();
-        if (page.count === 0) break;
-      }
+      await this.readPages(
+        w,
+        { lastModStartDate: w.start, lastModEndDate: w.end },
+        (start) => `NVD changes ${w.start}..${w.end} startIndex=${start}`,
+        (start, reread) => join(this.ctx.dir, 'delta', `${compact(w.end)}-${pad(start)}${reread}.json.gz`),
+      );
       this.state.watermark = new Date(w.end).toISOString();
       this.state.window = null;
       await this.save();
