@@ -28,7 +28,8 @@ import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { pulseApiAllow } from './pulse/api-methods.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
-import { errorPage, pulseNotFound, registerPulse } from './pulse/routes.tsx';
+import { errorPage, pulseNotFound, registerPulse, registerPulsePageMethods } from './pulse/routes.tsx';
+import { pulsePageAllow } from './pulse/page-methods.ts';
 import { PageError } from './pulse/page-response.ts';
 import { PulseUnavailableError } from '../lib/pulse/errors.ts';
 import { registerPulseLinkPages } from './pulse/link-pages.tsx';
@@ -128,7 +129,10 @@ export function createApp(opts: AppOptions): ApiApp {
   };
   const app: ApiApp = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook as never });
 
-  app.use('*', standardHeaders(opts.store, opts.pulse ? pulseApiAllow : undefined));
+  // OPTIONS names each path's methods: the /pulse/api endpoints' and the /pulse pages' (the
+  // subscription pages take their forms' POST).
+  const pageAllow = pulsePageAllow(opts.pulse !== undefined);
+  app.use('*', standardHeaders(opts.store, (path) => (opts.pulse ? pulseApiAllow(path) : undefined) ?? pageAllow(path)));
   // ── Rate limiting mount point ─────────────────────────────────────────────────────────────
   // createRateLimiter(config).middleware goes here: before any work is done for the request,
   // inside standardHeaders so that its 429s carry CORS, nosniff, X-Snapshot and ETag like any answer.
@@ -149,6 +153,8 @@ export function createApp(opts: AppOptions): ApiApp {
   registerOpenApi(app);
   registerPulse(app, config);
   if (opts.pulse) registerPulseLinkPages(app, config, opts.pulse);
+  // After every page: any other method on a page's path is a 405 naming the ones it takes.
+  registerPulsePageMethods(app, opts.pulse !== undefined);
   app.openapi(healthRoute, (c) => {
     const snapshot = opts.store.current;
     return asRouteResponse(

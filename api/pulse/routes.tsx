@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
+import { methodNotAllowedHere } from '../http/errors.ts';
 import { conditionalTag, ifNoneMatchHits, sendJson } from '../http/respond.ts';
 import { ASSETS } from './assets.ts';
 import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
@@ -21,6 +22,7 @@ import { CveListPage } from './pages/cves-list.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { ErrorPage } from './pages/error.tsx';
 import { SubscribePage } from './pages/subscribe.tsx';
+import { pulsePagePatterns } from './page-methods.ts';
 import { withSnapshot } from './snapshot-access.ts';
 
 /** Renders an error as its HTML page. */
@@ -44,6 +46,25 @@ function withoutParameter(c: Context, err: PageError): string | undefined {
 /** 404 for any /pulse path no page answers. */
 export function pulseNotFound(c: Context): Promise<Response> {
   return errorPage(c, new PageError(404, 'Page not found', `There is no page at ${c.req.path}.`));
+}
+
+/**
+ * Any other method on the /pulse pages: 405 with the path's Allow (as /api and /pulse/api
+ * answer), an HTML page saying which methods the page takes; /pulse/suggest answers JSON as it
+ * always does. Registered after every page (app.ts), so the methods they take match first.
+ */
+export function registerPulsePageMethods(app: ApiApp, withService: boolean): void {
+  for (const { pattern, allow } of pulsePagePatterns(withService)) {
+    app.all(pattern, async (c) => {
+      if (pattern === '/pulse/suggest') throw methodNotAllowedHere(c.req.method, allow);
+      const html = await documentOf(
+        <ErrorPage status={405} title="Method not allowed" message={`This page does not take ${c.req.method}: it takes ${allow}.`} />,
+      );
+      const res = sendPage(c, html, { status: 405 });
+      res.headers.set('Allow', allow);
+      return res;
+    });
+  }
 }
 
 type Render = (snapshot: ServingSnapshot, c: Context) => Promise<unknown>;

@@ -101,6 +101,34 @@ describe('the read API stays GET-only', () => {
     }
   });
 
+  it('the /pulse pages answer OPTIONS with the methods they take (POST where a form posts), and any other method with 405 and Allow (it was a 404 "no page")', async () => {
+    const token = 'AAAAAAAAAAAAAAAAAAAAAA';
+    const pages: [string, string[]][] = [
+      ['/pulse', ['GET', 'HEAD', 'OPTIONS']],
+      ['/pulse/cves', ['GET', 'HEAD', 'OPTIONS']],
+      ['/pulse/cves/CVE-2024-3400', ['GET', 'HEAD', 'OPTIONS']],
+      ['/pulse/advisories', ['GET', 'HEAD', 'OPTIONS']],
+      ['/pulse/subscribe', ['GET', 'HEAD', 'POST', 'OPTIONS']],
+      [`/pulse/confirm/${token}`, ['GET', 'HEAD', 'POST', 'OPTIONS']],
+      [`/pulse/s/${token}`, ['GET', 'HEAD', 'POST', 'OPTIONS']],
+      [`/pulse/s/${token}/unsubscribe`, ['GET', 'HEAD', 'POST', 'OPTIONS']],
+    ];
+    for (const [path, methods] of pages) {
+      const options = await fetch(`${server.url}${path}`, { method: 'OPTIONS' });
+      expect(options.status, path).toBe(204);
+      expect(new Set(options.headers.get('allow')!.split(', ')), path).toEqual(new Set(methods));
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !methods.includes(m))) {
+        const res = await fetch(`${server.url}${path}`, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(new Set(res.headers.get('allow')!.split(', ')), `${method} ${path}`).toEqual(new Set(methods));
+        expect(res.headers.get('content-type'), `${method} ${path}`).toMatch(/^text\/html/);
+        expect(await res.text(), `${method} ${path}`).toContain('data-status="405"');
+      }
+    }
+    // A path no page answers stays a 404, whatever the method.
+    expect((await fetch(`${server.url}/pulse/nothing`, { method: 'POST' })).status).toBe(404);
+  });
+
   it('the OpenAPI document describes the /pulse endpoints', async () => {
     const doc = (await (await call('/api/v1/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(doc.paths['/pulse/api/subscriptions'] ?? {})).toEqual(['post']);
