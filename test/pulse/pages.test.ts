@@ -279,6 +279,18 @@ describe('/pulse over plain HTTP', () => {
     expect(past).not.toContain('100000–99999');
   });
 
+  it('the advisories list links each CVE it names to its page (they were plain text)', async () => {
+    const html = await (await api.get('/pulse/advisories')).text();
+    const rows = [...html.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => m[1]!).filter((row) => row.includes('/pulse/advisories/'));
+    const named = rows.flatMap((row) => [...row.matchAll(/(CVE-\d{4}-\d+)/g)].map((m) => m[1]!));
+    expect(named.length).toBeGreaterThan(0);
+    for (const id of new Set(named)) {
+      const known = (await api.get(`/api/v1/public/cves/${id}`)).status === 200;
+      if (known) expect(html, id).toContain(`<a href="/pulse/cves/${id}">${id}</a>`);
+      else expect(html, id).not.toContain(`href="/pulse/cves/${id}"`);
+    }
+  });
+
   it('pages carry an ETag per snapshot and answer 304 to it; a strict CSP; assets are served locally', async () => {
     const first = await api.get('/pulse/cves?limit=5');
     const etag = first.headers.get('etag')!;

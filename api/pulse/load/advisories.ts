@@ -15,6 +15,8 @@ export interface AdvisoryListView {
   hasCve: 'yes' | 'no' | null;
   next: string | null;
   prev: string | null;
+  /** The page's CVE ids that have a page in this snapshot (the others are shown unlinked). */
+  knownCves: Set<string>;
 }
 
 function fail(parameter: string, message: string): never {
@@ -56,8 +58,10 @@ export async function loadAdvisoryList(snapshot: ServingSnapshot, c: Context): P
     if (at > 0) params.set('offset', String(at));
     return params.toString();
   };
+  const knownCves = new Set(page.advisories.flatMap((a) => a.cve_ids).filter((id) => snapshot.records.docOf(id) !== undefined));
   return {
     page,
+    knownCves,
     vendors,
     vendor,
     hasCve: hasCveRaw as 'yes' | 'no' | null,

@@ -77,7 +77,7 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
                       {a.cve_ids.slice(0, 3).map((id, i) => (
                         <>
                           {i > 0 ? ', ' : ''}
-                          <span class="cve-id">{id}</span>
+                          {view.knownCves.has(id) ? <a href={cvePath(id)}>{id}</a> : <span class="cve-id">{id}</span>}
                         </>
                       ))}
                       {a.cve_ids.length > 3 ? ` +${a.cve_ids.length - 3}` : ''}
