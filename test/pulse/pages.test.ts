@@ -279,6 +279,42 @@ describe('/pulse over plain HTTP', () => {
     expect(past).not.toContain('100000–99999');
   });
 
+  it('a page past the end says so and leads to the last page (it said "No CVE matches these filters" and linked one page back, past the end again)', async () => {
+    const resultLine = (html: string) => /id="result-line"[^>]*>([^<]*)</.exec(html)?.[1];
+    const link = (html: string, rel: string) => new RegExp(`href="([^"]*)" rel="${rel}"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
+    const pastEndLink = (html: string) => /id="past-end"><a href="([^"]*)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
+    const ids = (html: string) => [...html.matchAll(/data-cve="(CVE-[^"]+)"/g)].map((m) => m[1]);
+    const total = (await api.json<{ total: number }>('/api/v1/public/cves?sort=epss&limit=1')).body.total;
+    const lastPage = Math.ceil(total / 25);
+    const lastOffset = (lastPage - 1) * 25;
+    const expectedLast = `/pulse/cves?sort=epss${lastOffset > 0 ? `&offset=${lastOffset}` : ''}`;
+
+    const byOffset = await (await api.get('/pulse/cves?sort=epss&offset=100000')).text();
+    expect(resultLine(byOffset)).toBe(`Page 4,001 is past the end: ${total} matching CVEs, on ${lastPage} pages.`);
+    expect(byOffset).not.toContain('No CVE matches');
+    expect(link(byOffset, 'prev')).toBe(expectedLast);
+    expect(pastEndLink(byOffset)).toBe(expectedLast);
+    expect(link(byOffset, 'next')).toBeUndefined();
+    const last = await (await api.get(expectedLast)).text();
+    expect(ids(last).length).toBe(total - lastOffset);
+
+    // A cursor past the last row (published order): the same, never "nothing matches".
+    const all = (await api.json<{ total: number }>('/api/v1/public/cves?limit=1')).body.total;
+    const byCursor = await (await api.get('/pulse/cves?before_published=1990-01-01T00:00:00Z&before_cve_id=CVE-1990-0001')).text();
+    expect(byCursor).not.toContain('No CVE matches');
+    expect(resultLine(byCursor)).toContain(`is past the end: ${all} matching CVEs`);
+    const back = pastEndLink(byCursor)!;
+    expect(link(byCursor, 'prev')).toBe(back);
+    expect(ids(await (await api.get(back)).text()).length).toBeGreaterThan(0);
+
+    // The advisories list: back from past the end is its last page, not offset − 25.
+    const advisories = (await api.json<{ total: number }>('/api/v1/public/vendor-advisories?limit=1')).body.total;
+    const advLast = Math.floor((advisories - 1) / 25) * 25;
+    const pastAdvisories = await (await api.get('/pulse/advisories?offset=1000')).text();
+    expect(link(pastAdvisories, 'prev')).toBe(`/pulse/advisories${advLast > 0 ? `?offset=${advLast}` : ''}`);
+    expect(pastEndLink(pastAdvisories)).toBe(link(pastAdvisories, 'prev'));
+  });
+
   it('the advisories list links each CVE it names to its page (they were plain text)', async () => {
     const html = await (await api.get('/pulse/advisories')).text();
     const rows = [...html.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => m[1]!).filter((row) => row.includes('/pulse/advisories/'));

@@ -50,40 +50,46 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
             : ''}
         .
       </p>
-      <div class="table-wrap">
-        <table id="advisories">
-          <thead>
-            <tr>
-              <th scope="col">Advisory</th>
-              <th scope="col">Published</th>
-              <th scope="col">Severity</th>
-              <th scope="col">CVEs</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.advisories.map((a) => (
+      {view.pastEnd !== null ? (
+        <p id="past-end">
+          <a href={`/pulse/advisories${view.pastEnd ? `?${view.pastEnd}` : ''}`}>{page.total > 0 ? 'Go to the last page' : 'Go to the first page'}</a>
+        </p>
+      ) : null}
+      {page.advisories.length === 0 ? null : (
+        <div class="table-wrap">
+          <table id="advisories">
+            <thead>
               <tr>
-                <td>
-                  <a href={advisoryPath(a.vendor, a.advisory_id)}>
-                    {a.vendor} {a.advisory_id}
-                  </a>
-                  {a.title ? <div>{a.title}</div> : null}
-                </td>
-                <td class="date">{day(a.published)}</td>
-                <td>{a.vendor_severity ?? a.aggregate_severity ?? '—'}</td>
-                <td>
-                  {a.has_cve ? (
-                    <>
-                      {a.cve_ids.slice(0, 3).map((id, i) => (
-                        <>
-                          {i > 0 ? ', ' : ''}
-                          {view.knownCves.has(id) ? <a href={cvePath(id)}>{id}</a> : <span class="cve-id">{id}</span>}
-                        </>
-                      ))}
-                      {a.cve_ids.length > 3 ? ` +${a.cve_ids.length - 3}` : ''}
-                    </>
-                  ) : (
-                    <em>none yet</em>
+                <th scope="col">Advisory</th>
+                <th scope="col">Published</th>
+                <th scope="col">Severity</th>
+                <th scope="col">CVEs</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.advisories.map((a) => (
+                <tr>
+                  <td>
+                    <a href={advisoryPath(a.vendor, a.advisory_id)}>
+                      {a.vendor} {a.advisory_id}
+                    </a>
+                    {a.title ? <div>{a.title}</div> : null}
+                  </td>
+                  <td class="date">{day(a.published)}</td>
+                  <td>{a.vendor_severity ?? a.aggregate_severity ?? '—'}</td>
+                  <td>
+                    {a.has_cve ? (
+                      <>
+                        {a.cve_ids.slice(0, 3).map((id, i) => (
+                          <>
+                            {i > 0 ? ', ' : ''}
+                            {view.knownCves.has(id) ? <a href={cvePath(id)}>{id}</a> : <span class="cve-id">{id}</span>}
+                          </>
+                        ))}
+                        {a.cve_ids.length > 3 ? ` +${a.cve_ids.length - 3}` : ''}
+                      </>
+                    ) : (
+                      <em>none yet</em>
                   )}
                 </td>
               </tr>
@@ -91,6 +97,7 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
           </tbody>
         </table>
       </div>
+      )}
       <nav class="pager" aria-label="Pages">
         {view.prev !== null ? <a href={`/pulse/advisories${view.prev ? `?${view.prev}` : ''}`} rel="prev">← Previous page</a> : <span aria-disabled="true">← Previous page</span>}
         {view.next !== null ? <a href={`/pulse/advisories?${view.next}`} rel="next">Next page →</a> : <span aria-disabled="true">Next page →</span>}

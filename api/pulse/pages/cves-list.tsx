@@ -36,6 +36,14 @@ function Pager({ view }: { view: CveListView }) {
 }
 
 function resultLine(view: CveListView): string {
+  if (view.pastEnd) {
+    const page = view.pageNumber !== null ? `Page ${count(view.pageNumber)}` : view.firstRow !== null ? `Row ${count(view.firstRow)}` : 'This page';
+    if (view.total === null || view.total === 0) return `${page} is past the end of the results.`;
+    const matching = `${view.totalIsLowerBound ? 'at least ' : ''}${count(view.total)} matching CVE${view.total === 1 ? '' : 's'}`;
+    return view.lastPageNumber !== null
+      ? `${page} is past the end: ${matching}, on ${count(view.lastPageNumber)} page${view.lastPageNumber === 1 ? '' : 's'}.`
+      : `${page} is past the end: ${matching}.`;
+  }
   const relaxed = view.searchRelaxed ? ' The phrase search ran out of time, so its words were matched anywhere.' : '';
   const total = view.total === null ? null : `${view.totalIsLowerBound ? 'at least ' : ''}${count(view.total)}`;
   // A page asked by an offset that is no multiple of the page size is named by its rows.
@@ -144,7 +152,19 @@ export function CveListPage({ view, buildId }: { view: CveListView; buildId: str
       <p id="result-line" role="status">
         {resultLine(view)}
       </p>
-      {view.cves.length === 0 ? <p>No CVE matches these filters.</p> : <CveList cves={view.cves} id="results" />}
+      {view.pastEnd ? (
+        <p id="past-end">
+          {view.last !== null ? (
+            <a href={`/pulse/cves${view.last ? `?${view.last}` : ''}`}>Go to the last page{view.lastPageNumber !== null ? ` (page ${count(view.lastPageNumber)})` : ''}</a>
+          ) : (
+            <a href={`/pulse/cves${view.first ? `?${view.first}` : ''}`}>Go to the first page</a>
+          )}
+        </p>
+      ) : view.cves.length === 0 ? (
+        <p>No CVE matches these filters.</p>
+      ) : (
+        <CveList cves={view.cves} id="results" />
+      )}
       <Pager view={view} />
     </Layout>
   );
