@@ -46,6 +46,11 @@ describe('the dashboard, live', () => {
     // The first build has no history: the page says so, and the stream is open.
     expect(await page.locator('#changes-h + p').textContent()).toContain('no change history');
     await expect.poll(() => page.locator('body').getAttribute('data-live'), { timeout: 15_000 }).toBe('open');
+    // The subscribe page's preview says the same (it said "Nothing matched since …", as if the
+    // filter were too narrow).
+    const preview = await (await api.get('/pulse/subscribe?vendor=cisco')).text();
+    expect(preview).toContain('no change history yet');
+    expect(preview).not.toContain('Nothing matched since');
 
     await evolveSampleRaw(rawDir);
     const second = await build();
