@@ -36,6 +36,10 @@ export interface DashboardData {
   weeks: TrendPeriod[];
 }
 
+/**
+ * Counts per kind. `live`: every kind is listed (zeros too), for pulse.js to count the changes
+ * of a build the stream brings into it (`data-live-count` names the kind).
+ */
 function KindCounts({ window, id, live }: { window: ChangeWindow; id: string; live?: boolean }) {
   const kinds = CHANGE_KINDS.filter((k) => (window.byKind[k] ?? 0) > 0 || live);
   return (
@@ -71,23 +75,28 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
     <section aria-labelledby="changes-h">
       <h2 id="changes-h">What changed</h2>
       <div class="grid">
-        <div class="panel">
+        {/* pulse.js shows a build the stream brings here: its id and time, its counts from 0. */}
+        <div class="panel" id="last-build" data-build-id={changes.lastBuild.buildId ?? ''}>
           <h3>Last build</h3>
           <p class="muted">
-            {changes.lastBuild.buildId ? (
-              <>
-                Build <code>{changes.lastBuild.buildId}</code>, {minute(changes.lastBuild.detectedAt)}: {count(changes.lastBuild.total)} changes.
-              </>
-            ) : (
-              'No build has recorded changes yet.'
-            )}
+            Build <code id="last-build-id">{changes.lastBuild.buildId ?? 'none yet'}</code>, <span id="last-build-at">{minute(changes.lastBuild.detectedAt) || 'never'}</span>:{' '}
+            <span id="last-build-total" data-live-total>
+              {count(changes.lastBuild.total)}
+            </span>{' '}
+            changes.
           </p>
           <KindCounts window={changes.lastBuild} id="counts-last-build" live />
         </div>
-        <div class="panel">
+        {/* and adds its changes here. */}
+        <div class="panel" id="last-week">
           <h3>Last 7 days</h3>
-          <p class="muted">{count(changes.lastWeek.total)} changes.</p>
-          <KindCounts window={changes.lastWeek} id="counts-last-week" />
+          <p class="muted">
+            <span id="last-week-total" data-live-total>
+              {count(changes.lastWeek.total)}
+            </span>{' '}
+            changes.
+          </p>
+          <KindCounts window={changes.lastWeek} id="counts-last-week" live />
         </div>
       </div>
       <h3>Top changes by risk, last 7 days</h3>
