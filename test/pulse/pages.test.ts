@@ -8,8 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startOn, type SampleServer } from '../api/server-harness.ts';
-import { launchChromium, screenshot, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, type RealBrowser } from './browser.ts';
+import { launchChromium, screenshot, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
 import { buildPulseCorpus, MARKUP_CVE, MARKUP_DESCRIPTION } from './corpus.ts';
+
+/** A CVE of the sample with a fixed version per distribution (long version strings). */
+const PACKAGES_CVE = 'CVE-2026-90116';
 
 let api: SampleServer;
 let browser: RealBrowser;
@@ -212,6 +215,8 @@ describe('/pulse in Chromium', () => {
       ['cve-every-cvss', `/pulse/cves/${everyCvss!.cve_id}`],
       ['advisories', '/pulse/advisories'],
       ['advisory-without-cve', `/pulse/advisories/${advisory.vendor}/${advisory.advisory_id}`],
+      // Fixes per distribution: versions such as 3.0.2-0ubuntu1.18, broken mid-version on a phone.
+      ['cve-packages', `/pulse/cves/${PACKAGES_CVE}`],
       ['not-found', '/pulse/cves/CVE-1999-99999'],
       ['bad-filter', '/pulse/cves?min_cvss=eleven'],
       // What the caller typed, quoted back by the error, wraps instead of widening the page.
@@ -229,6 +234,8 @@ describe('/pulse in Chromium', () => {
         expect(await spillingElements(page), label).toEqual([]);
         // A CVE id or a date in one piece, never broken at a hyphen.
         expect(await valuesBrokenOverLines(page), label).toEqual([]);
+        // No word of a table broken in its middle (a squeezed column: "Vulnerabili/ty", "CRITICA/L").
+        expect(await wordsBrokenMidWord(page), label).toEqual([]);
         // Nothing wider than a phone's screen at 375 px.
         if ('width' in variant) {
           expect(await widerThanWindow(page), label).toBeLessThanOrEqual(0);

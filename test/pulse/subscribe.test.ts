@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import { buildChangesCorpus } from '../helpers/changes-corpus.ts';
-import { launchChromium, screenshot, seriousAxeViolations, spillingElements, widerThanWindow, type RealBrowser } from './browser.ts';
+import { hashToken } from '../../lib/pulse/tokens.ts';
+import { launchChromium, screenshot, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
 import { startSmtpSink, type SmtpSink } from './sinks.ts';
 
 const PUBLIC = 'https://alerts.example.org';
@@ -162,4 +163,72 @@ describe('subscribing in the browser', () => {
     expect(await page.locator('#filter-form [name="vendor"]').inputValue()).toBe('cisco');
     await page.close();
   });
+});
+
+describe('tables of text on a phone and on a desktop', () => {
+  it('keep every word whole: a CVE\'s change history, the top changes, the advisories and the manage page\'s deliveries ("Servic/e", "MEDIU/M", "CRITICA/L")', async () => {
+    // A CVE with the most recorded changes, for a change history of several rows.
+    const changes = (await (await fetch(`${server.url}/api/v1/public/changes?limit=200`)).json()) as { changes: { cve_id: string | null }[] };
+    const perCve = new Map<string, number>();
+    for (const c of changes.changes) if (c.cve_id) perCve.set(c.cve_id, (perCve.get(c.cve_id) ?? 0) + 1);
+    const busiest = [...perCve].sort((a, b) => b[1] - a[1])[0]![0];
+
+    // A confirmed subscription with deliveries of each outcome, written to its ledger.
+    const created = await fetch(`${server.url}/pulse/api/subscriptions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'email', email: 'ledger@example.org', cadence: 'daily', filter: { vendor: 'cisco' } }),
+    });
+    expect(created.status).toBe(201);
+    let mail = smtp.to('ledger@example.org')[0];
+    for (let i = 0; i < 50 && !mail; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      mail = smtp.to('ledger@example.org')[0];
+    }
+    const confirmToken = /\/pulse\/confirm\/([A-Za-z0-9_-]{22})/.exec(mail!.text ?? '')![1];
+    const confirmed = (await (await fetch(`${server.url}/pulse/api/confirm/${confirmToken}`, { method: 'POST' })).json()) as { manage_url: string };
+    const manageToken = confirmed.manage_url.split('/').at(-1)!;
+    const store = server.pulse!.store;
+    const subscription = (await store.subscriptionByToken(hashToken(manageToken), 'manage', new Date().toISOString()))!;
+    const day = (d: number) => `2026-11-${String(d).padStart(2, '0')}`;
+    for (const [n, outcome] of [
+      [20, 'sent'],
+      [21, 'failed'],
+      [22, 'abandoned'],
+    ] as const) {
+      const at = `${day(n)}T08:00:00.000Z`;
+      const begun = (await store.beginDelivery({ id: `d-${n}`, subscriptionId: subscription.id, periodKey: `daily:${day(n)}`, rangeFrom: `${day(n - 1)}T08:00:00.000Z`, rangeTo: at, items: n, at }))!;
+      const error = 'SMTP 451 4.3.0 Temporary lookup failure for recipient mailbox: MEDIUM-priority queue full';
+      await store.finishDelivery(
+        begun.id,
+        outcome === 'sent'
+          ? { status: 'sent', at, cursorAt: at, lastPeriod: `daily:${day(n)}` }
+          : outcome === 'failed'
+            ? { status: 'failed', at, error, nextAttemptAt: `${day(n)}T09:00:00.000Z` }
+            : { status: 'abandoned', at, error, cursorAt: at, lastPeriod: `daily:${day(n)}`, pauseReason: null },
+      );
+    }
+
+    const pages: [string, string, string][] = [
+      ['cve-history', `/pulse/cves/${busiest}`, '#history tbody tr'],
+      ['dashboard-changes', '/pulse', '#top-changes tbody tr'],
+      ['advisories-changes', '/pulse/advisories', '#advisories tbody tr'],
+      ['manage-deliveries', `/pulse/s/${manageToken}`, '#deliveries tbody tr'],
+    ];
+    for (const [name, path, rows] of pages) {
+      for (const width of [1280, 390]) {
+        const page = await browser.newPage({ width });
+        await page.goto(`${server.url}${path}`);
+        const label = `${path} at ${width} px`;
+        expect(await page.locator(rows).count(), label).toBeGreaterThan(0);
+        expect(await wordsBrokenMidWord(page), label).toEqual([]);
+        expect(await valuesBrokenOverLines(page), label).toEqual([]);
+        expect(await spillingElements(page), label).toEqual([]);
+        expect(await widerThanWindow(page), label).toBeLessThanOrEqual(0);
+        expect(await seriousAxeViolations(page), label).toEqual([]);
+        await screenshot(page, `${name}${width < 500 ? '-phone' : ''}`);
+        await page.close();
+      }
+    }
+  }, 120_000);
 });

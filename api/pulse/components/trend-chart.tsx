@@ -112,7 +112,9 @@ export function TrendChart({ weeks }: { weeks: TrendPeriod[] }) {
             <tbody>
               {weeks.map((w) => (
                 <tr>
-                  <th scope="row">{w.period_start}</th>
+                  <th scope="row" class="date">
+                    {w.period_start}
+                  </th>
                   {STACK.map((b) => (
                     <td class="num">{count(w[b.key])}</td>
                   ))}

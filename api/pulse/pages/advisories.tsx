@@ -57,7 +57,7 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
       ) : null}
       {page.advisories.length === 0 ? null : (
         <div class="table-wrap">
-          <table id="advisories">
+          <table id="advisories" class="stack">
             <thead>
               <tr>
                 <th scope="col">Advisory</th>
@@ -75,9 +75,11 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
                     </a>
                     {a.title ? <div>{a.title}</div> : null}
                   </td>
-                  <td class="date">{day(a.published)}</td>
-                  <td>{a.vendor_severity ?? a.aggregate_severity ?? '—'}</td>
-                  <td>
+                  <td class="date" data-label="Published">
+                    {day(a.published)}
+                  </td>
+                  <td data-label="Severity">{a.vendor_severity ?? a.aggregate_severity ?? '—'}</td>
+                  <td data-label="CVEs">
                     {a.has_cve ? (
                       <>
                         {a.cve_ids.slice(0, 3).map((id, i) => (
@@ -90,13 +92,13 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
                       </>
                     ) : (
                       <em>none yet</em>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <nav class="pager" aria-label="Pages">
         {view.prev !== null ? <a href={`/pulse/advisories${view.prev ? `?${view.prev}` : ''}`} rel="prev">← Previous page</a> : <span aria-disabled="true">← Previous page</span>}
@@ -158,7 +160,7 @@ export function AdvisoryPage({ advisory: a, buildId }: { advisory: AdvisoryDetai
           <p>This advisory names no CVE yet. Subscriptions to {a.vendor} receive it all the same.</p>
         ) : (
           <div class="table-wrap">
-            <table id="advisory-cves">
+            <table id="advisory-cves" class="stack">
               <thead>
                 <tr>
                   <th scope="col">CVE</th>
@@ -171,9 +173,9 @@ export function AdvisoryPage({ advisory: a, buildId }: { advisory: AdvisoryDetai
                 {a.cves.map((link) => (
                   <tr>
                     <td>{link.api_path ? <a href={cvePath(link.cve_id)}>{link.cve_id}</a> : <span class="cve-id">{link.cve_id}</span>}</td>
-                    <td>{link.vendor_severity ?? '—'}</td>
-                    <td>{link.cvss_score !== null ? fixed(link.cvss_score) : '—'}</td>
-                    <td>{link.exploited ? `yes${link.exploited_evidence ? ` (${link.exploited_evidence})` : ''}` : 'no'}</td>
+                    <td data-label="Vendor's band">{link.vendor_severity ?? '—'}</td>
+                    <td data-label="CVSS">{link.cvss_score !== null ? fixed(link.cvss_score) : '—'}</td>
+                    <td data-label="Exploited">{link.exploited ? `yes${link.exploited_evidence ? ` (${link.exploited_evidence})` : ''}` : 'no'}</td>
                   </tr>
                 ))}
               </tbody>

@@ -10,6 +10,7 @@ import type { ChangedCve } from '../../queries/changes-digest.ts';
 import { CHANGE_KINDS } from '../../../lib/changes/model.ts';
 import { KevBadge, SeverityBadge } from '../components/badges.tsx';
 import { TrendChart } from '../components/trend-chart.tsx';
+import { Breakable } from '../components/breakable.tsx';
 import { advisoryPath, count, cvePath, day, fixed, kindLabel, minute } from '../format.ts';
 import { Layout } from '../layout.tsx';
 
@@ -79,7 +80,7 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
         <div class="panel" id="last-build" data-build-id={changes.lastBuild.buildId ?? ''}>
           <h3>Last build</h3>
           <p class="muted">
-            Build <code id="last-build-id">{changes.lastBuild.buildId ?? 'none yet'}</code>, <span id="last-build-at">{minute(changes.lastBuild.detectedAt) || 'never'}</span>:{' '}
+            Build <code id="last-build-id">{changes.lastBuild.buildId ?? 'none yet'}</code>, <span id="last-build-at" class="ident">{minute(changes.lastBuild.detectedAt) || 'never'}</span>:{' '}
             <span id="last-build-total" data-live-total>
               {count(changes.lastBuild.total)}
             </span>{' '}
@@ -104,7 +105,7 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
         <p>No CVE changed in the last 7 days.</p>
       ) : (
         <div class="table-wrap">
-          <table id="top-changes">
+          <table id="top-changes" class="stack">
             <thead>
               <tr>
                 <th scope="col">Subject</th>
@@ -121,9 +122,13 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
                   <td>
                     {subjectLink(ch)} <SeverityBadge severity={ch.service_severity} /> {ch.in_kev ? <KevBadge /> : null}
                   </td>
-                  <td>{ch.kinds.map(kindLabel).join(', ')}</td>
-                  <td class="num">{fixed(ch.service_risk)}</td>
-                  <td>{ch.why}</td>
+                  <td data-label="Changes">{ch.kinds.map(kindLabel).join(', ')}</td>
+                  <td class="num" data-label="Risk">
+                    {fixed(ch.service_risk)}
+                  </td>
+                  <td data-label="Why">
+                    <Breakable text={ch.why} />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -7,6 +7,7 @@
 import type { ChangeFilter } from '../../../lib/changes/model.ts';
 import { kindLabel, minute } from '../format.ts';
 import { KindsFieldset } from '../components/kinds-fieldset.tsx';
+import { Breakable } from '../components/breakable.tsx';
 import { Layout } from '../layout.tsx';
 
 /** The parts of the service's SubscriptionView the pages read. */
@@ -214,7 +215,7 @@ export function ManagePage({ view, token, notice }: { view: SubscriptionPageView
           <p id="deliveries">Nothing delivered yet.</p>
         ) : (
           <div class="table-wrap">
-            <table id="deliveries">
+            <table id="deliveries" class="stack">
               <thead>
                 <tr>
                   <th scope="col">Period</th>
@@ -232,12 +233,22 @@ export function ManagePage({ view, token, notice }: { view: SubscriptionPageView
               <tbody>
                 {view.deliveries.map((d) => (
                   <tr>
-                    <td>{d.period}</td>
-                    <td>{d.status}</td>
-                    <td class="num">{d.changes}</td>
-                    <td class="num">{d.attempts}</td>
-                    <td class="date">{minute(d.last_attempt_at)}</td>
-                    <td>{d.error ?? ''}</td>
+                    <td>
+                      <span class="ident">{d.period}</span>
+                    </td>
+                    <td data-label="Outcome">{d.status}</td>
+                    <td class="num" data-label="Changes">
+                      {d.changes}
+                    </td>
+                    <td class="num" data-label="Attempts">
+                      {d.attempts}
+                    </td>
+                    <td class="date" data-label="Last attempt">
+                      {minute(d.last_attempt_at)}
+                    </td>
+                    <td data-label="Error">
+                      <Breakable text={d.error ?? '—'} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
