@@ -55,7 +55,7 @@ describe('/pulse in Chromium', () => {
     const segments = trends.weekly.reduce((s, w) => s + [w.critical, w.high, w.medium, w.low, w.unscored].filter((n) => n > 0).length, 0);
     expect(segments).toBeGreaterThan(0);
     expect(await page.locator('#weekly-chart svg rect').count()).toBe(segments);
-    const box = await page.locator('#weekly-chart svg').boundingBox();
+    const box = await page.locator('#weekly-chart svg.plot').boundingBox();
     expect(box!.width).toBeGreaterThan(300);
     expect(box!.height).toBeGreaterThan(100);
 
@@ -65,6 +65,35 @@ describe('/pulse in Chromium', () => {
     await expect.poll(() => page.locator('#kev-h + p').textContent()).toContain(`${kev.total} added`);
     await screenshot(page, 'dashboard');
     await page.close();
+  });
+
+  it('the chart\'s labels are legible on a phone (≥ 11 px; they were 6 px), never overlap, and the weeks carry their year', async () => {
+    for (const width of [390, 1280]) {
+      const { page } = await open('/pulse', { width });
+      const labels = (await page.evaluate(`(() => [...document.querySelectorAll('#weekly-chart svg text')]
+        .filter((t) => t.getBoundingClientRect().width > 0)
+        .map((t) => {
+          const r = t.getBoundingClientRect();
+          const svg = t.ownerSVGElement.getBoundingClientRect();
+          return { text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a, left: r.left, right: r.right, top: Math.round(r.top), week: t.parentElement.getAttribute('data-week-label'),
+            inside: r.left >= svg.left - 0.5 && r.right <= svg.right + 0.5 };
+        }))()`)) as { text: string; px: number; left: number; right: number; top: number; week: string | null; inside: boolean }[];
+      const label = `${width} px`;
+      expect(labels.length, label).toBeGreaterThan(4);
+      for (const l of labels) {
+        expect(l.px, `${label}: "${l.text}"`).toBeGreaterThanOrEqual(11);
+        // Drawn whole, not cut off at the chart's edge.
+        expect(l.inside, `${label}: "${l.text}" inside its chart`).toBe(true);
+      }
+      // The week labels of one line, left to right, apart.
+      const weekLine = labels.filter((l) => l.week !== null && !/^\d{4}$/.test(l.text));
+      expect(weekLine.length, label).toBeGreaterThanOrEqual(3);
+      for (let i = 1; i < weekLine.length; i++) expect(weekLine[i]!.left, `${label}: ${weekLine[i - 1]!.text} | ${weekLine[i]!.text}`).toBeGreaterThan(weekLine[i - 1]!.right + 4);
+      // The first week shown names its year ("06-08" said neither year nor which is the month).
+      expect(labels.filter((l) => l.week === weekLine[0]!.week).map((l) => l.text), label).toContainEqual(expect.stringMatching(/^20\d\d$/));
+      await screenshot(page, `dashboard-chart-${width}`);
+      await page.close();
+    }
   });
 
   it('search pages go forward by keyset and back again, with the API\'s rows', async () => {
@@ -251,7 +280,7 @@ describe('/pulse in Chromium', () => {
 describe('/pulse over plain HTTP', () => {
   it('pages are complete without JavaScript: the chart and the rows are in the HTML', async () => {
     const html = await (await api.get('/pulse')).text();
-    expect(html).toMatch(/<svg[^>]*viewBox/);
+    expect(html).toMatch(/<svg class="plot"/);
     expect(html).toContain('id="kev-additions"');
     const list = await (await api.get('/pulse/cves?limit=5')).text();
     expect(list.match(/data-cve="CVE-/g)?.length).toBe(5);
