@@ -33,6 +33,7 @@ import { pulsePageAllow } from './pulse/page-methods.ts';
 import { PageError } from './pulse/page-response.ts';
 import { PulseUnavailableError } from '../lib/pulse/errors.ts';
 import { registerPulseLinkPages } from './pulse/link-pages.tsx';
+import { Handoffs } from './pulse/handoff.ts';
 import { packageIndexOf } from './queries/packages.ts';
 import type { ServingSnapshot } from './snapshot/serving.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
@@ -151,8 +152,10 @@ export function createApp(opts: AppOptions): ApiApp {
   opts.store.onSwap(warmPackages);
   if (opts.store.current) warmPackages(opts.store.current);
   registerOpenApi(app);
-  registerPulse(app, config);
-  if (opts.pulse) registerPulseLinkPages(app, config, opts.pulse);
+  // The subscribe form's drafts and creations between its POST and the GET it is redirected to.
+  const handoffs = opts.pulse ? new Handoffs() : undefined;
+  registerPulse(app, config, handoffs && { handoffs });
+  if (opts.pulse && handoffs) registerPulseLinkPages(app, config, { ...opts.pulse, handoffs });
   // After every page: any other method on a page's path is a 405 naming the ones it takes.
   registerPulsePageMethods(app, opts.pulse !== undefined);
   app.openapi(healthRoute, (c) => {

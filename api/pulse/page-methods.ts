@@ -15,9 +15,11 @@ export const PULSE_PAGE_METHODS: readonly (readonly [pattern: string, methods: r
   ['/pulse/advisories/:vendor/:id', ['GET'], 'always'],
   ['/pulse/suggest', ['GET'], 'always'],
   ['/pulse/subscribe', ['GET'], 'always'],
+  ['/pulse/subscribed/:id', ['GET'], 'service'],
   ['/pulse/confirm/:token', ['GET', 'POST'], 'service'],
   ['/pulse/s/:token', ['GET', 'POST'], 'service'],
   ['/pulse/s/:token/unsubscribe', ['GET', 'POST'], 'service'],
+  ['/pulse/unsubscribed', ['GET'], 'service'],
 ];
 
 /** With a pulse service, the subscribe page takes its form's POST. */
