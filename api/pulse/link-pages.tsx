@@ -20,6 +20,7 @@ import { BodyTooLargeError, readBoundedBody } from '../http/bounded-body.ts';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import { CACHE_CONTROL } from '../http/respond.ts';
 import type { CallerResolver } from '../ratelimit/caller.ts';
+import { isWellFormedToken } from '../../lib/pulse/tokens.ts';
 import { CREATED_TTL_MS, DRAFT_TTL_MS, type Handoffs } from './handoff.ts';
 import { FILTER_FIELDS, filterFormOf, filterOfForm, loadSubscribeFor } from './load/subscribe.ts';
 import { documentOf, PageError, sendPage } from './page-response.ts';
@@ -134,6 +135,9 @@ const DONE: Readonly<Record<string, string>> = {
   resume: 'Resumed.',
 };
 
+const UNKNOWN_CONFIRM = 'This confirmation link is unknown or expired (links expire 48 hours after they are sent); subscribe again.';
+const UNKNOWN_UNSUBSCRIBE = 'This unsubscribe link is unknown, or its subscription was already deleted: nothing more will be sent for it.';
+
 export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: LinkPageOptions): void {
   const { service, callers, handoffs } = opts;
   const callerOf = (c: Context) => callers.resolve(c.env?.incoming?.socket?.remoteAddress, () => c.req.header('x-forwarded-for'));
@@ -208,7 +212,13 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
     return send(c, <SubscribedPage created={got} />);
   });
 
-  app.get('/pulse/confirm/:token', (c) => send(c, <ConfirmPromptPage token={c.req.param('token')} />));
+  // A GET changes nothing (mail scanners prefetch links): a button posts. A link that cannot
+  // be one (not a token's shape) is said to be unknown at once.
+  app.get('/pulse/confirm/:token', (c) => {
+    const token = c.req.param('token');
+    if (!isWellFormedToken(token)) return send(c, <LinkNotFoundPage message={UNKNOWN_CONFIRM} />, 404);
+    return send(c, <ConfirmPromptPage token={token} />);
+  });
   app.post('/pulse/confirm/:token', async (c) => {
     try {
       const { subscription, manage_url } = await service.confirm(c.req.param('token'));
@@ -259,7 +269,17 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
     }
   });
 
-  app.get('/pulse/s/:token/unsubscribe', (c) => send(c, <UnsubscribePromptPage token={c.req.param('token')} />));
+  // The unsubscribe link: the page says at once when it opens nothing (a read, nothing changed).
+  app.get('/pulse/s/:token/unsubscribe', async (c) => {
+    const token = c.req.param('token');
+    try {
+      await service.get(token);
+    } catch (err) {
+      if (err instanceof PulseNotFoundError) return send(c, <LinkNotFoundPage title="Nothing to unsubscribe" message={UNKNOWN_UNSUBSCRIBE} />, 404);
+      throw err;
+    }
+    return send(c, <UnsubscribePromptPage token={token} />);
+  });
   // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` here and are answered here (a
   // redirect is not followed by them: §3.2). The pages' buttons post `from=page` and are
   // redirected to the page saying it is done (Back then is a GET, not ERR_CACHE_MISS).

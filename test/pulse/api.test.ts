@@ -357,6 +357,23 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     await expect400(await call(`/pulse/api/subscriptions/${token}/deliveries?limit=1&limit=2`), 'limit');
   });
 
+  it('a confirm or unsubscribe link that opens nothing says so at once, with no button (it showed the button and told only after the click); a GET changes nothing', async () => {
+    const token = manageUrl.split('/').at(-1)!;
+    for (const path of ['/pulse/confirm/not-a-token', '/pulse/confirm/x', '/pulse/s/AAAAAAAAAAAAAAAAAAAAAA/unsubscribe', '/pulse/s/not-a-token/unsubscribe']) {
+      const res = await fetch(`${server.url}${path}`);
+      const html = await res.text();
+      expect(res.status, path).toBe(404);
+      expect(html, path).toMatch(/unknown/);
+      expect(html, path).not.toContain('<form method="post"');
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+    }
+    // A link that opens a subscription shows its button, and the GET leaves it as it was.
+    const prompt = await fetch(`${server.url}/pulse/s/${token}/unsubscribe`);
+    expect(prompt.status).toBe(200);
+    expect(await prompt.text()).toContain(`<form method="post" action="/pulse/s/${token}/unsubscribe">`);
+    expect((await call(`/pulse/api/subscriptions/${token}`)).status).toBe(200);
+  });
+
   it('RFC 8058: a POST of List-Unsubscribe=One-Click to the unsubscribe link deletes it', async () => {
     const token = manageUrl.split('/').at(-1)!;
     const res = await post(`/pulse/s/${token}/unsubscribe`, 'List-Unsubscribe=One-Click', { 'content-type': 'application/x-www-form-urlencoded' });
