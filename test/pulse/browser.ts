@@ -111,6 +111,28 @@ export async function spillingElements(page: Page): Promise<string[]> {
 }
 
 /**
+ * Selects whose choices do not fit their box ("NVD's CVSS v3 la…", "Newest publishec"): each
+ * option's text, in the select's font, against the box's width less its padding and arrow.
+ */
+export async function selectsCutOff(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const found = [];
+    const canvas = document.createElement('canvas').getContext('2d');
+    for (const select of document.querySelectorAll('main select')) {
+      const style = getComputedStyle(select);
+      if (select.clientWidth === 0) continue;
+      canvas.font = style.font;
+      const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+      for (const option of select.options) {
+        const width = canvas.measureText(option.textContent.trim()).width;
+        if (width > room) found.push('#' + select.id + ': "' + option.textContent.trim() + '" needs ' + Math.ceil(width) + 'px, has ' + Math.floor(room) + 'px');
+      }
+    }
+    return found;
+  })()`)) as string[];
+}
+
+/**
  * Words of a table (its cells, on a phone its cards too) drawn over more than one line:
  * "Servic" over "e", "CRITICA" over "L", "0ubuntu1.1" over "8", "daily:2026-11-" over "22". A
  * word is a run of non-space characters; a break right after a slash, or after a hyphen before

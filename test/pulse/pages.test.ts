@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startOn, type SampleServer } from '../api/server-harness.ts';
-import { launchChromium, screenshot, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
+import { launchChromium, screenshot, selectsCutOff, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
 import { buildPulseCorpus, MARKUP_CVE, MARKUP_DESCRIPTION } from './corpus.ts';
 
 /** A CVE of the sample with a fixed version per distribution (long version strings). */
@@ -265,6 +265,8 @@ describe('/pulse in Chromium', () => {
         expect(await valuesBrokenOverLines(page), label).toEqual([]);
         // No word of a table broken in its middle (a squeezed column: "Vulnerabili/ty", "CRITICA/L").
         expect(await wordsBrokenMidWord(page), label).toEqual([]);
+        // Every choice of a select readable whole in its box.
+        expect(await selectsCutOff(page), label).toEqual([]);
         // Nothing wider than a phone's screen at 375 px.
         if ('width' in variant) {
           expect(await widerThanWindow(page), label).toBeLessThanOrEqual(0);
@@ -349,6 +351,21 @@ describe('/pulse over plain HTTP', () => {
     const pastAdvisories = await (await api.get('/pulse/advisories?offset=1000')).text();
     expect(link(pastAdvisories, 'prev')).toBe(`/pulse/advisories${advLast > 0 ? `?offset=${advLast}` : ''}`);
     expect(pastEndLink(pastAdvisories)).toBe(link(pastAdvisories, 'prev'));
+  });
+
+  it('a page size asked by hand is the one the Per page box shows; has_cve takes the API\'s true and false; one of a thing is singular', async () => {
+    const seven = await (await api.get('/pulse/cves?limit=7')).text();
+    expect(seven).toContain('<option value="7" selected="">7</option>');
+    expect(seven.match(/data-cve="CVE-/g)?.length).toBe(7);
+    const line = (html: string) => /id="result-line"[^>]*>([\s\S]*?)<\/p>/.exec(html)?.[1]?.replace(/\s+/g, ' ').trim();
+    for (const [api_, form] of [['true', 'yes'], ['false', 'no']]) {
+      const given = await api.get(`/pulse/advisories?has_cve=${api_}`);
+      expect(given.status, api_).toBe(200);
+      expect(line(await given.text()), api_).toBe(line(await (await api.get(`/pulse/advisories?has_cve=${form}`)).text()));
+    }
+    expect((await api.get('/pulse/advisories?has_cve=maybe')).status).toBe(400);
+    const one = await (await api.get(`/pulse/cves?search=${encodeURIComponent('crafted payload admin')}`)).text();
+    expect(line(one)).toBe('Page 1: 1 of 1 matching CVE.');
   });
 
   it('the advisories list links each CVE it names to its page (they were plain text)', async () => {

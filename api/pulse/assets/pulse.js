@@ -63,7 +63,10 @@
     [panel, week].forEach(function (box) {
       if (!box) return;
       addTo(box.querySelector('[data-live-count="' + change.kind + '"]'), 1);
-      addTo(box.querySelector('[data-live-total]'), 1);
+      var total = box.querySelector('[data-live-total]');
+      addTo(total, 1);
+      var noun = box.querySelector('.noun');
+      if (total && noun) noun.textContent = total.textContent === '1' ? 'change' : 'changes';
     });
   }
 

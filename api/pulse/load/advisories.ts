@@ -34,8 +34,10 @@ async function advisoryVendors(snapshot: ServingSnapshot): Promise<string[]> {
 
 export async function loadAdvisoryList(snapshot: ServingSnapshot, c: Context): Promise<AdvisoryListView> {
   const vendor = c.req.query('vendor')?.trim() || null;
-  const hasCveRaw = c.req.query('has_cve')?.trim() || null;
-  if (hasCveRaw !== null && hasCveRaw !== 'yes' && hasCveRaw !== 'no') fail('has_cve', 'has_cve: expected yes or no');
+  // The form's yes/no, and the API's true/false.
+  const hasCveSent = c.req.query('has_cve')?.trim().toLowerCase() || null;
+  const hasCveRaw = hasCveSent === 'true' ? 'yes' : hasCveSent === 'false' ? 'no' : hasCveSent;
+  if (hasCveRaw !== null && hasCveRaw !== 'yes' && hasCveRaw !== 'no') fail('has_cve', 'has_cve: expected yes or no (or true or false)');
   const offsetRaw = c.req.query('offset')?.trim() || '0';
   let offset: number;
   try {

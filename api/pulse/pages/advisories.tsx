@@ -1,7 +1,7 @@
 /** `/pulse/advisories` and `/pulse/advisories/{vendor}/{id}`: vendor advisories, with or without a CVE. */
 import type { AdvisoryDetail } from '../../queries/advisories.ts';
 import { KevBadge } from '../components/badges.tsx';
-import { advisoryPath, count, cvePath, day, fixed, safeHref } from '../format.ts';
+import { advisoryPath, counted, cvePath, day, fixed, safeHref } from '../format.ts';
 import { Layout } from '../layout.tsx';
 import type { AdvisoryListView } from '../load/advisories.ts';
 
@@ -42,7 +42,7 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
         </div>
       </form>
       <p role="status" id="result-line">
-        {count(page.total)} advisories
+        {counted(page.total, 'advisory', 'advisories')}
         {page.advisories.length > 0
           ? `, ${page.offset + 1}–${page.offset + page.advisories.length} shown`
           : page.total > 0

@@ -2,7 +2,7 @@
 import { SEVERITIES, STATUSES } from '../../queries/cves-filter.ts';
 import { SORTS } from '../../queries/cves-list.ts';
 import { CveList } from '../components/cve-list.tsx';
-import { count } from '../format.ts';
+import { count, counted } from '../format.ts';
 import { Layout } from '../layout.tsx';
 import type { CveListView } from '../load/cves-list.ts';
 
@@ -49,11 +49,11 @@ function resultLine(view: CveListView): string {
   // A page asked by an offset that is no multiple of the page size is named by its rows.
   if (view.pageNumber === null && view.firstRow !== null && view.cves.length > 0) {
     const rows = `Rows ${count(view.firstRow)}–${count(view.firstRow + view.cves.length - 1)}`;
-    return `${rows}${total === null ? ' shown.' : ` of ${total} matching CVEs.`}${relaxed}`;
+    return `${rows}${total === null ? ' shown.' : ` of ${total} matching ${view.total === 1 ? 'CVE' : 'CVEs'}.`}${relaxed}`;
   }
   const page = view.pageNumber !== null ? `Page ${view.pageNumber}` : 'A page';
-  if (total === null) return `${page}: ${view.cves.length} CVEs shown.`;
-  return `${page}: ${view.cves.length} of ${total} matching CVEs.${relaxed}`;
+  if (total === null) return `${page}: ${counted(view.cves.length, 'CVE')} shown.`;
+  return `${page}: ${view.cves.length} of ${total} matching ${view.total === 1 && !view.totalIsLowerBound ? 'CVE' : 'CVEs'}.${relaxed}`;
 }
 
 export function CveListPage({ view, buildId }: { view: CveListView; buildId: string }) {
@@ -132,11 +132,14 @@ export function CveListPage({ view, buildId }: { view: CveListView; buildId: str
         <div>
           <label for="f-limit">Per page</label>
           <select id="f-limit" name="limit">
-            {['10', '25', '50', '100'].map((n) => (
-              <option value={n} selected={(f.limit ?? '25') === n}>
-                {n}
-              </option>
-            ))}
+            {/* A size asked by hand (?limit=7) is shown as it is, not as the first choice. */}
+            {[...new Set(['10', '25', '50', '100', String(Number(f.limit ?? '25'))])]
+              .sort((a, b) => Number(a) - Number(b))
+              .map((n) => (
+                <option value={n} selected={String(Number(f.limit ?? '25')) === n}>
+                  {n}
+                </option>
+              ))}
           </select>
         </div>
         <div>

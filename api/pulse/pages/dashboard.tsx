@@ -11,7 +11,7 @@ import { CHANGE_KINDS } from '../../../lib/changes/model.ts';
 import { KevBadge, SeverityBadge } from '../components/badges.tsx';
 import { TrendChart } from '../components/trend-chart.tsx';
 import { Breakable } from '../components/breakable.tsx';
-import { advisoryPath, count, cvePath, day, fixed, kindLabel, minute } from '../format.ts';
+import { advisoryPath, count, counted, cvePath, day, fixed, kindLabel, minute } from '../format.ts';
 import { Layout } from '../layout.tsx';
 
 export interface ChangeWindow {
@@ -84,7 +84,7 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
             <span id="last-build-total" data-live-total>
               {count(changes.lastBuild.total)}
             </span>{' '}
-            changes.
+            <span class="noun">{changes.lastBuild.total === 1 ? 'change' : 'changes'}</span>.
           </p>
           <KindCounts window={changes.lastBuild} id="counts-last-build" live />
         </div>
@@ -95,7 +95,7 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
             <span id="last-week-total" data-live-total>
               {count(changes.lastWeek.total)}
             </span>{' '}
-            changes.
+            <span class="noun">{changes.lastWeek.total === 1 ? 'change' : 'changes'}</span>.
           </p>
           <KindCounts window={changes.lastWeek} id="counts-last-week" live />
         </div>
@@ -144,7 +144,7 @@ export function DashboardPage({ data }: { data: DashboardData }) {
     <Layout title="Dashboard" section="dashboard" buildId={data.buildId}>
       <h1>What changed, and what matters</h1>
       <p class="lead">
-        {count(data.cves)} CVEs in the snapshot built {minute(data.builtAt)}.
+        {counted(data.cves, 'CVE')} in the snapshot built {minute(data.builtAt)}.
       </p>
       <ChangesSection changes={data.changes} />
       <section aria-labelledby="live-h" class="panel live">
