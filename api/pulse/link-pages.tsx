@@ -27,7 +27,6 @@ import { documentOf, PageError, sendPage } from './page-response.ts';
 import { errorPage } from './routes.tsx';
 import { DEFAULT_CHANNEL, SubscribePage, type ChannelValues } from './pages/subscribe.tsx';
 import {
-  ConfirmedPage,
   ConfirmPromptPage,
   LinkNotFoundPage,
   ManagePage,
@@ -130,6 +129,7 @@ function statusOf(err: unknown): number {
 
 /** The manage page's notices after a redirect (`?done=`). */
 const DONE: Readonly<Record<string, string>> = {
+  confirmed: 'Subscription confirmed: alerts will arrive as you asked. Keep this page\'s address, it is your manage link (every alert carries one too):',
   update: 'Saved.',
   pause: 'Paused: nothing is sent until you resume.',
   resume: 'Resumed.',
@@ -219,10 +219,13 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
     if (!isWellFormedToken(token)) return send(c, <LinkNotFoundPage message={UNKNOWN_CONFIRM} />, 404);
     return send(c, <ConfirmPromptPage token={token} />);
   });
+  // Confirmed (again: harmless), 303 to the manage page its new manage link opens: a reload or
+  // Back is that GET (a reload re-posted, issuing one more manage link each time).
   app.post('/pulse/confirm/:token', async (c) => {
     try {
-      const { subscription, manage_url } = await service.confirm(c.req.param('token'));
-      return send(c, <ConfirmedPage view={subscription} manageUrl={manage_url} />);
+      const { manage_url } = await service.confirm(c.req.param('token'));
+      const token = manage_url.slice(manage_url.lastIndexOf('/') + 1);
+      return seeOther(c, `/pulse/s/${encodeURIComponent(token)}?done=confirmed`);
     } catch (err) {
       if (err instanceof PulseNotFoundError) return notFoundPage(c, err);
       throw err;
@@ -231,9 +234,12 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
 
   app.get('/pulse/s/:token', async (c) => {
     const token = c.req.param('token');
-    const done = DONE[c.req.query('done') ?? ''];
+    const doneKey = c.req.query('done') ?? '';
+    const done = DONE[doneKey];
+    // Just confirmed: the page's own address, as the manage link to keep.
+    const manageUrl = doneKey === 'confirmed' ? `${config.publicUrl ?? new URL(c.req.url).origin}/pulse/s/${encodeURIComponent(token)}` : undefined;
     try {
-      return send(c, <ManagePage view={await service.get(token)} token={token} notice={done ? { kind: 'ok', message: done } : undefined} />);
+      return send(c, <ManagePage view={await service.get(token)} token={token} notice={done ? { kind: 'ok', message: done, link: manageUrl } : undefined} />);
     } catch (err) {
       if (err instanceof PulseNotFoundError) return notFoundPage(c, err);
       throw err;

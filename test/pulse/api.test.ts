@@ -312,10 +312,18 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(await page.text()).toContain('<form method="post"');
-    const confirmed = await call(local(link), { method: 'POST' });
-    expect(confirmed.status).toBe(200);
-    const html = await confirmed.text();
+    // Confirmed, the answer is a redirect to the manage page (POST-redirect-GET: a reload is a GET).
+    const confirmed = await fetch(`${server.url}${local(link)}`, { method: 'POST', redirect: 'manual' });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('cache-control')).toBe('no-store');
+    const location = confirmed.headers.get('location')!;
+    expect(location).toMatch(/^\/pulse\/s\/[A-Za-z0-9_-]{22}\?done=confirmed$/);
+    const landed = await call(location);
+    expect(landed.status).toBe(200);
+    const html = await landed.text();
+    expect(html).toContain('Subscription confirmed');
     manageUrl = /https:\/\/alerts\.example\.org\/pulse\/s\/[A-Za-z0-9_-]{22}/.exec(html)![0];
+    expect(location).toBe(`${local(manageUrl)}?done=confirmed`);
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toContain('<img');
   });

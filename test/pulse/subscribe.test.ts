@@ -108,10 +108,12 @@ describe('subscribing in the browser', () => {
     expect(link).toBeDefined();
     await page.goto(local(link!));
     await checkLooks(page, 'confirm');
-    await Promise.all([page.waitForLoadState('load'), page.locator('#confirm').click()]);
-    expect(await page.locator('h1').textContent()).toBe('Subscription confirmed');
+    // Confirmed: redirected to the manage page (a reload is a GET), which says so and gives its link.
+    await Promise.all([page.waitForURL(/\/pulse\/s\/[A-Za-z0-9_-]{22}\?done=confirmed$/), page.locator('#confirm').click()]);
+    expect(await page.locator('#notice').textContent()).toContain('Subscription confirmed');
     const manage = await page.locator('#manage-link').getAttribute('href');
     expect(manage).toMatch(/\/pulse\/s\//);
+    expect(page.url()).toBe(`${local(manage!)}?done=confirmed`);
 
     await page.goto(local(manage!));
     expect(await page.locator('#sub-address').textContent()).toBe('secops@example.org');
@@ -177,7 +179,7 @@ describe('subscribing in the browser', () => {
     }
     const link = /https:\/\/alerts\.example\.org\/pulse\/confirm\/[A-Za-z0-9_-]+/.exec(mail!.text ?? '')![0];
     await page.goto(local(link));
-    await Promise.all([page.waitForLoadState('load'), page.locator('#confirm').click()]);
+    await Promise.all([page.waitForURL(/done=confirmed$/), page.locator('#confirm').click()]);
     await page.goto(local((await page.locator('#manage-link').getAttribute('href'))!));
     const filter = await page.locator('#sub-filter').textContent();
     expect(filter).toBe('vendor cisco; known exploited only');

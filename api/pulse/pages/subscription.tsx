@@ -1,6 +1,6 @@
 /**
  * The pages a subscription's links lead to (PULSE §4): confirm (a button, never a GET that
- * changes state: mail scanners prefetch links), confirmed, manage (edit the filter and cadence,
+ * changes state: mail scanners prefetch links; confirmed, it leads to the manage page), manage (edit the filter and cadence,
  * pause or resume, delete, the last deliveries), unsubscribe, and what creating one answered.
  * Every action is a plain HTML form POST, so all of it works without JavaScript.
  */
@@ -39,6 +39,8 @@ export interface PageNotice {
   kind: 'ok' | 'error';
   message: string;
   field?: string | undefined;
+  /** A link to show after the message (the manage link, just confirmed). */
+  link?: string | undefined;
 }
 
 function Notice({ notice, fieldLink }: { notice: PageNotice | undefined; fieldLink?: string | undefined }) {
@@ -46,6 +48,13 @@ function Notice({ notice, fieldLink }: { notice: PageNotice | undefined; fieldLi
   return (
     <div class={notice.kind === 'ok' ? 'ok-box' : 'error-box'} role={notice.kind === 'ok' ? 'status' : 'alert'} id="notice" data-field={notice.field}>
       <p>{notice.message}</p>
+      {notice.link ? (
+        <p>
+          <a href={notice.link} id="manage-link">
+            {notice.link}
+          </a>
+        </p>
+      ) : null}
       {fieldLink ? (
         <p>
           <a href={fieldLink}>Go to the field</a>
@@ -108,23 +117,6 @@ export function ConfirmPromptPage({ token }: { token: string }) {
           Confirm
         </button>
       </form>
-    </Layout>
-  );
-}
-
-export function ConfirmedPage({ view, manageUrl }: { view: SubscriptionPageView; manageUrl: string }) {
-  return (
-    <Layout title="Subscription confirmed" section="subscribe">
-      <h1>Subscription confirmed</h1>
-      <div class="ok-box" role="status">
-        <p>Alerts will arrive as you asked. Keep this link to change, pause or delete the subscription (every alert carries it too):</p>
-        <p>
-          <a href={manageUrl} id="manage-link">
-            {manageUrl}
-          </a>
-        </p>
-      </div>
-      <Facts view={view} />
     </Layout>
   );
 }
