@@ -58,6 +58,7 @@ const ID_SHAPE = /^[A-Za-z0-9_-]{22}$/;
 export class Handoffs {
   readonly #entries = new Map<string, Entry>();
   readonly #now: () => number;
+  #lastSweep = 0;
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
@@ -66,8 +67,10 @@ export class Handoffs {
   /** Keeps a value for `ttlMs` and returns its id. */
   put(value: Handoff, ttlMs: number): string {
     const now = this.#now();
-    for (const [id, entry] of this.#entries) {
-      if (entry.expiresAt <= now) this.#entries.delete(id);
+    // Expired entries are swept at most once a minute (a read drops an expired one it meets).
+    if (now - this.#lastSweep >= 60_000) {
+      this.#lastSweep = now;
+      for (const [id, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(id);
     }
     while (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
     const id = randomBytes(16).toString('base64url');
