@@ -246,6 +246,8 @@ describe('/pulse in Chromium', () => {
       ['advisory-without-cve', `/pulse/advisories/${advisory.vendor}/${advisory.advisory_id}`],
       // Fixes per distribution: versions such as 3.0.2-0ubuntu1.18, broken mid-version on a phone.
       ['cve-packages', `/pulse/cves/${PACKAGES_CVE}`],
+      // Without a subscription store: the filter and its preview only, by GET.
+      ['subscribe-no-store', '/pulse/subscribe?vendor=cisco&preview=1'],
       ['not-found', '/pulse/cves/CVE-1999-99999'],
       ['bad-filter', '/pulse/cves?min_cvss=eleven'],
       // What the caller typed, quoted back by the error, wraps instead of widening the page.
