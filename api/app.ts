@@ -28,11 +28,13 @@ import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { pulseApiAllow } from './pulse/api-methods.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
-import { errorPage, pulseNotFound, registerPulse } from './pulse/routes.tsx';
+import { errorPage, pulseNotFound, registerPulse, registerPulsePageMethods } from './pulse/routes.tsx';
+import { pulsePageAllow } from './pulse/page-methods.ts';
 import { PageError } from './pulse/page-response.ts';
 import { isCrossSiteWrite } from './http/cross-site-writes.ts';
 import { PulseUnavailableError } from '../lib/pulse/errors.ts';
 import { registerPulseLinkPages } from './pulse/link-pages.tsx';
+import { Handoffs } from './pulse/handoff.ts';
 import { packageIndexOf } from './queries/packages.ts';
 import type { ServingSnapshot } from './snapshot/serving.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
@@ -129,7 +131,10 @@ export function createApp(opts: AppOptions): ApiApp {
   };
   const app: ApiApp = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook as never });
 
-  app.use('*', standardHeaders(opts.store, opts.pulse ? pulseApiAllow : undefined));
+  // OPTIONS names each path's methods: the /pulse/api endpoints' and the /pulse pages' (the
+  // subscription pages take their forms' POST).
+  const pageAllow = pulsePageAllow(opts.pulse !== undefined);
+  app.use('*', standardHeaders(opts.store, (path) => (opts.pulse ? pulseApiAllow(path) : undefined) ?? pageAllow(path)));
   // ── Rate limiting mount point ─────────────────────────────────────────────────────────────
   // createRateLimiter(config).middleware goes here: before any work is done for the request,
   // inside standardHeaders so that its 429s carry CORS, nosniff, X-Snapshot and ETag like any answer.
@@ -156,8 +161,12 @@ export function createApp(opts: AppOptions): ApiApp {
   opts.store.onSwap(warmPackages);
   if (opts.store.current) warmPackages(opts.store.current);
   registerOpenApi(app);
-  registerPulse(app, config);
-  if (opts.pulse) registerPulseLinkPages(app, config, opts.pulse);
+  // The subscribe form's drafts and creations between its POST and the GET it is redirected to.
+  const handoffs = opts.pulse ? new Handoffs() : undefined;
+  registerPulse(app, config, handoffs && { handoffs });
+  if (opts.pulse && handoffs) registerPulseLinkPages(app, config, { ...opts.pulse, handoffs });
+  // After every page: any other method on a page's path is a 405 naming the ones it takes.
+  registerPulsePageMethods(app, opts.pulse !== undefined);
   app.openapi(healthRoute, (c) => {
     const snapshot = opts.store.current;
     return asRouteResponse(

@@ -31,6 +31,11 @@ export function count(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** `1 CVE`, `2 CVEs`, `1 advisory`, `3 advisories`: a count and its noun (`plural` when not noun + s). */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+  return `${count(n)} ${n === 1 ? noun : plural}`;
+}
+
 export function kindLabel(kind: string): string {
   return kind.replace(/_/g, ' ');
 }

@@ -3,7 +3,14 @@
  * form's POST, the confirmation page, the manage page and its forms (edit, pause, resume,
  * delete), unsubscribe (RFC 8058 one-click included). They replace the service's minimal
  * placeholder pages. Never cached, never sent to another site as a Referer (the token is in the
- * URL). Errors of the service come back as a message next to the form, naming the field.
+ * URL).
+ *
+ * POST-redirect-GET: a form that did what it asked is answered 303 to a GET page, so a reload or
+ * Back repeats that GET, never the POST (a reload of the subscribe answer created a second
+ * subscription and sent a second mail; Back after Delete was ERR_CACHE_MISS). What the GET page
+ * shows that its URL cannot carry goes through api/pulse/handoff.ts — the webhook's secret and
+ * manage link there shown once. A refused form is answered directly (400/429/503), every value
+ * as typed and the field at fault marked beside it: its reload only tries again.
  */
 import type { Context } from 'hono';
 import { PulseInputError, PulseLimitError, PulseNotFoundError, PulseUnavailableError } from '../../lib/pulse/errors.ts';
@@ -13,18 +20,21 @@ import { BodyTooLargeError, readBoundedBody } from '../http/bounded-body.ts';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import { CACHE_CONTROL } from '../http/respond.ts';
 import type { CallerResolver } from '../ratelimit/caller.ts';
-import { filterFormOf, filterOfForm, loadSubscribeFor } from './load/subscribe.ts';
+import { isWellFormedToken } from '../../lib/pulse/tokens.ts';
+import { CREATED_TTL_MS, DRAFT_TTL_MS, type Handoffs } from './handoff.ts';
+import { FILTER_FIELDS, filterFormOf, filterOfForm, loadSubscribeFor } from './load/subscribe.ts';
 import { documentOf, PageError, sendPage } from './page-response.ts';
 import { errorPage } from './routes.tsx';
-import { SubscribePage } from './pages/subscribe.tsx';
+import { DEFAULT_CHANNEL, SubscribePage, type ChannelValues } from './pages/subscribe.tsx';
 import {
-  ConfirmedPage,
   ConfirmPromptPage,
   LinkNotFoundPage,
   ManagePage,
   SubscribedPage,
   UnsubscribedPage,
   UnsubscribePromptPage,
+  editValuesOf,
+  type EditValues,
   type PageNotice,
 } from './pages/subscription.tsx';
 import { withSnapshot } from './snapshot-access.ts';
@@ -32,6 +42,8 @@ import { withSnapshot } from './snapshot-access.ts';
 export interface LinkPageOptions {
   service: PulseService;
   callers: CallerResolver;
+  /** Shared with the subscribe page's GET (api/pulse/routes.tsx), which reads the drafts back. */
+  handoffs: Handoffs;
 }
 
 const PRIVATE = { 'Referrer-Policy': 'no-referrer', 'X-Robots-Tag': 'noindex' };
@@ -40,6 +52,32 @@ async function send(c: Context, tree: unknown, status = 200): Promise<Response> 
   const res = sendPage(c, await documentOf(tree), { status, cacheControl: CACHE_CONTROL.noStore });
   for (const [k, v] of Object.entries(PRIVATE)) res.headers.set(k, v);
   return res;
+}
+
+/** 303 See Other to the GET page of what a POST did (never cached, never a Referer). */
+function seeOther(c: Context, location: string): Response {
+  return c.body(null, 303, { Location: location, 'Cache-Control': CACHE_CONTROL.noStore, ...PRIVATE });
+}
+
+/** The first value of a posted field, trimmed ('' when absent). */
+const first = (posted: Record<string, string[]>, name: string) => (posted[name]?.[0] ?? '').trim();
+
+/** The channel's fields as posted. */
+function channelOf(posted: Record<string, string[]>): ChannelValues {
+  return { channel: first(posted, 'channel') || 'email', email: first(posted, 'email'), url: first(posted, 'url'), cadence: first(posted, 'cadence') || 'realtime' };
+}
+
+/**
+ * The filter fields as typed, for a form shown again: never refused (a field given twice shows
+ * its first value; filterFormOf, which refuses it, decides what is done).
+ */
+function typedFilterForm(posted: Record<string, string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of FILTER_FIELDS) {
+    const values = (posted[name] ?? []).map((v) => v.trim()).filter((v) => v !== '');
+    if (values.length > 0) out[name] = name === 'kind' ? values.join(',') : values[0]!;
+  }
+  return out;
 }
 
 /**
@@ -89,43 +127,105 @@ function statusOf(err: unknown): number {
   return err instanceof PulseLimitError ? 429 : err instanceof PulseUnavailableError ? 503 : 400;
 }
 
+/** The manage page's notices after a redirect (`?done=`). */
+const DONE: Readonly<Record<string, string>> = {
+  confirmed: 'Subscription confirmed: alerts will arrive as you asked. Keep this page\'s address, it is your manage link (every alert carries one too):',
+  update: 'Saved.',
+  pause: 'Paused: nothing is sent until you resume.',
+  resume: 'Resumed.',
+};
+
+const UNKNOWN_CONFIRM = 'This confirmation link is unknown or expired (links expire 48 hours after they are sent); subscribe again.';
+const UNKNOWN_UNSUBSCRIBE = 'This unsubscribe link is unknown, or its subscription was already deleted: nothing more will be sent for it.';
+
 export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: LinkPageOptions): void {
-  const { service, callers } = opts;
+  const { service, callers, handoffs } = opts;
   const callerOf = (c: Context) => callers.resolve(c.env?.incoming?.socket?.remoteAddress, () => c.req.header('x-forwarded-for'));
   const notFoundPage = (c: Context, err: PulseNotFoundError) => send(c, <LinkNotFoundPage message={err.message} />, 404);
 
-  // The subscribe form (works without JavaScript): create, then say what happens next.
+  // The subscribe form (works without JavaScript): `intent` = preview | subscribe. Preview is
+  // redirected to the preview's GET page (the channel's fields kept in a draft, out of its URL);
+  // Subscribe creates, then is redirected to the page saying what happens next.
   app.post('/pulse/subscribe', async (c) => {
     let form: Record<string, string> = {};
+    let channel: ChannelValues = DEFAULT_CHANNEL;
+    let intent = 'subscribe';
     try {
       const posted = await formOf(c);
-      form = filterFormOf(posted);
-      const filter = filterOfForm(form);
-      const channel = posted.channel?.[0] ?? '';
-      const body: Record<string, unknown> = { channel, cadence: posted.cadence?.[0] || 'realtime', filter };
-      if (channel === 'email') body.email = (posted.email?.[0] ?? '').trim();
-      else if (channel === 'webhook') body.url = (posted.url?.[0] ?? '').trim();
+      form = typedFilterForm(posted);
+      channel = channelOf(posted);
+      intent = first(posted, 'intent') === 'preview' ? 'preview' : 'subscribe';
+      const strict = filterFormOf(posted);
+      const filter = filterOfForm(strict);
+      if (intent === 'preview') {
+        const query = new URLSearchParams(strict);
+        query.set('preview', '1');
+        const typed = channel.email !== '' || channel.url !== '' || channel.channel !== DEFAULT_CHANNEL.channel || channel.cadence !== DEFAULT_CHANNEL.cadence;
+        if (typed) query.set('draft', handoffs.put({ kind: 'draft', ...channel }, DRAFT_TTL_MS));
+        return seeOther(c, `/pulse/subscribe?${query.toString()}#preview-h`);
+      }
+      const body: Record<string, unknown> = { channel: channel.channel, cadence: channel.cadence, filter };
+      if (channel.channel === 'email') body.email = channel.email;
+      else if (channel.channel === 'webhook') body.url = channel.url;
       const created = await service.create(body, callerOf(c));
-      return send(c, <SubscribedPage created={{ channel, manage_url: created.manage_url, secret: created.secret, confirmation: created.confirmation }} />, 201);
+      const id = handoffs.put(
+        {
+          kind: 'created',
+          channel: channel.channel === 'webhook' ? 'webhook' : 'email',
+          manage_url: created.manage_url,
+          secret: created.secret,
+          confirmation: created.confirmation,
+        },
+        CREATED_TTL_MS,
+      );
+      return seeOther(c, `/pulse/subscribed/${id}`);
     } catch (err) {
       const notice = noticeOf(err);
       if (!notice) throw err;
+      const title = intent === 'preview' ? 'Not previewed' : 'Not subscribed';
       // No snapshot to draw the form with: the refusal on an error page of its own.
-      if (!config.store.current) return errorPage(c, new PageError(statusOf(err) === 400 ? 400 : 503, 'Not subscribed', notice.message, notice.field));
+      if (!config.store.current) return errorPage(c, new PageError(statusOf(err) === 400 ? 400 : 503, title, notice.message, notice.field));
       return withSnapshot(config.store, async (snapshot) => {
-        // The form shown again as typed; its lists loaded for no filter when the filter is what
-        // was refused (loading them for it would refuse it a second time).
+        // The form shown again as typed, the channel's fields too; its lists loaded for no filter
+        // when the filter is what was refused (loading them for it would refuse it a second time).
         const view = { ...(await loadSubscribeFor(snapshot, filterIsValid(form) ? form : {}, false)), form };
-        return send(c, <SubscribePage view={view} buildId={snapshot.buildId} notice={{ ...notice, title: 'Not subscribed' }} />, statusOf(err));
+        return send(c, <SubscribePage view={view} buildId={snapshot.buildId} notice={{ ...notice, title }} channel={channel} />, statusOf(err));
       });
     }
   });
 
-  app.get('/pulse/confirm/:token', (c) => send(c, <ConfirmPromptPage token={c.req.param('token')} />));
+  // What creating a subscription answered, once: a webhook's secret and manage link are taken
+  // from the handoff by the first GET; a reload says they were shown.
+  app.get('/pulse/subscribed/:id', async (c) => {
+    const got = handoffs.read(c.req.param('id'));
+    if (got === 'taken') return send(c, <SubscribedPage shownAlready />);
+    if (got === null || got.kind !== 'created') {
+      return send(
+        c,
+        <LinkNotFoundPage
+          title="This page has expired"
+          message="What a new subscription needs to know is shown here for a few minutes, a webhook's secret and manage link once. An e-mail subscription's confirmation link is in its mailbox; a webhook's secret cannot be shown again: subscribe again (an endpoint answering 410 Gone pauses the first one)."
+        />,
+        404,
+      );
+    }
+    return send(c, <SubscribedPage created={got} />);
+  });
+
+  // A GET changes nothing (mail scanners prefetch links): a button posts. A link that cannot
+  // be one (not a token's shape) is said to be unknown at once.
+  app.get('/pulse/confirm/:token', (c) => {
+    const token = c.req.param('token');
+    if (!isWellFormedToken(token)) return send(c, <LinkNotFoundPage message={UNKNOWN_CONFIRM} />, 404);
+    return send(c, <ConfirmPromptPage token={token} />);
+  });
+  // Confirmed (again: harmless), 303 to the manage page its new manage link opens: a reload or
+  // Back is that GET (a reload re-posted, issuing one more manage link each time).
   app.post('/pulse/confirm/:token', async (c) => {
     try {
-      const { subscription, manage_url } = await service.confirm(c.req.param('token'));
-      return send(c, <ConfirmedPage view={subscription} manageUrl={manage_url} />);
+      const { manage_url } = await service.confirm(c.req.param('token'));
+      const token = manage_url.slice(manage_url.lastIndexOf('/') + 1);
+      return seeOther(c, `/pulse/s/${encodeURIComponent(token)}?done=confirmed`);
     } catch (err) {
       if (err instanceof PulseNotFoundError) return notFoundPage(c, err);
       throw err;
@@ -134,34 +234,40 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
 
   app.get('/pulse/s/:token', async (c) => {
     const token = c.req.param('token');
+    const doneKey = c.req.query('done') ?? '';
+    const done = DONE[doneKey];
+    // Just confirmed: the page's own address, as the manage link to keep.
+    const manageUrl = doneKey === 'confirmed' ? `${config.publicUrl ?? new URL(c.req.url).origin}/pulse/s/${encodeURIComponent(token)}` : undefined;
     try {
-      return send(c, <ManagePage view={await service.get(token)} token={token} />);
+      return send(c, <ManagePage view={await service.get(token)} token={token} notice={done ? { kind: 'ok', message: done, link: manageUrl } : undefined} />);
     } catch (err) {
       if (err instanceof PulseNotFoundError) return notFoundPage(c, err);
       throw err;
     }
   });
 
-  // The manage page's forms: `action` = update | pause | resume.
+  // The manage page's forms: `action` = update | pause | resume; done, 303 to the manage page.
   app.post('/pulse/s/:token', async (c) => {
     const token = c.req.param('token');
+    let edit: EditValues | undefined;
     try {
       const posted = await formOf(c);
-      const action = posted.action?.[0] ?? '';
+      const action = first(posted, 'action');
       if (action === 'pause') await service.pause(token);
       else if (action === 'resume') await service.resume(token);
       else if (action === 'update') {
+        edit = { form: typedFilterForm(posted), cadence: first(posted, 'cadence') || 'realtime' };
         const filter = filterOfForm(filterFormOf(posted));
-        await service.update(token, { filter, cadence: posted.cadence?.[0] || 'realtime' });
+        await service.update(token, { filter, cadence: edit.cadence });
       } else throw new PulseInputError('action', 'action: expected update, pause or resume');
-      const done = action === 'pause' ? 'Paused: nothing is sent until you resume.' : action === 'resume' ? 'Resumed.' : 'Saved.';
-      return send(c, <ManagePage view={await service.get(token)} token={token} notice={{ kind: 'ok', message: done }} />);
+      return seeOther(c, `/pulse/s/${encodeURIComponent(token)}?done=${action}`);
     } catch (err) {
       if (err instanceof PulseNotFoundError) return notFoundPage(c, err);
       const notice = noticeOf(err);
       if (!notice) throw err;
       try {
-        return send(c, <ManagePage view={await service.get(token)} token={token} notice={notice} />, statusOf(err));
+        // The edit form shown again with what was typed, the refused field marked.
+        return send(c, <ManagePage view={await service.get(token)} token={token} notice={notice} edit={edit} />, statusOf(err));
       } catch (again) {
         if (again instanceof PulseNotFoundError) return notFoundPage(c, again);
         throw again;
@@ -169,11 +275,30 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
     }
   });
 
-  app.get('/pulse/s/:token/unsubscribe', (c) => send(c, <UnsubscribePromptPage token={c.req.param('token')} />));
-  // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` here; the page's button posts a form.
-  app.post('/pulse/s/:token/unsubscribe', async (c) => {
-    // The body says nothing this route reads (`List-Unsubscribe=One-Click`): read up to the limit only.
-    await readBoundedBody(c, MAX_BODY_BYTES).catch(() => undefined);
-    return send(c, <UnsubscribedPage existed={await service.unsubscribe(c.req.param('token'))} />);
+  // The unsubscribe link: the page says at once when it opens nothing (a read, nothing changed).
+  app.get('/pulse/s/:token/unsubscribe', async (c) => {
+    const token = c.req.param('token');
+    try {
+      await service.get(token);
+    } catch (err) {
+      if (err instanceof PulseNotFoundError) return send(c, <LinkNotFoundPage title="Nothing to unsubscribe" message={UNKNOWN_UNSUBSCRIBE} />, 404);
+      throw err;
+    }
+    return send(c, <UnsubscribePromptPage token={token} />);
   });
+  // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` here and are answered here (a
+  // redirect is not followed by them: §3.2). The pages' buttons post `from=page` and are
+  // redirected to the page saying it is done (Back then is a GET, not ERR_CACHE_MISS).
+  app.post('/pulse/s/:token/unsubscribe', async (c) => {
+    let fromPage = false;
+    try {
+      fromPage = first(await formOf(c), 'from') === 'page';
+    } catch {
+      // The body says nothing else this route reads: a body too large is a one-click like any.
+    }
+    const existed = await service.unsubscribe(c.req.param('token'));
+    if (fromPage) return seeOther(c, `/pulse/unsubscribed?result=${existed ? 'deleted' : 'gone'}`);
+    return send(c, <UnsubscribedPage existed={existed} />);
+  });
+  app.get('/pulse/unsubscribed', (c) => send(c, <UnsubscribedPage existed={c.req.query('result') === 'deleted'} />));
 }

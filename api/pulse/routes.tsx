@@ -6,7 +6,8 @@
 import type { Context } from 'hono';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
-import { conditionalTag, ifNoneMatchHits, sendJson } from '../http/respond.ts';
+import { methodNotAllowedHere } from '../http/errors.ts';
+import { CACHE_CONTROL, conditionalTag, ifNoneMatchHits, sendJson } from '../http/respond.ts';
 import { ASSETS } from './assets.ts';
 import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
 import { loadCve } from './load/cve.ts';
@@ -21,6 +22,8 @@ import { CveListPage } from './pages/cves-list.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { ErrorPage } from './pages/error.tsx';
 import { SubscribePage } from './pages/subscribe.tsx';
+import type { Handoffs } from './handoff.ts';
+import { pulsePagePatterns } from './page-methods.ts';
 import { withSnapshot } from './snapshot-access.ts';
 
 /** Renders an error as its HTML page. */
@@ -44,6 +47,25 @@ function withoutParameter(c: Context, err: PageError): string | undefined {
 /** 404 for any /pulse path no page answers. */
 export function pulseNotFound(c: Context): Promise<Response> {
   return errorPage(c, new PageError(404, 'Page not found', `There is no page at ${c.req.path}.`));
+}
+
+/**
+ * Any other method on the /pulse pages: 405 with the path's Allow (as /api and /pulse/api
+ * answer), an HTML page saying which methods the page takes; /pulse/suggest answers JSON as it
+ * always does. Registered after every page (app.ts), so the methods they take match first.
+ */
+export function registerPulsePageMethods(app: ApiApp, withService: boolean): void {
+  for (const { pattern, allow } of pulsePagePatterns(withService)) {
+    app.all(pattern, async (c) => {
+      if (pattern === '/pulse/suggest') throw methodNotAllowedHere(c.req.method, allow);
+      const html = await documentOf(
+        <ErrorPage status={405} title="Method not allowed" message={`This page does not take ${c.req.method}: it takes ${allow}.`} />,
+      );
+      const res = sendPage(c, html, { status: 405 });
+      res.headers.set('Allow', allow);
+      return res;
+    });
+  }
 }
 
 type Render = (snapshot: ServingSnapshot, c: Context) => Promise<unknown>;
@@ -74,7 +96,43 @@ function snapshotPage(config: ApiConfig, render: Render) {
   };
 }
 
-export function registerPulse(app: ApiApp, config: ApiConfig): void {
+/** What the pages share with the subscription pages (api/pulse/link-pages.tsx) when a subscription service is served. */
+export interface PulsePageOptions {
+  /** The subscribe form's drafts and creations, between a POST and the GET it redirects to. */
+  handoffs: Handoffs;
+}
+
+/**
+ * `/pulse/subscribe?…&draft=<id>`: the preview a posted form was redirected to, its channel's
+ * fields (an address, a webhook URL) filled back from the draft — never cached, never sent as
+ * a Referer (the id reads the draft back while it lasts).
+ */
+async function subscribeDraftPage(c: Context, config: ApiConfig, handoffs: Handoffs, draftId: string): Promise<Response> {
+  try {
+    return await withSnapshot(config.store, async (snapshot) => {
+      try {
+        const view = await loadSubscribe(snapshot, c);
+        const draft = handoffs.read(draftId);
+        const channel = draft !== null && draft !== 'taken' && draft.kind === 'draft' ? draft : undefined;
+        const notice = channel
+          ? undefined
+          : { kind: 'error' as const, title: 'Type the channel again', message: 'What you typed under "How to be told" before the preview is no longer kept (it is kept for an hour, on this server only): type it again.' };
+        const html = await documentOf(<SubscribePage view={view} buildId={snapshot.buildId} channel={channel} notice={notice} />);
+        const res = sendPage(c, html, { cacheControl: CACHE_CONTROL.noStore });
+        res.headers.set('Referrer-Policy', 'no-referrer');
+        return res;
+      } catch (err) {
+        if (err instanceof PageError) return errorPage(c, err, snapshot.buildId);
+        throw err;
+      }
+    });
+  } catch (err) {
+    if (err instanceof PageError) return errorPage(c, err);
+    throw err;
+  }
+}
+
+export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageOptions): void {
   app.get('/pulse/assets/:file', (c) => {
     const asset = ASSETS[c.req.param('file')];
     if (!asset) return pulseNotFound(c);
@@ -103,10 +161,13 @@ export function registerPulse(app: ApiApp, config: ApiConfig): void {
       <AdvisoryPage advisory={await loadAdvisory(snapshot, c.req.param('vendor') ?? '', c.req.param('id') ?? '')} buildId={snapshot.buildId} />
     )),
   );
-  app.get(
-    '/pulse/subscribe',
-    snapshotPage(config, async (snapshot, c) => <SubscribePage view={await loadSubscribe(snapshot, c)} buildId={snapshot.buildId} />),
-  );
+  const subscribePage = snapshotPage(config, async (snapshot, c) => (
+    <SubscribePage view={await loadSubscribe(snapshot, c)} buildId={snapshot.buildId} canSubscribe={pulse !== undefined} />
+  ));
+  app.get('/pulse/subscribe', (c) => {
+    const draft = c.req.query('draft');
+    return draft !== undefined && pulse ? subscribeDraftPage(c, config, pulse.handoffs, draft) : subscribePage(c);
+  });
   app.get('/pulse/suggest', async (c) => {
     try {
       const field = suggestFieldOf(c.req.query('field'));

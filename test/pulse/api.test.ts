@@ -101,6 +101,34 @@ describe('the read API stays GET-only', () => {
     }
   });
 
+  it('the /pulse pages answer OPTIONS with the methods they take (POST where a form posts), and any other method with 405 and Allow (it was a 404 "no page")', async () => {
+    const token = 'AAAAAAAAAAAAAAAAAAAAAA';
+    const pages: [string, string[]][] = [
+      ['/pulse', ['GET', 'HEAD', 'OPTIONS']],
+      ['/pulse/cves', ['GET', 'HEAD', 'OPTIONS']],
+      ['/pulse/cves/CVE-2024-3400', ['GET', 'HEAD', 'OPTIONS']],
+      ['/pulse/advisories', ['GET', 'HEAD', 'OPTIONS']],
+      ['/pulse/subscribe', ['GET', 'HEAD', 'POST', 'OPTIONS']],
+      [`/pulse/confirm/${token}`, ['GET', 'HEAD', 'POST', 'OPTIONS']],
+      [`/pulse/s/${token}`, ['GET', 'HEAD', 'POST', 'OPTIONS']],
+      [`/pulse/s/${token}/unsubscribe`, ['GET', 'HEAD', 'POST', 'OPTIONS']],
+    ];
+    for (const [path, methods] of pages) {
+      const options = await fetch(`${server.url}${path}`, { method: 'OPTIONS' });
+      expect(options.status, path).toBe(204);
+      expect(new Set(options.headers.get('allow')!.split(', ')), path).toEqual(new Set(methods));
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !methods.includes(m))) {
+        const res = await fetch(`${server.url}${path}`, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(new Set(res.headers.get('allow')!.split(', ')), `${method} ${path}`).toEqual(new Set(methods));
+        expect(res.headers.get('content-type'), `${method} ${path}`).toMatch(/^text\/html/);
+        expect(await res.text(), `${method} ${path}`).toContain('data-status="405"');
+      }
+    }
+    // A path no page answers stays a 404, whatever the method.
+    expect((await fetch(`${server.url}/pulse/nothing`, { method: 'POST' })).status).toBe(404);
+  });
+
   it('the OpenAPI document describes the /pulse endpoints', async () => {
     const doc = (await (await call('/api/v1/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(doc.paths['/pulse/api/subscriptions'] ?? {})).toEqual(['post']);
@@ -298,10 +326,18 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(await page.text()).toContain('<form method="post"');
-    const confirmed = await call(local(link), { method: 'POST' });
-    expect(confirmed.status).toBe(200);
-    const html = await confirmed.text();
+    // Confirmed, the answer is a redirect to the manage page (POST-redirect-GET: a reload is a GET).
+    const confirmed = await fetch(`${server.url}${local(link)}`, { method: 'POST', redirect: 'manual' });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('cache-control')).toBe('no-store');
+    const location = confirmed.headers.get('location')!;
+    expect(location).toMatch(/^\/pulse\/s\/[A-Za-z0-9_-]{22}\?done=confirmed$/);
+    const landed = await call(location);
+    expect(landed.status).toBe(200);
+    const html = await landed.text();
+    expect(html).toContain('Subscription confirmed');
     manageUrl = /https:\/\/alerts\.example\.org\/pulse\/s\/[A-Za-z0-9_-]{22}/.exec(html)![0];
+    expect(location).toBe(`${local(manageUrl)}?done=confirmed`);
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toContain('<img');
 
@@ -354,6 +390,23 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     await expect400(await call(`/pulse/api/subscriptions/${token}/deliveries?limit=x`), 'limit');
     // Given twice: refused, as every parameter of the API (one of the two was taken silently).
     await expect400(await call(`/pulse/api/subscriptions/${token}/deliveries?limit=1&limit=2`), 'limit');
+  });
+
+  it('a confirm or unsubscribe link that opens nothing says so at once, with no button (it showed the button and told only after the click); a GET changes nothing', async () => {
+    const token = manageUrl.split('/').at(-1)!;
+    for (const path of ['/pulse/confirm/not-a-token', '/pulse/confirm/x', '/pulse/s/AAAAAAAAAAAAAAAAAAAAAA/unsubscribe', '/pulse/s/not-a-token/unsubscribe']) {
+      const res = await fetch(`${server.url}${path}`);
+      const html = await res.text();
+      expect(res.status, path).toBe(404);
+      expect(html, path).toMatch(/unknown/);
+      expect(html, path).not.toContain('<form method="post"');
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+    }
+    // A link that opens a subscription shows its button, and the GET leaves it as it was.
+    const prompt = await fetch(`${server.url}/pulse/s/${token}/unsubscribe`);
+    expect(prompt.status).toBe(200);
+    expect(await prompt.text()).toContain(`<form method="post" action="/pulse/s/${token}/unsubscribe">`);
+    expect((await call(`/pulse/api/subscriptions/${token}`)).status).toBe(200);
   });
 
   it('RFC 8058: a POST of List-Unsubscribe=One-Click to the unsubscribe link deletes it', async () => {

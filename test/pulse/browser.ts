@@ -111,6 +111,55 @@ export async function spillingElements(page: Page): Promise<string[]> {
 }
 
 /**
+ * Selects whose choices do not fit their box ("NVD's CVSS v3 la…", "Newest publishec"): each
+ * option's text, in the select's font, against the box's width less its padding and arrow.
+ */
+export async function selectsCutOff(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const found = [];
+    const canvas = document.createElement('canvas').getContext('2d');
+    for (const select of document.querySelectorAll('main select')) {
+      const style = getComputedStyle(select);
+      if (select.clientWidth === 0) continue;
+      canvas.font = style.font;
+      const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+      for (const option of select.options) {
+        const width = canvas.measureText(option.textContent.trim()).width;
+        if (width > room) found.push('#' + select.id + ': "' + option.textContent.trim() + '" needs ' + Math.ceil(width) + 'px, has ' + Math.floor(room) + 'px');
+      }
+    }
+    return found;
+  })()`)) as string[];
+}
+
+/**
+ * Words of a table (its cells, on a phone its cards too) drawn over more than one line:
+ * "Servic" over "e", "CRITICA" over "L", "0ubuntu1.1" over "8", "daily:2026-11-" over "22". A
+ * word is a run of non-space characters; a break right after a slash, or after a hyphen before
+ * a letter, is a break between two words ("cisco-sa-" over "asaftd", "…/PR:L/" over "UI:N…");
+ * any other is a word broken in its middle (a hyphen before a digit is inside a date, a
+ * version or an id).
+ */
+export async function wordsBrokenMidWord(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const found = [];
+    const walker = document.createTreeWalker(document.querySelector('main') || document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.parentElement || !node.parentElement.closest('td, th')) continue;
+      const text = node.textContent || '';
+      for (const m of text.matchAll(/(?:[^\\s\\/-]|-(?![A-Za-z]))+(?:\\/|-(?=[A-Za-z]))?/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].replace(/[\\/-]$/, '').length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (lines.size > 1) found.push(m[0] + ' (in "' + text.trim().slice(0, 50) + '") over ' + lines.size + ' lines');
+      }
+    }
+    return found;
+  })()`)) as string[];
+}
+
+/**
  * CVE ids (the links to a CVE page, the ids in a list) and table dates drawn over more than one line: broken at a
  * hyphen, `CVE-2024-` over `3400` reads as two values.
  */

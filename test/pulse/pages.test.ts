@@ -8,8 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startOn, type SampleServer } from '../api/server-harness.ts';
-import { launchChromium, screenshot, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, type RealBrowser } from './browser.ts';
+import { launchChromium, screenshot, selectsCutOff, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
 import { buildPulseCorpus, MARKUP_CVE, MARKUP_DESCRIPTION } from './corpus.ts';
+
+/** A CVE of the sample with a fixed version per distribution (long version strings). */
+const PACKAGES_CVE = 'CVE-2026-90116';
 
 let api: SampleServer;
 let browser: RealBrowser;
@@ -52,7 +55,7 @@ describe('/pulse in Chromium', () => {
     const segments = trends.weekly.reduce((s, w) => s + [w.critical, w.high, w.medium, w.low, w.unscored].filter((n) => n > 0).length, 0);
     expect(segments).toBeGreaterThan(0);
     expect(await page.locator('#weekly-chart svg rect').count()).toBe(segments);
-    const box = await page.locator('#weekly-chart svg').boundingBox();
+    const box = await page.locator('#weekly-chart svg.plot').boundingBox();
     expect(box!.width).toBeGreaterThan(300);
     expect(box!.height).toBeGreaterThan(100);
 
@@ -62,6 +65,35 @@ describe('/pulse in Chromium', () => {
     await expect.poll(() => page.locator('#kev-h + p').textContent()).toContain(`${kev.total} added`);
     await screenshot(page, 'dashboard');
     await page.close();
+  });
+
+  it('the chart\'s labels are legible on a phone (≥ 11 px; they were 6 px), never overlap, and the weeks carry their year', async () => {
+    for (const width of [390, 1280]) {
+      const { page } = await open('/pulse', { width });
+      const labels = (await page.evaluate(`(() => [...document.querySelectorAll('#weekly-chart svg text')]
+        .filter((t) => t.getBoundingClientRect().width > 0)
+        .map((t) => {
+          const r = t.getBoundingClientRect();
+          const svg = t.ownerSVGElement.getBoundingClientRect();
+          return { text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a, left: r.left, right: r.right, top: Math.round(r.top), week: t.parentElement.getAttribute('data-week-label'),
+            inside: r.left >= svg.left - 0.5 && r.right <= svg.right + 0.5 };
+        }))()`)) as { text: string; px: number; left: number; right: number; top: number; week: string | null; inside: boolean }[];
+      const label = `${width} px`;
+      expect(labels.length, label).toBeGreaterThan(4);
+      for (const l of labels) {
+        expect(l.px, `${label}: "${l.text}"`).toBeGreaterThanOrEqual(11);
+        // Drawn whole, not cut off at the chart's edge.
+        expect(l.inside, `${label}: "${l.text}" inside its chart`).toBe(true);
+      }
+      // The week labels of one line, left to right, apart.
+      const weekLine = labels.filter((l) => l.week !== null && !/^\d{4}$/.test(l.text));
+      expect(weekLine.length, label).toBeGreaterThanOrEqual(3);
+      for (let i = 1; i < weekLine.length; i++) expect(weekLine[i]!.left, `${label}: ${weekLine[i - 1]!.text} | ${weekLine[i]!.text}`).toBeGreaterThan(weekLine[i - 1]!.right + 4);
+      // The first week shown names its year ("06-08" said neither year nor which is the month).
+      expect(labels.filter((l) => l.week === weekLine[0]!.week).map((l) => l.text), label).toContainEqual(expect.stringMatching(/^20\d\d$/));
+      await screenshot(page, `dashboard-chart-${width}`);
+      await page.close();
+    }
   });
 
   it('search pages go forward by keyset and back again, with the API\'s rows', async () => {
@@ -212,6 +244,10 @@ describe('/pulse in Chromium', () => {
       ['cve-every-cvss', `/pulse/cves/${everyCvss!.cve_id}`],
       ['advisories', '/pulse/advisories'],
       ['advisory-without-cve', `/pulse/advisories/${advisory.vendor}/${advisory.advisory_id}`],
+      // Fixes per distribution: versions such as 3.0.2-0ubuntu1.18, broken mid-version on a phone.
+      ['cve-packages', `/pulse/cves/${PACKAGES_CVE}`],
+      // Without a subscription store: the filter and its preview only, by GET.
+      ['subscribe-no-store', '/pulse/subscribe?vendor=cisco&preview=1'],
       ['not-found', '/pulse/cves/CVE-1999-99999'],
       ['bad-filter', '/pulse/cves?min_cvss=eleven'],
       // What the caller typed, quoted back by the error, wraps instead of widening the page.
@@ -229,6 +265,10 @@ describe('/pulse in Chromium', () => {
         expect(await spillingElements(page), label).toEqual([]);
         // A CVE id or a date in one piece, never broken at a hyphen.
         expect(await valuesBrokenOverLines(page), label).toEqual([]);
+        // No word of a table broken in its middle (a squeezed column: "Vulnerabili/ty", "CRITICA/L").
+        expect(await wordsBrokenMidWord(page), label).toEqual([]);
+        // Every choice of a select readable whole in its box.
+        expect(await selectsCutOff(page), label).toEqual([]);
         // Nothing wider than a phone's screen at 375 px.
         if ('width' in variant) {
           expect(await widerThanWindow(page), label).toBeLessThanOrEqual(0);
@@ -244,7 +284,7 @@ describe('/pulse in Chromium', () => {
 describe('/pulse over plain HTTP', () => {
   it('pages are complete without JavaScript: the chart and the rows are in the HTML', async () => {
     const html = await (await api.get('/pulse')).text();
-    expect(html).toMatch(/<svg[^>]*viewBox/);
+    expect(html).toMatch(/<svg class="plot"/);
     expect(html).toContain('id="kev-additions"');
     const list = await (await api.get('/pulse/cves?limit=5')).text();
     expect(list.match(/data-cve="CVE-/g)?.length).toBe(5);
@@ -277,6 +317,69 @@ describe('/pulse over plain HTTP', () => {
     const past = await (await api.get('/pulse/advisories?offset=99999')).text();
     expect(past).toMatch(/advisories; none from number 100000 on \(past the last page\)\./);
     expect(past).not.toContain('100000–99999');
+  });
+
+  it('a page past the end says so and leads to the last page (it said "No CVE matches these filters" and linked one page back, past the end again)', async () => {
+    const resultLine = (html: string) => /id="result-line"[^>]*>([^<]*)</.exec(html)?.[1];
+    const link = (html: string, rel: string) => new RegExp(`href="([^"]*)" rel="${rel}"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
+    const pastEndLink = (html: string) => /id="past-end"><a href="([^"]*)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
+    const ids = (html: string) => [...html.matchAll(/data-cve="(CVE-[^"]+)"/g)].map((m) => m[1]);
+    const total = (await api.json<{ total: number }>('/api/v1/public/cves?sort=epss&limit=1')).body.total;
+    const lastPage = Math.ceil(total / 25);
+    const lastOffset = (lastPage - 1) * 25;
+    const expectedLast = `/pulse/cves?sort=epss${lastOffset > 0 ? `&offset=${lastOffset}` : ''}`;
+
+    const byOffset = await (await api.get('/pulse/cves?sort=epss&offset=100000')).text();
+    expect(resultLine(byOffset)).toBe(`Page 4,001 is past the end: ${total} matching CVEs, on ${lastPage} pages.`);
+    expect(byOffset).not.toContain('No CVE matches');
+    expect(link(byOffset, 'prev')).toBe(expectedLast);
+    expect(pastEndLink(byOffset)).toBe(expectedLast);
+    expect(link(byOffset, 'next')).toBeUndefined();
+    const last = await (await api.get(expectedLast)).text();
+    expect(ids(last).length).toBe(total - lastOffset);
+
+    // A cursor past the last row (published order): the same, never "nothing matches".
+    const all = (await api.json<{ total: number }>('/api/v1/public/cves?limit=1')).body.total;
+    const byCursor = await (await api.get('/pulse/cves?before_published=1990-01-01T00:00:00Z&before_cve_id=CVE-1990-0001')).text();
+    expect(byCursor).not.toContain('No CVE matches');
+    expect(resultLine(byCursor)).toContain(`is past the end: ${all} matching CVEs`);
+    const back = pastEndLink(byCursor)!;
+    expect(link(byCursor, 'prev')).toBe(back);
+    expect(ids(await (await api.get(back)).text()).length).toBeGreaterThan(0);
+
+    // The advisories list: back from past the end is its last page, not offset − 25.
+    const advisories = (await api.json<{ total: number }>('/api/v1/public/vendor-advisories?limit=1')).body.total;
+    const advLast = Math.floor((advisories - 1) / 25) * 25;
+    const pastAdvisories = await (await api.get('/pulse/advisories?offset=1000')).text();
+    expect(link(pastAdvisories, 'prev')).toBe(`/pulse/advisories${advLast > 0 ? `?offset=${advLast}` : ''}`);
+    expect(pastEndLink(pastAdvisories)).toBe(link(pastAdvisories, 'prev'));
+  });
+
+  it('a page size asked by hand is the one the Per page box shows; has_cve takes the API\'s true and false; one of a thing is singular', async () => {
+    const seven = await (await api.get('/pulse/cves?limit=7')).text();
+    expect(seven).toContain('<option value="7" selected="">7</option>');
+    expect(seven.match(/data-cve="CVE-/g)?.length).toBe(7);
+    const line = (html: string) => /id="result-line"[^>]*>([\s\S]*?)<\/p>/.exec(html)?.[1]?.replace(/\s+/g, ' ').trim();
+    for (const [api_, form] of [['true', 'yes'], ['false', 'no']]) {
+      const given = await api.get(`/pulse/advisories?has_cve=${api_}`);
+      expect(given.status, api_).toBe(200);
+      expect(line(await given.text()), api_).toBe(line(await (await api.get(`/pulse/advisories?has_cve=${form}`)).text()));
+    }
+    expect((await api.get('/pulse/advisories?has_cve=maybe')).status).toBe(400);
+    const one = await (await api.get(`/pulse/cves?search=${encodeURIComponent('crafted payload admin')}`)).text();
+    expect(line(one)).toBe('Page 1: 1 of 1 matching CVE.');
+  });
+
+  it('the advisories list links each CVE it names to its page (they were plain text)', async () => {
+    const html = await (await api.get('/pulse/advisories')).text();
+    const rows = [...html.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => m[1]!).filter((row) => row.includes('/pulse/advisories/'));
+    const named = rows.flatMap((row) => [...row.matchAll(/(CVE-\d{4}-\d+)/g)].map((m) => m[1]!));
+    expect(named.length).toBeGreaterThan(0);
+    for (const id of new Set(named)) {
+      const known = (await api.get(`/api/v1/public/cves/${id}`)).status === 200;
+      if (known) expect(html, id).toContain(`<a href="/pulse/cves/${id}">${id}</a>`);
+      else expect(html, id).not.toContain(`href="/pulse/cves/${id}"`);
+    }
   });
 
   it('pages carry an ETag per snapshot and answer 304 to it; a strict CSP; assets are served locally', async () => {

@@ -9,17 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import { buildChangesCorpus } from '../helpers/changes-corpus.ts';
-import { launchChromium, screenshot, seriousAxeViolations, spillingElements, widerThanWindow, type RealBrowser } from './browser.ts';
-import { startSmtpSink, type SmtpSink } from './sinks.ts';
+import { hashToken } from '../../lib/pulse/tokens.ts';
+import { launchChromium, screenshot, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
+import { startSmtpSink, startWebhookReceiver, type SmtpSink, type WebhookReceiver } from './sinks.ts';
 
 const PUBLIC = 'https://alerts.example.org';
 let server: RunningServer;
 let smtp: SmtpSink;
+let hooks: WebhookReceiver;
 let browser: RealBrowser;
 
 beforeAll(async () => {
   const corpus = await buildChangesCorpus();
   smtp = await startSmtpSink();
+  hooks = await startWebhookReceiver();
   server = await startServer({
     dataDir: corpus.dataDir,
     host: '127.0.0.1',
@@ -27,7 +30,8 @@ beforeAll(async () => {
     rateLimit: false,
     logger: pino({ level: 'silent' }),
     snapshot: { threads: 1, memoryLimit: '512MB', poolSize: 2 },
-    pulse: { smtp: smtp.url, publicUrl: PUBLIC },
+    // The webhook receiver listens on 127.0.0.1.
+    pulse: { smtp: smtp.url, publicUrl: PUBLIC, pulseAllowPrivateWebhooks: true },
   });
   browser = await launchChromium();
 }, 240_000);
@@ -36,7 +40,28 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   await smtp?.close();
+  await hooks?.close();
 });
+
+/** The mails sent to an address so far, once the first has arrived. */
+async function mailsTo(address: string): Promise<number> {
+  for (let i = 0; i < 50 && smtp.to(address).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  return smtp.to(address).length;
+}
+
+/** A confirmed e-mail subscription made through the JSON API; its manage token. */
+async function confirmedSubscription(email: string, filter: Record<string, unknown>, cadence = 'daily'): Promise<string> {
+  const created = await fetch(`${server.url}/pulse/api/subscriptions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ channel: 'email', email, cadence, filter }),
+  });
+  expect(created.status).toBe(201);
+  expect(await mailsTo(email)).toBe(1);
+  const confirmToken = /\/pulse\/confirm\/([A-Za-z0-9_-]{22})/.exec(smtp.to(email)[0]!.text ?? '')![1];
+  const confirmed = (await (await fetch(`${server.url}/pulse/api/confirm/${confirmToken}`, { method: 'POST' })).json()) as { manage_url: string };
+  return confirmed.manage_url.split('/').at(-1)!;
+}
 
 const local = (url: string) => `${server.url}${url.replace(PUBLIC, '')}`;
 
@@ -52,6 +77,7 @@ async function checkLooks(page: import('playwright-core').Page, name: string): P
   await page.setViewportSize({ width: 375, height: 800 });
   expect(await spillingElements(page), `${name} at 375 px`).toEqual([]);
   expect(await widerThanWindow(page), `${name} at 375 px`).toBeLessThanOrEqual(0);
+  await screenshot(page, `${name}-phone`);
   await page.setViewportSize(desktop);
 }
 
@@ -71,7 +97,7 @@ describe('subscribing in the browser', () => {
 
     await page.getByLabel('E-mail address').fill('secops@example.org');
     await page.getByLabel('How often').selectOption('daily');
-    await Promise.all([page.waitForURL(/\/pulse\/subscribe$/), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    await Promise.all([page.waitForURL(/\/pulse\/subscribed\//), page.getByRole('button', { name: 'Subscribe' }).click()]);
     expect(await page.locator('h1').textContent()).toBe('Check your mail');
     expect(await page.locator('#created').textContent()).toContain('secops@example.org');
     await checkLooks(page, 'subscribe-sent');
@@ -82,10 +108,12 @@ describe('subscribing in the browser', () => {
     expect(link).toBeDefined();
     await page.goto(local(link!));
     await checkLooks(page, 'confirm');
-    await Promise.all([page.waitForLoadState('load'), page.locator('#confirm').click()]);
-    expect(await page.locator('h1').textContent()).toBe('Subscription confirmed');
+    // Confirmed: redirected to the manage page (a reload is a GET), which says so and gives its link.
+    await Promise.all([page.waitForURL(/\/pulse\/s\/[A-Za-z0-9_-]{22}\?done=confirmed$/), page.locator('#confirm').click()]);
+    expect(await page.locator('#notice').textContent()).toContain('Subscription confirmed');
     const manage = await page.locator('#manage-link').getAttribute('href');
     expect(manage).toMatch(/\/pulse\/s\//);
+    expect(page.url()).toBe(`${local(manage!)}?done=confirmed`);
 
     await page.goto(local(manage!));
     expect(await page.locator('#sub-address').textContent()).toBe('secops@example.org');
@@ -97,19 +125,29 @@ describe('subscribing in the browser', () => {
     // Edit: a lowest severity and a weekly digest, through the page's form.
     await page.locator('#m-min-severity').selectOption('HIGH');
     await page.locator('#m-cadence').selectOption('weekly');
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Save changes' }).click()]);
+    // Each form is answered by a redirect to the manage page (a GET: a reload posts nothing again).
+    await Promise.all([page.waitForURL(/\?done=update$/), page.getByRole('button', { name: 'Save changes' }).click()]);
+    expect(await page.locator('#notice').textContent()).toBe('Saved.');
     expect(await page.locator('#sub-cadence').textContent()).toBe('weekly');
     expect(await page.locator('#sub-filter').textContent()).toContain('severity HIGH or higher');
     // Pause, then resume.
-    await Promise.all([page.waitForLoadState('load'), page.locator('#pause').click()]);
+    await Promise.all([page.waitForURL(/\?done=pause$/), page.locator('#pause').click()]);
     expect(await page.locator('#sub-status').getAttribute('data-status')).toBe('paused');
-    await Promise.all([page.waitForLoadState('load'), page.locator('#resume').click()]);
+    const reloaded = await page.reload();
+    expect(reloaded?.request().method()).toBe('GET');
+    expect(await page.locator('#sub-status').getAttribute('data-status')).toBe('paused');
+    await Promise.all([page.waitForURL(/\?done=resume$/), page.locator('#resume').click()]);
     expect(await page.locator('#sub-status').getAttribute('data-status')).toBe('active');
 
     // Unsubscribe: the subscription is gone, the manage link is dead.
-    await Promise.all([page.waitForLoadState('load'), page.locator('#delete').click()]);
+    await Promise.all([page.waitForURL(/\/pulse\/unsubscribed\?/), page.locator('#delete').click()]);
     expect(await page.locator('#unsubscribed').textContent()).toContain('deleted');
     await checkLooks(page, 'unsubscribed');
+    // Back: the manage page again, by GET (it was ERR_CACHE_MISS, a POST's answer not kept), now a 404.
+    const back = await page.goBack();
+    expect(back?.request().method()).toBe('GET');
+    expect(back?.status()).toBe(404);
+    expect(await page.locator('h1').textContent()).toBe('Link not found');
     const after = await page.goto(local(manage!));
     expect(after?.status()).toBe(404);
     await page.close();
@@ -132,7 +170,7 @@ describe('subscribing in the browser', () => {
     await page.getByLabel('Vendor (a whole vendor)').fill('cisco');
     await page.getByLabel('Known exploited (KEV) only').check();
     await page.getByLabel('E-mail address').fill('unpreviewed@example.org');
-    await Promise.all([page.waitForURL(/\/pulse\/subscribe$/), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    await Promise.all([page.waitForURL(/\/pulse\/subscribed\//), page.getByRole('button', { name: 'Subscribe' }).click()]);
     expect(await page.locator('h1').textContent()).toBe('Check your mail');
     let mail = smtp.to('unpreviewed@example.org')[0];
     for (let i = 0; i < 50 && !mail; i++) {
@@ -141,7 +179,7 @@ describe('subscribing in the browser', () => {
     }
     const link = /https:\/\/alerts\.example\.org\/pulse\/confirm\/[A-Za-z0-9_-]+/.exec(mail!.text ?? '')![0];
     await page.goto(local(link));
-    await Promise.all([page.waitForLoadState('load'), page.locator('#confirm').click()]);
+    await Promise.all([page.waitForURL(/done=confirmed$/), page.locator('#confirm').click()]);
     await page.goto(local((await page.locator('#manage-link').getAttribute('href'))!));
     const filter = await page.locator('#sub-filter').textContent();
     expect(filter).toBe('vendor cisco; known exploited only');
@@ -158,8 +196,216 @@ describe('subscribing in the browser', () => {
     expect(answer.status()).toBe(400);
     await page.waitForLoadState('load');
     expect(await page.locator('#notice').getAttribute('data-field')).toBe('min_risk');
-    expect(await page.locator('#filter-form [name="min_risk"]').inputValue()).toBe('abc');
-    expect(await page.locator('#filter-form [name="vendor"]').inputValue()).toBe('cisco');
+    expect(await page.locator('#subscribe-form [name="min_risk"]').inputValue()).toBe('abc');
+    expect(await page.locator('#subscribe-form [name="vendor"]').inputValue()).toBe('cisco');
+    // Marked where it is: invalid, its message beside it, the focus on it.
+    const risk = page.locator('#s-min-risk');
+    expect(await risk.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator(`#${await risk.getAttribute('aria-describedby')}`).textContent()).toContain('min_risk');
+    expect(await page.evaluate('document.activeElement.id')).toBe('s-min-risk');
+    // The channel's fields as typed too.
+    expect(await page.locator('#s-email').inputValue()).toBe('someone@example.org');
     await page.close();
   });
+
+  it('a reload after Subscribe shows the same page and sends no second mail (the POST was answered directly: reloading it subscribed again)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
+    await page.getByLabel('E-mail address').fill('reload@example.org');
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Check your mail');
+    expect(await mailsTo('reload@example.org')).toBe(1);
+    const reloaded = await page.reload();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(smtp.to('reload@example.org').length).toBe(1);
+    expect(reloaded?.request().method()).toBe('GET');
+    expect(page.url()).toMatch(/\/pulse\/subscribed\/[A-Za-z0-9_-]{22}$/);
+    expect(await page.locator('h1').textContent()).toBe('Check your mail');
+    expect(await page.locator('#created').textContent()).toContain('reload@example.org');
+    // Back is the preview page's GET, forward this page again: nothing is posted twice.
+    expect((await page.goBack())?.request().method()).toBe('GET');
+    expect((await page.goForward())?.request().method()).toBe('GET');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(smtp.to('reload@example.org').length).toBe(1);
+    await page.close();
+  });
+
+  it('a webhook\'s secret and manage link are shown once: a reload shows them no more, and pings and creates nothing', async () => {
+    const path = '/hook-once';
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
+    await page.getByLabel('Webhook (Slack, Teams or your own endpoint)').check();
+    await page.getByLabel('Webhook URL').fill(hooks.url(path));
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Webhook subscribed');
+    const secret = (await page.locator('#secret').textContent())!;
+    expect(secret).toMatch(/^whsec_/);
+    const manage = (await page.locator('[href*="/pulse/s/"]').first().getAttribute('href'))!;
+    expect(manage).toMatch(/\/pulse\/s\/[A-Za-z0-9_-]{22}$/);
+    expect(hooks.on(path).length).toBe(1);
+    await checkLooks(page, 'subscribed-webhook');
+
+    const reloaded = await page.reload();
+    // No second ping, no second webhook (a reload posted the form again: a new secret).
+    expect(hooks.on(path).length).toBe(1);
+    expect(reloaded?.request().method()).toBe('GET');
+    expect(await page.locator('h1').textContent()).toBe('Webhook subscribed');
+    expect(await page.locator('#created').getAttribute('data-shown-already')).toBe('true');
+    const html = await page.content();
+    expect(html).not.toContain(secret);
+    expect(html).not.toContain(manage.split('/').at(-1)!);
+    expect(hooks.on(path).length).toBe(1);
+    // The one subscription is the one shown: its manage link opens it.
+    await page.goto(local(manage));
+    expect(await page.locator('#sub-address').textContent()).toBe(hooks.url(path));
+    await page.close();
+  });
+
+  it('Preview keeps the channel\'s fields out of the URL, and on the page (they went into the address bar and a cacheable URL, and were lost)', async () => {
+    const slack = 'https://hooks.slack.com/services/T0000/B0000/XXXXXXXXsecretXXXX';
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.getByLabel('Vendor (a whole vendor)').fill('cisco');
+    await page.getByLabel('E-mail address').fill('keep@example.org');
+    await page.getByLabel('Webhook (Slack, Teams or your own endpoint)').check();
+    await page.getByLabel('Webhook URL').fill(slack);
+    await page.getByLabel('How often').selectOption('weekly');
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('preview=1') && r.request().method() === 'GET'),
+      page.getByRole('button', { name: 'Preview' }).click(),
+    ]);
+    await page.waitForLoadState('load');
+    const url = page.url();
+    expect(url).toContain('vendor=cisco');
+    for (const leak of ['keep', 'slack', 'secret', 'email=', 'url=', 'cadence=']) expect(url, leak).not.toContain(leak);
+    // The page that holds them is kept by no cache and sent to no other site as a Referer.
+    expect(answer.headers()['cache-control']).toBe('no-store');
+    expect(answer.headers()['referrer-policy']).toBe('no-referrer');
+    expect(await page.locator('#preview-list > li').count()).toBeGreaterThan(0);
+    expect(await page.getByLabel('E-mail address').inputValue()).toBe('keep@example.org');
+    expect(await page.getByLabel('Webhook URL').inputValue()).toBe(slack);
+    expect(await page.getByLabel('Webhook (Slack, Teams or your own endpoint)').isChecked()).toBe(true);
+    expect(await page.getByLabel('How often').inputValue()).toBe('weekly');
+    // A preview of the filter alone (nothing typed below) is a plain, shareable URL.
+    const plain = await fetch(`${server.url}/pulse/subscribe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'vendor=cisco&intent=preview&channel=email&email=&url=&cadence=realtime',
+      redirect: 'manual',
+    });
+    expect(plain.status).toBe(303);
+    expect(plain.headers.get('location')).toBe('/pulse/subscribe?vendor=cisco&preview=1#preview-h');
+    await page.close();
+  });
+
+  it('a refused webhook keeps everything typed and marks the URL where it is (the URL, cadence and channel were reset, the message at the top only)', async () => {
+    const path = '/hook-refuses';
+    hooks.respond(path, [500]);
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
+    await page.getByLabel('Webhook (Slack, Teams or your own endpoint)').check();
+    await page.getByLabel('Webhook URL').fill(hooks.url(path));
+    await page.getByLabel('How often').selectOption('daily');
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Subscribe' }).click(),
+    ]);
+    expect(answer.status()).toBe(400);
+    await page.waitForLoadState('load');
+    expect(await page.getByLabel('Webhook URL').inputValue()).toBe(hooks.url(path));
+    expect(await page.getByLabel('Webhook (Slack, Teams or your own endpoint)').isChecked()).toBe(true);
+    expect(await page.getByLabel('How often').inputValue()).toBe('daily');
+    expect(await page.getByLabel('Vendor (a whole vendor)').inputValue()).toBe('cisco');
+    const url = page.locator('#s-url');
+    expect(await url.getAttribute('aria-invalid')).toBe('true');
+    const described = page.locator(`#${await url.getAttribute('aria-describedby')}`);
+    expect(await described.textContent()).toContain('ping');
+    // The message is by the field: in the field's own box, between its label and the input.
+    expect(await described.evaluate((el) => el.nextElementSibling?.id)).toBe('s-url');
+    expect(await page.evaluate('document.activeElement.id')).toBe('s-url');
+    await checkLooks(page, 'subscribe-refused');
+    await page.close();
+  });
+
+  it('a refused edit on the manage page keeps what was typed and marks the field (min_risk=abc discarded every change)', async () => {
+    const token = await confirmedSubscription('edit@example.org', { vendor: 'cisco' });
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/s/${token}`);
+    await page.locator('#m-vendor').fill('juniper');
+    await page.locator('#m-min-risk').fill('abc');
+    await page.locator('#m-cadence').selectOption('weekly');
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Save changes' }).click(),
+    ]);
+    expect(answer.status()).toBe(400);
+    await page.waitForLoadState('load');
+    expect(await page.locator('#m-vendor').inputValue()).toBe('juniper');
+    expect(await page.locator('#m-min-risk').inputValue()).toBe('abc');
+    expect(await page.locator('#m-cadence').inputValue()).toBe('weekly');
+    const risk = page.locator('#m-min-risk');
+    expect(await risk.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator(`#${await risk.getAttribute('aria-describedby')}`).textContent()).toContain('min_risk');
+    expect(await page.evaluate('document.activeElement.id')).toBe('m-min-risk');
+    // Nothing was saved.
+    expect(await page.locator('#sub-filter').textContent()).toBe('vendor cisco');
+    expect(await page.locator('#sub-cadence').textContent()).toBe('daily');
+    await checkLooks(page, 'manage-refused');
+    await page.close();
+  });
+});
+
+describe('tables of text on a phone and on a desktop', () => {
+  it('keep every word whole: a CVE\'s change history, the top changes, the advisories and the manage page\'s deliveries ("Servic/e", "MEDIU/M", "CRITICA/L")', async () => {
+    // A CVE with the most recorded changes, for a change history of several rows.
+    const changes = (await (await fetch(`${server.url}/api/v1/public/changes?limit=200`)).json()) as { changes: { cve_id: string | null }[] };
+    const perCve = new Map<string, number>();
+    for (const c of changes.changes) if (c.cve_id) perCve.set(c.cve_id, (perCve.get(c.cve_id) ?? 0) + 1);
+    const busiest = [...perCve].sort((a, b) => b[1] - a[1])[0]![0];
+
+    // A confirmed subscription with deliveries of each outcome, written to its ledger.
+    const manageToken = await confirmedSubscription('ledger@example.org', { vendor: 'cisco' });
+    const store = server.pulse!.store;
+    const subscription = (await store.subscriptionByToken(hashToken(manageToken), 'manage', new Date().toISOString()))!;
+    const day = (d: number) => `2026-11-${String(d).padStart(2, '0')}`;
+    for (const [n, outcome] of [
+      [20, 'sent'],
+      [21, 'failed'],
+      [22, 'abandoned'],
+    ] as const) {
+      const at = `${day(n)}T08:00:00.000Z`;
+      const begun = (await store.beginDelivery({ id: `d-${n}`, subscriptionId: subscription.id, periodKey: `daily:${day(n)}`, rangeFrom: `${day(n - 1)}T08:00:00.000Z`, rangeTo: at, items: n, at }))!;
+      const error = 'SMTP 451 4.3.0 Temporary lookup failure for recipient mailbox: MEDIUM-priority queue full';
+      await store.finishDelivery(
+        begun.id,
+        outcome === 'sent'
+          ? { status: 'sent', at, cursorAt: at, lastPeriod: `daily:${day(n)}` }
+          : outcome === 'failed'
+            ? { status: 'failed', at, error, nextAttemptAt: `${day(n)}T09:00:00.000Z` }
+            : { status: 'abandoned', at, error, cursorAt: at, lastPeriod: `daily:${day(n)}`, pauseReason: null },
+      );
+    }
+
+    const pages: [string, string, string][] = [
+      ['cve-history', `/pulse/cves/${busiest}`, '#history tbody tr'],
+      ['dashboard-changes', '/pulse', '#top-changes tbody tr'],
+      ['advisories-changes', '/pulse/advisories', '#advisories tbody tr'],
+      ['manage-deliveries', `/pulse/s/${manageToken}`, '#deliveries tbody tr'],
+    ];
+    for (const [name, path, rows] of pages) {
+      for (const width of [1280, 390]) {
+        const page = await browser.newPage({ width });
+        await page.goto(`${server.url}${path}`);
+        const label = `${path} at ${width} px`;
+        expect(await page.locator(rows).count(), label).toBeGreaterThan(0);
+        expect(await wordsBrokenMidWord(page), label).toEqual([]);
+        expect(await valuesBrokenOverLines(page), label).toEqual([]);
+        expect(await spillingElements(page), label).toEqual([]);
+        expect(await widerThanWindow(page), label).toBeLessThanOrEqual(0);
+        expect(await seriousAxeViolations(page), label).toEqual([]);
+        await screenshot(page, `${name}${width < 500 ? '-phone' : ''}`);
+        await page.close();
+      }
+    }
+  }, 120_000);
 });

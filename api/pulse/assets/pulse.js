@@ -1,6 +1,7 @@
 // /pulse enhancements. Every page works without this file; with it:
 //  - the dashboard listens to the change stream (/pulse/stream, Server-Sent Events) and shows
-//    each change as it arrives, bumping the per-kind counts of the last build;
+//    each change as it arrives; a newer build's changes replace the "Last build" tiles (its id,
+//    time and counts) and add to "Last 7 days";
 //  - inputs marked data-suggest fetch suggestions from /pulse/suggest into their datalist.
 // Text from the server is inserted with textContent only, never as HTML.
 (function () {
@@ -34,11 +35,39 @@
     while (list.children.length > 50) list.removeChild(list.lastChild);
   }
 
-  function bumpCount(kind) {
-    var cell = document.querySelector('[data-live-count="' + kind + '"]');
+  function setCount(cell, n) {
+    cell.textContent = n.toLocaleString('en-US');
+  }
+
+  function addTo(cell, by) {
     if (!cell) return;
-    var n = parseInt(cell.textContent.replace(/[^0-9]/g, ''), 10) || 0;
-    cell.textContent = String(n + 1);
+    setCount(cell, (parseInt(cell.textContent.replace(/[^0-9]/g, ''), 10) || 0) + by);
+  }
+
+  // The "Last build" tiles show one build: a change of another (newer) build replaces it — its
+  // id and time, every count from 0 — and the change is counted there and in "Last 7 days". A
+  // change of the build already shown was counted by the server (the stream may replay it).
+  function countChange(change) {
+    var panel = document.getElementById('last-build');
+    if (!panel || !change.kind || !change.build_id) return;
+    if (panel.getAttribute('data-build-id') === change.build_id) return;
+    if (panel.getAttribute('data-live-build') !== change.build_id) {
+      panel.setAttribute('data-live-build', change.build_id);
+      var id = document.getElementById('last-build-id');
+      var at = document.getElementById('last-build-at');
+      if (id) id.textContent = change.build_id;
+      if (at && change.detected_at) at.textContent = String(change.detected_at).slice(0, 10) + ' ' + String(change.detected_at).slice(11, 16) + ' UTC';
+      Array.prototype.forEach.call(panel.querySelectorAll('[data-live-count], [data-live-total]'), function (cell) { setCount(cell, 0); });
+    }
+    var week = document.getElementById('last-week');
+    [panel, week].forEach(function (box) {
+      if (!box) return;
+      addTo(box.querySelector('[data-live-count="' + change.kind + '"]'), 1);
+      var total = box.querySelector('[data-live-total]');
+      addTo(total, 1);
+      var noun = box.querySelector('.noun');
+      if (total && noun) noun.textContent = total.textContent === '1' ? 'change' : 'changes';
+    });
   }
 
   function startLive() {
@@ -55,7 +84,7 @@
       var items = Array.isArray(change.changes) ? change.changes : [change];
       for (var i = 0; i < items.length; i++) {
         showChange(list, items[i]);
-        if (items[i].kind) bumpCount(items[i].kind);
+        countChange(items[i]);
         received++;
       }
       if (status) status.textContent = 'Live: ' + received + ' change' + (received === 1 ? '' : 's') + ' received since this page opened.';

@@ -1,6 +1,7 @@
 /** A subject's change history: what changed, before → after, and why, newest first. */
 import type { ChangeRow } from '../../../lib/changes/model.ts';
 import { kindLabel, minute } from '../format.ts';
+import { Breakable } from './breakable.tsx';
 
 /** `{"service_risk":41}` → `service_risk 41`; text that is not a JSON object is shown as it is. */
 export function fieldsText(json: string | null): string {
@@ -21,7 +22,7 @@ export function ChangeHistory({ history, id }: { history: ChangeRow[] | null; id
   if (history.length === 0) return <p id={id}>No change recorded in the last 90 days.</p>;
   return (
     <div class="table-wrap">
-      <table id={id}>
+      <table id={id} class="stack">
         <thead>
           <tr>
             <th scope="col">When</th>
@@ -34,11 +35,13 @@ export function ChangeHistory({ history, id }: { history: ChangeRow[] | null; id
           {history.map((ch) => (
             <tr data-change-id={ch.change_id}>
               <td class="date">{minute(ch.detected_at)}</td>
-              <td>{kindLabel(ch.kind)}</td>
-              <td>
-                {fieldsText(ch.before)} → {fieldsText(ch.after)}
+              <td data-label="Change">{kindLabel(ch.kind)}</td>
+              <td data-label="Before → after">
+                <Breakable text={`${fieldsText(ch.before)} → ${fieldsText(ch.after)}`} />
               </td>
-              <td>{ch.why}</td>
+              <td data-label="Why">
+                <Breakable text={ch.why} />
+              </td>
             </tr>
           ))}
         </tbody>

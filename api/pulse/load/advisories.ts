@@ -15,6 +15,10 @@ export interface AdvisoryListView {
   hasCve: 'yes' | 'no' | null;
   next: string | null;
   prev: string | null;
+  /** Past the end (no row from the offset on): the query of the last page, or of the first when there is none. */
+  pastEnd: string | null;
+  /** The page's CVE ids that have a page in this snapshot (the others are shown unlinked). */
+  knownCves: Set<string>;
 }
 
 function fail(parameter: string, message: string): never {
@@ -30,8 +34,10 @@ async function advisoryVendors(snapshot: ServingSnapshot): Promise<string[]> {
 
 export async function loadAdvisoryList(snapshot: ServingSnapshot, c: Context): Promise<AdvisoryListView> {
   const vendor = c.req.query('vendor')?.trim() || null;
-  const hasCveRaw = c.req.query('has_cve')?.trim() || null;
-  if (hasCveRaw !== null && hasCveRaw !== 'yes' && hasCveRaw !== 'no') fail('has_cve', 'has_cve: expected yes or no');
+  // The form's yes/no, and the API's true/false.
+  const hasCveSent = c.req.query('has_cve')?.trim().toLowerCase() || null;
+  const hasCveRaw = hasCveSent === 'true' ? 'yes' : hasCveSent === 'false' ? 'no' : hasCveSent;
+  if (hasCveRaw !== null && hasCveRaw !== 'yes' && hasCveRaw !== 'no') fail('has_cve', 'has_cve: expected yes or no (or true or false)');
   const offsetRaw = c.req.query('offset')?.trim() || '0';
   let offset: number;
   try {
@@ -56,13 +62,19 @@ export async function loadAdvisoryList(snapshot: ServingSnapshot, c: Context): P
     if (at > 0) params.set('offset', String(at));
     return params.toString();
   };
+  const lastOffset = page.total > 0 ? Math.floor((page.total - 1) / ADVISORY_PAGE_LIMIT) * ADVISORY_PAGE_LIMIT : 0;
+  const pastEnd = page.advisories.length === 0 && offset > 0 ? link(lastOffset) : null;
+  const knownCves = new Set(page.advisories.flatMap((a) => a.cve_ids).filter((id) => snapshot.records.docOf(id) !== undefined));
   return {
     page,
+    knownCves,
     vendors,
     vendor,
     hasCve: hasCveRaw as 'yes' | 'no' | null,
     next: offset + page.advisories.length < page.total ? link(offset + ADVISORY_PAGE_LIMIT) : null,
-    prev: offset > 0 ? link(Math.max(0, offset - ADVISORY_PAGE_LIMIT)) : null,
+    // Past the end, a step back (offset − 25) is past the end again: back is the last page.
+    prev: offset > 0 ? link(pastEnd !== null ? lastOffset : Math.max(0, offset - ADVISORY_PAGE_LIMIT)) : null,
+    pastEnd,
   };
 }
 

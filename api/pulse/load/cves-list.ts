@@ -62,6 +62,15 @@ export interface CveListView {
   /** 1-based position of the page's first row when known (offset paging, first cursor page). */
   firstRow: number | null;
   pageNumber: number | null;
+  /**
+   * The page is past the end of the results (an offset or a cursor beyond the last row: a link
+   * edited by hand, or kept while the results shrank); `total` says how many there are.
+   */
+  pastEnd: boolean;
+  /** The query of the last page (by offset) when the total is known, else null. */
+  last: string | null;
+  /** Its number, when `last` is given. */
+  lastPageNumber: number | null;
 }
 
 function fail(parameter: string, message: string): never {
@@ -200,12 +209,41 @@ export async function loadCveList(snapshot: ServingSnapshot, c: Context, budgetM
     }
   }
 
+  // Nothing on a page after the first: past the end, not "nothing matches". Its way back is the
+  // last page (by offset, whatever the order) when the total is known, else the first page; a
+  // step back from it (offset − limit, or the cursor trail) would land past the end again.
+  const beyondFirst = cves.length === 0 && (offset > 0 || cursor !== null);
+  let totalOf = counted ? { total: result.total, lowerBound: result.totalIsLowerBound } : null;
+  if (beyondFirst && totalOf === null) {
+    // A cursor page is not counted: past the end, the filter's total (one row read, counted)
+    // tells whether anything matches at all and where the last page is.
+    try {
+      const whole = await listCves(snapshot, { ...request, cursor: null, offset: 0, limit: 1, skipCount: false }, performance.now() + budgetMs);
+      if (whole.totalCounted) totalOf = { total: whole.total, lowerBound: whole.totalIsLowerBound };
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+    }
+  }
+  // Nothing matches at all (a total of 0): that is what the page says, past the end or not.
+  const pastEnd = beyondFirst && !(totalOf !== null && totalOf.total === 0 && !totalOf.lowerBound);
+  const knownTotal = totalOf !== null && !totalOf.lowerBound && totalOf.total > 0 ? totalOf.total : null;
+  const lastOffset = knownTotal !== null ? Math.floor((knownTotal - 1) / limit) * limit : null;
+  const last = lastOffset !== null ? queryString(form, { ...pageFields, offset: lastOffset > 0 ? String(lastOffset) : null }) : null;
+  if (pastEnd) {
+    next = null;
+    first = queryString(form, pageFields);
+    prev = last ?? first;
+  }
+
   return {
     form,
     severities: query.severity ?? [],
+    pastEnd,
+    last,
+    lastPageNumber: lastOffset !== null ? lastOffset / limit + 1 : null,
     cves,
-    total: counted ? result.total : null,
-    totalIsLowerBound: result.totalIsLowerBound,
+    total: totalOf?.total ?? null,
+    totalIsLowerBound: totalOf?.lowerBound ?? false,
     searchRelaxed: result.searchRelaxed,
     next,
     prev,

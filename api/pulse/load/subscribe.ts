@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { ChangeFilter, ChangeRow } from '../../../lib/changes/model.ts';
-import { listChanges } from '../../queries/changes.ts';
+import { listChanges, newestChangeBuild } from '../../queries/changes.ts';
 import { listCwes, listVendors, type CweEntry, type VendorEntry } from '../../queries/catalogs.ts';
 import { listEcosystems, type EcosystemEntry } from '../../queries/catalogs.ts';
 import { TableUnavailableError } from '../../queries/support.ts';
@@ -75,15 +75,19 @@ export async function loadSubscribeFor(snapshot: ServingSnapshot, form: Record<s
   const filter = filterOfForm(form);
   const sinceMs = Date.parse(snapshot.manifest.built_at) - PREVIEW_DAYS * 86_400_000;
   let preview: SubscribeView['preview'] = null;
-  let history = true;
-  if (asked) {
+  // A snapshot whose changes table records no build (the first build of a data folder) has no
+  // history, as the dashboard says: "nothing matched since …" would read as a filter too narrow.
+  const history = await snapshot.memo('pulse-has-history', async () => {
     try {
-      const page = await listChanges(snapshot, { filter, sinceMicros: BigInt(sinceMs) * 1000n, limit: PREVIEW_ROWS });
-      preview = { changes: page.changes, more: page.next !== null, since: new Date(sinceMs).toISOString() };
+      return (await newestChangeBuild(snapshot)) !== null;
     } catch (err) {
-      if (!(err instanceof TableUnavailableError)) throw err;
-      history = false;
+      if (err instanceof TableUnavailableError) return false;
+      throw err;
     }
+  });
+  if (asked && history) {
+    const page = await listChanges(snapshot, { filter, sinceMicros: BigInt(sinceMs) * 1000n, limit: PREVIEW_ROWS });
+    preview = { changes: page.changes, more: page.next !== null, since: new Date(sinceMs).toISOString() };
   }
   const lists = await snapshot.memo('pulse-subscribe-lists', async () => ({
     vendors: await orEmpty(async () => (await listVendors(snapshot, undefined, { limit: DATALIST_ROWS, offset: 0 })).vendors),

@@ -1,7 +1,7 @@
 /** `/pulse/advisories` and `/pulse/advisories/{vendor}/{id}`: vendor advisories, with or without a CVE. */
 import type { AdvisoryDetail } from '../../queries/advisories.ts';
 import { KevBadge } from '../components/badges.tsx';
-import { advisoryPath, count, cvePath, day, fixed, safeHref } from '../format.ts';
+import { advisoryPath, counted, cvePath, day, fixed, safeHref } from '../format.ts';
 import { Layout } from '../layout.tsx';
 import type { AdvisoryListView } from '../load/advisories.ts';
 
@@ -42,7 +42,7 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
         </div>
       </form>
       <p role="status" id="result-line">
-        {count(page.total)} advisories
+        {counted(page.total, 'advisory', 'advisories')}
         {page.advisories.length > 0
           ? `, ${page.offset + 1}–${page.offset + page.advisories.length} shown`
           : page.total > 0
@@ -50,47 +50,56 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
             : ''}
         .
       </p>
-      <div class="table-wrap">
-        <table id="advisories">
-          <thead>
-            <tr>
-              <th scope="col">Advisory</th>
-              <th scope="col">Published</th>
-              <th scope="col">Severity</th>
-              <th scope="col">CVEs</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.advisories.map((a) => (
+      {view.pastEnd !== null ? (
+        <p id="past-end">
+          <a href={`/pulse/advisories${view.pastEnd ? `?${view.pastEnd}` : ''}`}>{page.total > 0 ? 'Go to the last page' : 'Go to the first page'}</a>
+        </p>
+      ) : null}
+      {page.advisories.length === 0 ? null : (
+        <div class="table-wrap">
+          <table id="advisories" class="stack">
+            <thead>
               <tr>
-                <td>
-                  <a href={advisoryPath(a.vendor, a.advisory_id)}>
-                    {a.vendor} {a.advisory_id}
-                  </a>
-                  {a.title ? <div>{a.title}</div> : null}
-                </td>
-                <td class="date">{day(a.published)}</td>
-                <td>{a.vendor_severity ?? a.aggregate_severity ?? '—'}</td>
-                <td>
-                  {a.has_cve ? (
-                    <>
-                      {a.cve_ids.slice(0, 3).map((id, i) => (
-                        <>
-                          {i > 0 ? ', ' : ''}
-                          <span class="cve-id">{id}</span>
-                        </>
-                      ))}
-                      {a.cve_ids.length > 3 ? ` +${a.cve_ids.length - 3}` : ''}
-                    </>
-                  ) : (
-                    <em>none yet</em>
-                  )}
-                </td>
+                <th scope="col">Advisory</th>
+                <th scope="col">Published</th>
+                <th scope="col">Severity</th>
+                <th scope="col">CVEs</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+            </thead>
+            <tbody>
+              {page.advisories.map((a) => (
+                <tr>
+                  <td>
+                    <a href={advisoryPath(a.vendor, a.advisory_id)}>
+                      {a.vendor} {a.advisory_id}
+                    </a>
+                    {a.title ? <div>{a.title}</div> : null}
+                  </td>
+                  <td class="date" data-label="Published">
+                    {day(a.published)}
+                  </td>
+                  <td data-label="Severity">{a.vendor_severity ?? a.aggregate_severity ?? '—'}</td>
+                  <td data-label="CVEs">
+                    {a.has_cve ? (
+                      <>
+                        {a.cve_ids.slice(0, 3).map((id, i) => (
+                          <>
+                            {i > 0 ? ', ' : ''}
+                            {view.knownCves.has(id) ? <a href={cvePath(id)}>{id}</a> : <span class="cve-id">{id}</span>}
+                          </>
+                        ))}
+                        {a.cve_ids.length > 3 ? ` +${a.cve_ids.length - 3}` : ''}
+                      </>
+                    ) : (
+                      <em>none yet</em>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
       <nav class="pager" aria-label="Pages">
         {view.prev !== null ? <a href={`/pulse/advisories${view.prev ? `?${view.prev}` : ''}`} rel="prev">← Previous page</a> : <span aria-disabled="true">← Previous page</span>}
         {view.next !== null ? <a href={`/pulse/advisories?${view.next}`} rel="next">Next page →</a> : <span aria-disabled="true">Next page →</span>}
@@ -151,7 +160,7 @@ export function AdvisoryPage({ advisory: a, buildId }: { advisory: AdvisoryDetai
           <p>This advisory names no CVE yet. Subscriptions to {a.vendor} receive it all the same.</p>
         ) : (
           <div class="table-wrap">
-            <table id="advisory-cves">
+            <table id="advisory-cves" class="stack">
               <thead>
                 <tr>
                   <th scope="col">CVE</th>
@@ -164,9 +173,9 @@ export function AdvisoryPage({ advisory: a, buildId }: { advisory: AdvisoryDetai
                 {a.cves.map((link) => (
                   <tr>
                     <td>{link.api_path ? <a href={cvePath(link.cve_id)}>{link.cve_id}</a> : <span class="cve-id">{link.cve_id}</span>}</td>
-                    <td>{link.vendor_severity ?? '—'}</td>
-                    <td>{link.cvss_score !== null ? fixed(link.cvss_score) : '—'}</td>
-                    <td>{link.exploited ? `yes${link.exploited_evidence ? ` (${link.exploited_evidence})` : ''}` : 'no'}</td>
+                    <td data-label="Vendor's band">{link.vendor_severity ?? '—'}</td>
+                    <td data-label="CVSS">{link.cvss_score !== null ? fixed(link.cvss_score) : '—'}</td>
+                    <td data-label="Exploited">{link.exploited ? `yes${link.exploited_evidence ? ` (${link.exploited_evidence})` : ''}` : 'no'}</td>
                   </tr>
                 ))}
               </tbody>

@@ -205,7 +205,7 @@ export function CvePage({ data, buildId }: { data: CvePageData; buildId: string 
         <h2 id="pkg-h">Affected packages and fixes</h2>
         {e && e.affected_packages.length > 0 ? (
           <div class="table-wrap">
-            <table id="packages">
+            <table id="packages" class="stack">
               <thead>
                 <tr>
                   <th scope="col">Package</th>
@@ -223,17 +223,34 @@ export function CvePage({ data, buildId }: { data: CvePageData; buildId: string 
                     return [
                       <tr>
                         <th scope="row">{name}</th>
-                        <td colspan={2}>{p.fixed_branches === null ? 'No version ranges on record' : 'No range on record'}{p.fixed_version ? `; fixed in ${p.fixed_version}` : ''}</td>
-                        <td class="hide-sm">{p.source}</td>
+                        <td colspan={2} data-label="Fixed in">
+                          {p.fixed_branches === null ? 'No version ranges on record' : 'No range on record'}
+                          {p.fixed_version ? <>; fixed in <span class="ident">{p.fixed_version}</span></> : ''}
+                        </td>
+                        <td class="hide-sm" data-label="Source">{p.source}</td>
                       </tr>,
                     ];
                   }
                   return p.fixed_branches.map((b) => (
                     <tr>
                       <th scope="row">{name}</th>
-                      <td>{b.introduced ?? '—'}</td>
-                      <td>{b.fixed ?? (b.last_affected ? `not fixed (last affected ${b.last_affected})` : 'no fix yet')}</td>
-                      <td class="hide-sm">{b.advisory_id ?? b.source ?? p.source}</td>
+                      <td data-label="Affected from">
+                        <span class="ident">{b.introduced ?? '—'}</span>
+                      </td>
+                      <td data-label="Fixed in">
+                        {b.fixed ? (
+                          <span class="ident">{b.fixed}</span>
+                        ) : b.last_affected ? (
+                          <>
+                            not fixed (last affected <span class="ident">{b.last_affected}</span>)
+                          </>
+                        ) : (
+                          'no fix yet'
+                        )}
+                      </td>
+                      <td class="hide-sm" data-label="Source">
+                        <span class="ident">{b.advisory_id ?? b.source ?? p.source}</span>
+                      </td>
                     </tr>
                   ));
                 })}

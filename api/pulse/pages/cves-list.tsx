@@ -2,7 +2,7 @@
 import { SEVERITIES, STATUSES } from '../../queries/cves-filter.ts';
 import { SORTS } from '../../queries/cves-list.ts';
 import { CveList } from '../components/cve-list.tsx';
-import { count } from '../format.ts';
+import { count, counted } from '../format.ts';
 import { Layout } from '../layout.tsx';
 import type { CveListView } from '../load/cves-list.ts';
 
@@ -36,16 +36,24 @@ function Pager({ view }: { view: CveListView }) {
 }
 
 function resultLine(view: CveListView): string {
+  if (view.pastEnd) {
+    const page = view.pageNumber !== null ? `Page ${count(view.pageNumber)}` : view.firstRow !== null ? `Row ${count(view.firstRow)}` : 'This page';
+    if (view.total === null || view.total === 0) return `${page} is past the end of the results.`;
+    const matching = `${view.totalIsLowerBound ? 'at least ' : ''}${count(view.total)} matching CVE${view.total === 1 ? '' : 's'}`;
+    return view.lastPageNumber !== null
+      ? `${page} is past the end: ${matching}, on ${count(view.lastPageNumber)} page${view.lastPageNumber === 1 ? '' : 's'}.`
+      : `${page} is past the end: ${matching}.`;
+  }
   const relaxed = view.searchRelaxed ? ' The phrase search ran out of time, so its words were matched anywhere.' : '';
   const total = view.total === null ? null : `${view.totalIsLowerBound ? 'at least ' : ''}${count(view.total)}`;
   // A page asked by an offset that is no multiple of the page size is named by its rows.
   if (view.pageNumber === null && view.firstRow !== null && view.cves.length > 0) {
     const rows = `Rows ${count(view.firstRow)}–${count(view.firstRow + view.cves.length - 1)}`;
-    return `${rows}${total === null ? ' shown.' : ` of ${total} matching CVEs.`}${relaxed}`;
+    return `${rows}${total === null ? ' shown.' : ` of ${total} matching ${view.total === 1 ? 'CVE' : 'CVEs'}.`}${relaxed}`;
   }
   const page = view.pageNumber !== null ? `Page ${view.pageNumber}` : 'A page';
-  if (total === null) return `${page}: ${view.cves.length} CVEs shown.`;
-  return `${page}: ${view.cves.length} of ${total} matching CVEs.${relaxed}`;
+  if (total === null) return `${page}: ${counted(view.cves.length, 'CVE')} shown.`;
+  return `${page}: ${view.cves.length} of ${total} matching ${view.total === 1 && !view.totalIsLowerBound ? 'CVE' : 'CVEs'}.${relaxed}`;
 }
 
 export function CveListPage({ view, buildId }: { view: CveListView; buildId: string }) {
@@ -124,11 +132,14 @@ export function CveListPage({ view, buildId }: { view: CveListView; buildId: str
         <div>
           <label for="f-limit">Per page</label>
           <select id="f-limit" name="limit">
-            {['10', '25', '50', '100'].map((n) => (
-              <option value={n} selected={(f.limit ?? '25') === n}>
-                {n}
-              </option>
-            ))}
+            {/* A size asked by hand (?limit=7) is shown as it is, not as the first choice. */}
+            {[...new Set(['10', '25', '50', '100', String(Number(f.limit ?? '25'))])]
+              .sort((a, b) => Number(a) - Number(b))
+              .map((n) => (
+                <option value={n} selected={String(Number(f.limit ?? '25')) === n}>
+                  {n}
+                </option>
+              ))}
           </select>
         </div>
         <div>
@@ -144,7 +155,19 @@ export function CveListPage({ view, buildId }: { view: CveListView; buildId: str
       <p id="result-line" role="status">
         {resultLine(view)}
       </p>
-      {view.cves.length === 0 ? <p>No CVE matches these filters.</p> : <CveList cves={view.cves} id="results" />}
+      {view.pastEnd ? (
+        <p id="past-end">
+          {view.last !== null ? (
+            <a href={`/pulse/cves${view.last ? `?${view.last}` : ''}`}>Go to the last page{view.lastPageNumber !== null ? ` (page ${count(view.lastPageNumber)})` : ''}</a>
+          ) : (
+            <a href={`/pulse/cves${view.first ? `?${view.first}` : ''}`}>Go to the first page</a>
+          )}
+        </p>
+      ) : view.cves.length === 0 ? (
+        <p>No CVE matches these filters.</p>
+      ) : (
+        <CveList cves={view.cves} id="results" />
+      )}
       <Pager view={view} />
     </Layout>
   );

@@ -10,7 +10,8 @@ import type { ChangedCve } from '../../queries/changes-digest.ts';
 import { CHANGE_KINDS } from '../../../lib/changes/model.ts';
 import { KevBadge, SeverityBadge } from '../components/badges.tsx';
 import { TrendChart } from '../components/trend-chart.tsx';
-import { advisoryPath, count, cvePath, day, fixed, kindLabel, minute } from '../format.ts';
+import { Breakable } from '../components/breakable.tsx';
+import { advisoryPath, count, counted, cvePath, day, fixed, kindLabel, minute } from '../format.ts';
 import { Layout } from '../layout.tsx';
 
 export interface ChangeWindow {
@@ -36,6 +37,10 @@ export interface DashboardData {
   weeks: TrendPeriod[];
 }
 
+/**
+ * Counts per kind. `live`: every kind is listed (zeros too), for pulse.js to count the changes
+ * of a build the stream brings into it (`data-live-count` names the kind).
+ */
 function KindCounts({ window, id, live }: { window: ChangeWindow; id: string; live?: boolean }) {
   const kinds = CHANGE_KINDS.filter((k) => (window.byKind[k] ?? 0) > 0 || live);
   return (
@@ -71,23 +76,28 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
     <section aria-labelledby="changes-h">
       <h2 id="changes-h">What changed</h2>
       <div class="grid">
-        <div class="panel">
+        {/* pulse.js shows a build the stream brings here: its id and time, its counts from 0. */}
+        <div class="panel" id="last-build" data-build-id={changes.lastBuild.buildId ?? ''}>
           <h3>Last build</h3>
           <p class="muted">
-            {changes.lastBuild.buildId ? (
-              <>
-                Build <code>{changes.lastBuild.buildId}</code>, {minute(changes.lastBuild.detectedAt)}: {count(changes.lastBuild.total)} changes.
-              </>
-            ) : (
-              'No build has recorded changes yet.'
-            )}
+            Build <code id="last-build-id">{changes.lastBuild.buildId ?? 'none yet'}</code>, <span id="last-build-at" class="ident">{minute(changes.lastBuild.detectedAt) || 'never'}</span>:{' '}
+            <span id="last-build-total" data-live-total>
+              {count(changes.lastBuild.total)}
+            </span>{' '}
+            <span class="noun">{changes.lastBuild.total === 1 ? 'change' : 'changes'}</span>.
           </p>
           <KindCounts window={changes.lastBuild} id="counts-last-build" live />
         </div>
-        <div class="panel">
+        {/* and adds its changes here. */}
+        <div class="panel" id="last-week">
           <h3>Last 7 days</h3>
-          <p class="muted">{count(changes.lastWeek.total)} changes.</p>
-          <KindCounts window={changes.lastWeek} id="counts-last-week" />
+          <p class="muted">
+            <span id="last-week-total" data-live-total>
+              {count(changes.lastWeek.total)}
+            </span>{' '}
+            <span class="noun">{changes.lastWeek.total === 1 ? 'change' : 'changes'}</span>.
+          </p>
+          <KindCounts window={changes.lastWeek} id="counts-last-week" live />
         </div>
       </div>
       <h3>Top changes by risk, last 7 days</h3>
@@ -95,7 +105,7 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
         <p>No CVE changed in the last 7 days.</p>
       ) : (
         <div class="table-wrap">
-          <table id="top-changes">
+          <table id="top-changes" class="stack">
             <thead>
               <tr>
                 <th scope="col">Subject</th>
@@ -112,9 +122,13 @@ function ChangesSection({ changes }: { changes: DashboardChanges | null }) {
                   <td>
                     {subjectLink(ch)} <SeverityBadge severity={ch.service_severity} /> {ch.in_kev ? <KevBadge /> : null}
                   </td>
-                  <td>{ch.kinds.map(kindLabel).join(', ')}</td>
-                  <td class="num">{fixed(ch.service_risk)}</td>
-                  <td>{ch.why}</td>
+                  <td data-label="Changes">{ch.kinds.map(kindLabel).join(', ')}</td>
+                  <td class="num" data-label="Risk">
+                    {fixed(ch.service_risk)}
+                  </td>
+                  <td data-label="Why">
+                    <Breakable text={ch.why} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -130,7 +144,7 @@ export function DashboardPage({ data }: { data: DashboardData }) {
     <Layout title="Dashboard" section="dashboard" buildId={data.buildId}>
       <h1>What changed, and what matters</h1>
       <p class="lead">
-        {count(data.cves)} CVEs in the snapshot built {minute(data.builtAt)}.
+        {counted(data.cves, 'CVE')} in the snapshot built {minute(data.builtAt)}.
       </p>
       <ChangesSection changes={data.changes} />
       <section aria-labelledby="live-h" class="panel live">

@@ -2,11 +2,19 @@
  * `/pulse/subscribe`: build a filter (with suggestions: server-rendered datalists, refined by
  * /pulse/suggest as you type when JavaScript is on), preview what it would have sent over the
  * last 30 days, then choose channel and cadence and subscribe (double opt-in for e-mail).
- * Both forms are plain HTML forms: the page works without JavaScript.
+ *
+ * One plain HTML form, posted (the page works without JavaScript): Preview and Subscribe are
+ * its two buttons. The channel's fields (an e-mail address; a webhook URL, which for Slack is its
+ * own secret) are never sent in a URL: Preview posts them and is redirected to the preview's GET
+ * page, which gets them back from a short-lived server-side draft (api/pulse/handoff.ts) named
+ * by an opaque id — they survive the preview, and stay out of the address bar, the history and
+ * shared caches. A refused form comes back with every value as typed and the field at fault
+ * marked (aria-invalid, its message beside it, focus on it).
  */
 import { SeverityBadge } from '../components/badges.tsx';
 import { advisoryPath, count, cvePath, kindLabel, minute } from '../format.ts';
 import { KindsFieldset } from '../components/kinds-fieldset.tsx';
+import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/field-error.tsx';
 import { Layout } from '../layout.tsx';
 import { FILTER_FIELDS, PREVIEW_DAYS, type SubscribeView } from '../load/subscribe.ts';
 
@@ -25,7 +33,14 @@ function describeFilter(form: Record<string, string>): string {
 }
 
 function Preview({ view }: { view: SubscribeView }) {
-  if (!view.history) return <p id="preview">This snapshot has no change history yet, so there is nothing to preview.</p>;
+  if (!view.history) {
+    return (
+      <p id="preview">
+        This snapshot carries no change history yet: the first build of a data folder records no changes, so there is nothing to preview. The next build's
+        changes will be.
+      </p>
+    );
+  }
   const p = view.preview;
   if (p === null) return <p id="preview">Choose a filter and press “Preview” to see what it would have sent.</p>;
   return (
@@ -62,9 +77,51 @@ function Preview({ view }: { view: SubscribeView }) {
   );
 }
 
-export function SubscribePage({ view, buildId, notice }: { view: SubscribeView; buildId: string; notice?: SubscribeNotice | undefined }) {
+/** The channel's fields as typed (a refused form, a draft kept across a preview). */
+export interface ChannelValues {
+  channel: string;
+  email: string;
+  url: string;
+  cadence: string;
+}
+
+export const DEFAULT_CHANNEL: ChannelValues = { channel: 'email', email: '', url: '', cadence: 'realtime' };
+
+/** The input each field's problem is shown at, and its name in the error summary. */
+const FIELDS: Record<string, { id: string; label: string }> = {
+  vendor: { id: 's-vendor', label: 'Vendor' },
+  product: { id: 's-product', label: 'Product' },
+  ecosystem: { id: 's-ecosystem', label: 'Ecosystem' },
+  package: { id: 's-package', label: 'Package' },
+  cwe: { id: 's-cwe', label: 'Weakness (CWE)' },
+  search: { id: 's-search', label: 'Words' },
+  min_severity: { id: 's-min-severity', label: 'Lowest severity' },
+  min_risk: { id: 's-min-risk', label: 'Lowest risk' },
+  kev_only: { id: 's-kev-only', label: 'Known exploited only' },
+  kind: { id: 's-kinds', label: 'Kinds of change' },
+  channel: { id: 's-channel-email', label: 'Channel' },
+  email: { id: 's-email', label: 'E-mail address' },
+  url: { id: 's-url', label: 'Webhook URL' },
+  cadence: { id: 's-cadence', label: 'How often' },
+};
+
+export interface SubscribePageProps {
+  view: SubscribeView;
+  buildId: string;
+  notice?: SubscribeNotice | undefined;
+  /** The channel's fields to show (a draft, a refused form); default: e-mail, realtime, empty. */
+  channel?: ChannelValues | undefined;
+  /** False without a subscription service: the form only previews (a GET), and says why. */
+  canSubscribe?: boolean;
+}
+
+export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL, canSubscribe = true }: SubscribePageProps) {
   const f = view.form;
   const kinds = new Set((f.kind ?? '').split(',').filter(Boolean));
+  const problem: FieldProblem | undefined = notice?.kind === 'error' && notice.field && FIELDS[notice.field] ? { field: notice.field, message: notice.message } : undefined;
+  const bad = (field: string) => invalidAttrs(problem, 's', field);
+  const message = (field: string) => <FieldMessage problem={problem} prefix="s" field={field} />;
+  const webhook = channel.channel === 'webhook';
   return (
     <Layout title="Subscribe" section="subscribe" buildId={buildId}>
       <h1>Subscribe to changes</h1>
@@ -76,132 +133,168 @@ export function SubscribePage({ view, buildId, notice }: { view: SubscribeView; 
         <div class={notice.kind === 'ok' ? 'ok-box' : 'error-box'} role={notice.kind === 'ok' ? 'status' : 'alert'} id="notice" data-field={notice.field}>
           <h2>{notice.title}</h2>
           <p>{notice.message}</p>
+          {problem ? (
+            <p>
+              <a href={`#${FIELDS[problem.field]!.id}`}>Go to {FIELDS[problem.field]!.label}</a>
+            </p>
+          ) : null}
         </div>
       ) : null}
-      <section aria-labelledby="filter-h">
-        <h2 id="filter-h">1. What to watch</h2>
-        <form class="filters" method="get" action="/pulse/subscribe" id="filter-form" aria-label="Filter">
-          <div>
-            <label for="s-vendor">Vendor (a whole vendor)</label>
-            <input id="s-vendor" type="text" name="vendor" value={f.vendor ?? ''} list="dl-vendor" data-suggest="vendor" autocomplete="off" placeholder="e.g. cisco" />
-            <datalist id="dl-vendor">
-              {view.vendors.map((v) => (
-                <option value={v.vendor}>{`${v.name} (${v.cve_count} CVE${v.cve_count === 1 ? '' : 's'})`}</option>
-              ))}
-            </datalist>
+      {/* One form: Preview and Subscribe post the filter as it stands on screen (Preview first:
+          Enter in a field previews, it never subscribes). Without a subscription service the
+          form previews by GET (no channel to post). */}
+      <form method={canSubscribe ? 'post' : 'get'} action="/pulse/subscribe" id="subscribe-form" aria-label="Subscribe">
+        <section aria-labelledby="filter-h">
+          <h2 id="filter-h">1. What to watch</h2>
+          <div class="filters" id="filter-fields">
+            <div>
+              <label for="s-vendor">Vendor (a whole vendor)</label>
+              {message('vendor')}
+              <input id="s-vendor" type="text" name="vendor" value={f.vendor ?? ''} list="dl-vendor" data-suggest="vendor" autocomplete="off" placeholder="e.g. cisco" {...bad('vendor')} />
+              <datalist id="dl-vendor">
+                {view.vendors.map((v) => (
+                  <option value={v.vendor}>{`${v.name} (${v.cve_count} CVE${v.cve_count === 1 ? '' : 's'})`}</option>
+                ))}
+              </datalist>
+            </div>
+            <div>
+              <label for="s-product">Product of that vendor</label>
+              {message('product')}
+              <input id="s-product" type="text" name="product" value={f.product ?? ''} list="dl-product" data-suggest="product" data-suggest-scope="s-vendor" autocomplete="off" {...bad('product')} />
+              <datalist id="dl-product"></datalist>
+            </div>
+            <div>
+              <label for="s-ecosystem">Ecosystem</label>
+              {message('ecosystem')}
+              <input id="s-ecosystem" type="text" name="ecosystem" value={f.ecosystem ?? ''} list="dl-ecosystem" data-suggest="ecosystem" autocomplete="off" placeholder="e.g. npm" {...bad('ecosystem')} />
+              <datalist id="dl-ecosystem">
+                {view.ecosystems.map((e) => (
+                  <option value={e.ecosystem}>{`${e.ecosystem} (${e.package_count} package${e.package_count === 1 ? '' : 's'})`}</option>
+                ))}
+              </datalist>
+            </div>
+            <div>
+              <label for="s-package">Package</label>
+              {message('package')}
+              <input id="s-package" type="text" name="package" value={f.package ?? ''} list="dl-package" data-suggest="package" data-suggest-scope="s-ecosystem" autocomplete="off" {...bad('package')} />
+              <datalist id="dl-package"></datalist>
+            </div>
+            <div>
+              <label for="s-cwe">Weakness (CWE)</label>
+              {message('cwe')}
+              <input id="s-cwe" type="text" name="cwe" value={f.cwe ?? ''} list="dl-cwe" data-suggest="cwe" autocomplete="off" placeholder="e.g. CWE-79" {...bad('cwe')} />
+              <datalist id="dl-cwe">
+                {view.cwes.map((c) => (
+                  <option value={c.cwe_id}>{`${c.cwe_id}${c.name ? ` ${c.name}` : ''}`}</option>
+                ))}
+              </datalist>
+            </div>
+            <div>
+              <label for="s-search">Words</label>
+              {message('search')}
+              <input id="s-search" type="text" name="search" value={f.search ?? ''} placeholder="e.g. remote code execution" {...bad('search')} />
+            </div>
+            <div>
+              <label for="s-min-severity">Lowest severity</label>
+              {message('min_severity')}
+              <select id="s-min-severity" name="min_severity" {...bad('min_severity')}>
+                <option value="">Any</option>
+                {SEVERITY_OPTIONS.map((s) => (
+                  <option value={s} selected={f.min_severity?.toUpperCase() === s}>
+                    {s.toLowerCase()}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div>
+              <label for="s-min-risk">Lowest risk (0–100)</label>
+              {message('min_risk')}
+              <input id="s-min-risk" type="text" inputmode="decimal" name="min_risk" value={f.min_risk ?? ''} {...bad('min_risk')} />
+            </div>
+            <div>
+              <label>
+                <input id="s-kev-only" type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
+              </label>
+              {message('kev_only')}
+            </div>
+            <KindsFieldset checked={kinds} problem={problem} prefix="s" />
+            <div>
+              {canSubscribe ? (
+                // No checks of the channel's fields for a preview.
+                <button type="submit" class="secondary" name="intent" value="preview" formnovalidate>
+                  Preview
+                </button>
+              ) : (
+                <button type="submit" class="secondary" name="preview" value="1">
+                  Preview
+                </button>
+              )}
+            </div>
           </div>
-          <div>
-            <label for="s-product">Product of that vendor</label>
-            <input id="s-product" type="text" name="product" value={f.product ?? ''} list="dl-product" data-suggest="product" data-suggest-scope="s-vendor" autocomplete="off" />
-            <datalist id="dl-product"></datalist>
-          </div>
-          <div>
-            <label for="s-ecosystem">Ecosystem</label>
-            <input id="s-ecosystem" type="text" name="ecosystem" value={f.ecosystem ?? ''} list="dl-ecosystem" data-suggest="ecosystem" autocomplete="off" placeholder="e.g. npm" />
-            <datalist id="dl-ecosystem">
-              {view.ecosystems.map((e) => (
-                <option value={e.ecosystem}>{`${e.ecosystem} (${e.package_count} package${e.package_count === 1 ? '' : 's'})`}</option>
-              ))}
-            </datalist>
-          </div>
-          <div>
-            <label for="s-package">Package</label>
-            <input id="s-package" type="text" name="package" value={f.package ?? ''} list="dl-package" data-suggest="package" data-suggest-scope="s-ecosystem" autocomplete="off" />
-            <datalist id="dl-package"></datalist>
-          </div>
-          <div>
-            <label for="s-cwe">Weakness (CWE)</label>
-            <input id="s-cwe" type="text" name="cwe" value={f.cwe ?? ''} list="dl-cwe" data-suggest="cwe" autocomplete="off" placeholder="e.g. CWE-79" />
-            <datalist id="dl-cwe">
-              {view.cwes.map((c) => (
-                <option value={c.cwe_id}>{`${c.cwe_id}${c.name ? ` ${c.name}` : ''}`}</option>
-              ))}
-            </datalist>
-          </div>
-          <div>
-            <label for="s-search">Words</label>
-            <input id="s-search" type="text" name="search" value={f.search ?? ''} placeholder="e.g. remote code execution" />
-          </div>
-          <div>
-            <label for="s-min-severity">Lowest severity</label>
-            <select id="s-min-severity" name="min_severity">
-              <option value="">Any</option>
-              {SEVERITY_OPTIONS.map((s) => (
-                <option value={s} selected={f.min_severity?.toUpperCase() === s}>
-                  {s.toLowerCase()}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label for="s-min-risk">Lowest risk (0–100)</label>
-            <input id="s-min-risk" type="text" inputmode="decimal" name="min_risk" value={f.min_risk ?? ''} />
-          </div>
-          <div>
-            <label>
-              <input type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} /> Known exploited (KEV) only
-            </label>
-          </div>
-          <KindsFieldset checked={kinds} />
-          <div>
-            {/* No checks of the channel's fields (below, in this form too) for a preview. */}
-            <button type="submit" class="secondary" name="preview" value="1" formnovalidate>
-              Preview
-            </button>
-          </div>
-        </form>
-      </section>
-      <section aria-labelledby="preview-h">
-        <h2 id="preview-h">2. What it would have sent in the last {PREVIEW_DAYS} days</h2>
-        <Preview view={view} />
-      </section>
-      <section aria-labelledby="channel-h">
-        <h2 id="channel-h">3. How to be told</h2>
-        {/* The channel's fields belong to the filter's form (`form="filter-form"`): Subscribe posts
-            the filter as it stands on screen, previewed or not (a separate form posted the last
-            previewed one, and a filter typed but not previewed was silently dropped). */}
-        <div id="subscribe-form" class="filters" role="group" aria-label="Subscribe">
-          <p class="wide" id="filter-summary">
-            Subscribes with the filter of step 1 as it stands when you press Subscribe{Object.keys(f).length > 0 ? '; last previewed: ' : '.'}
-            {Object.keys(f).length > 0 ? <strong>{describeFilter(f)}</strong> : null}
-          </p>
-          <fieldset class="wide">
-            <legend>Channel</legend>
-            <label>
-              <input type="radio" name="channel" value="email" form="filter-form" checked /> E-mail
-            </label>
-            <label>
-              <input type="radio" name="channel" value="webhook" form="filter-form" /> Webhook (Slack, Teams or your own endpoint)
-            </label>
-          </fieldset>
-          <div>
-            <label for="s-email">E-mail address</label>
-            <input id="s-email" type="email" name="email" autocomplete="email" form="filter-form" />
-          </div>
-          <div>
-            <label for="s-url">Webhook URL</label>
-            <input id="s-url" type="url" name="url" placeholder="https://hooks.example.com/…" form="filter-form" />
-            <p class="hint">Signed with a secret shown once; it must answer a ping with 2xx.</p>
-          </div>
-          <div>
-            <label for="s-cadence">How often</label>
-            <select id="s-cadence" name="cadence" form="filter-form">
-              <option value="realtime">After each build with matches</option>
-              <option value="daily">Daily digest</option>
-              <option value="weekly">Weekly digest</option>
-            </select>
-          </div>
-          <div>
-            <button type="submit" form="filter-form" formmethod="post" formaction="/pulse/subscribe">
-              Subscribe
-            </button>
-          </div>
-        </div>
-        <p class="muted">
-          Prefer a feed? The same filter as Atom:{' '}
-          <a href={`/pulse/feeds/changes.atom${Object.keys(f).length > 0 ? `?${new URLSearchParams(f).toString()}` : ''}`}>changes.atom</a>.
-        </p>
-      </section>
+        </section>
+        <section aria-labelledby="preview-h">
+          <h2 id="preview-h">2. What it would have sent in the last {PREVIEW_DAYS} days</h2>
+          <Preview view={view} />
+        </section>
+        <section aria-labelledby="channel-h">
+          <h2 id="channel-h">3. How to be told</h2>
+          {canSubscribe ? (
+            <div id="channel-fields" class="filters">
+              <p class="wide" id="filter-summary">
+                Subscribes with the filter of step 1 as it stands when you press Subscribe{Object.keys(f).length > 0 ? '; last previewed: ' : '.'}
+                {Object.keys(f).length > 0 ? <strong>{describeFilter(f)}</strong> : null}
+              </p>
+              <fieldset class="wide" aria-describedby={problem?.field === 'channel' ? 's-channel-error' : undefined}>
+                <legend>Channel</legend>
+                <label>
+                  <input id="s-channel-email" type="radio" name="channel" value="email" checked={!webhook} {...bad('channel')} /> E-mail
+                </label>
+                <label>
+                  <input type="radio" name="channel" value="webhook" checked={webhook} aria-invalid={bad('channel')['aria-invalid']} /> Webhook (Slack, Teams or your own endpoint)
+                </label>
+                {message('channel')}
+              </fieldset>
+              <div>
+                <label for="s-email">E-mail address</label>
+                {message('email')}
+                <input id="s-email" type="email" name="email" autocomplete="email" value={channel.email} {...bad('email')} />
+              </div>
+              <div>
+                <label for="s-url">Webhook URL</label>
+                {message('url')}
+                <input id="s-url" type="url" name="url" placeholder="https://hooks.example.com/…" value={channel.url} {...bad('url')} />
+                <p class="hint">Signed with a secret shown once; it must answer a ping with 2xx.</p>
+              </div>
+              <div>
+                <label for="s-cadence">How often</label>
+                {message('cadence')}
+                <select id="s-cadence" name="cadence" {...bad('cadence')}>
+                  <option value="realtime" selected={channel.cadence !== 'daily' && channel.cadence !== 'weekly'}>
+                    After each build with matches
+                  </option>
+                  <option value="daily" selected={channel.cadence === 'daily'}>
+                    Daily digest
+                  </option>
+                  <option value="weekly" selected={channel.cadence === 'weekly'}>
+                    Weekly digest
+                  </option>
+                </select>
+              </div>
+              <div>
+                <button type="submit" name="intent" value="subscribe">
+                  Subscribe
+                </button>
+              </div>
+            </div>
+          ) : (
+            <p id="channel-fields">Subscriptions are not enabled on this server (it serves no subscription store). The Atom feed below carries the same filter.</p>
+          )}
+        </section>
+      </form>
+      <p class="muted">
+        Prefer a feed? The same filter as Atom:{' '}
+        <a href={`/pulse/feeds/changes.atom${Object.keys(f).length > 0 ? `?${new URLSearchParams(f).toString()}` : ''}`}>changes.atom</a>.
+      </p>
     </Layout>
   );
 }

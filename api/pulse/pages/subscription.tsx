@@ -1,13 +1,16 @@
 /**
  * The pages a subscription's links lead to (PULSE §4): confirm (a button, never a GET that
- * changes state: mail scanners prefetch links), confirmed, manage (edit the filter and cadence,
+ * changes state: mail scanners prefetch links; confirmed, it leads to the manage page), manage (edit the filter and cadence,
  * pause or resume, delete, the last deliveries), unsubscribe, and what creating one answered.
  * Every action is a plain HTML form POST, so all of it works without JavaScript.
  */
 import type { ChangeFilter } from '../../../lib/changes/model.ts';
 import { kindLabel, minute } from '../format.ts';
 import { KindsFieldset } from '../components/kinds-fieldset.tsx';
+import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/field-error.tsx';
+import { Breakable } from '../components/breakable.tsx';
 import { Layout } from '../layout.tsx';
+import type { CreatedHandoff } from '../handoff.ts';
 
 /** The parts of the service's SubscriptionView the pages read. */
 export interface SubscriptionPageView {
@@ -36,13 +39,27 @@ export interface PageNotice {
   kind: 'ok' | 'error';
   message: string;
   field?: string | undefined;
+  /** A link to show after the message (the manage link, just confirmed). */
+  link?: string | undefined;
 }
 
-function Notice({ notice }: { notice: PageNotice | undefined }) {
+function Notice({ notice, fieldLink }: { notice: PageNotice | undefined; fieldLink?: string | undefined }) {
   if (!notice) return null;
   return (
     <div class={notice.kind === 'ok' ? 'ok-box' : 'error-box'} role={notice.kind === 'ok' ? 'status' : 'alert'} id="notice" data-field={notice.field}>
       <p>{notice.message}</p>
+      {notice.link ? (
+        <p>
+          <a href={notice.link} id="manage-link">
+            {notice.link}
+          </a>
+        </p>
+      ) : null}
+      {fieldLink ? (
+        <p>
+          <a href={fieldLink}>Go to the field</a>
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -104,59 +121,57 @@ export function ConfirmPromptPage({ token }: { token: string }) {
   );
 }
 
-export function ConfirmedPage({ view, manageUrl }: { view: SubscriptionPageView; manageUrl: string }) {
-  return (
-    <Layout title="Subscription confirmed" section="subscribe">
-      <h1>Subscription confirmed</h1>
-      <div class="ok-box" role="status">
-        <p>Alerts will arrive as you asked. Keep this link to change, pause or delete the subscription (every alert carries it too):</p>
-        <p>
-          <a href={manageUrl} id="manage-link">
-            {manageUrl}
-          </a>
-        </p>
-      </div>
-      <Facts view={view} />
-    </Layout>
-  );
+/** The edit form's values as strings, as a form holds them (a refused form: as typed). */
+export interface EditValues {
+  form: Record<string, string>;
+  cadence: string;
 }
 
-function EditForm({ view, action }: { view: SubscriptionPageView; action: string }) {
+/** The edit form's values for a subscription as stored. */
+export function editValuesOf(view: SubscriptionPageView): EditValues {
   const f = view.filter;
-  const kinds = new Set(f.kinds ?? []);
+  const form: Record<string, string> = {};
+  for (const key of ['vendor', 'product', 'ecosystem', 'package', 'cwe', 'search', 'min_severity'] as const) {
+    const value = f[key];
+    if (typeof value === 'string' && value !== '') form[key] = value;
+  }
+  if (f.min_risk !== undefined) form.min_risk = String(f.min_risk);
+  if (f.kev_only === true) form.kev_only = 'true';
+  if (f.kinds && f.kinds.length > 0) form.kind = f.kinds.join(',');
+  return { form, cadence: view.cadence };
+}
+
+/** The fields of the edit form a refusal can name. */
+const EDIT_FIELDS = new Set(['vendor', 'product', 'ecosystem', 'package', 'cwe', 'search', 'min_severity', 'min_risk', 'kev_only', 'kind', 'cadence']);
+
+function EditForm({ values, action, problem }: { values: EditValues; action: string; problem: FieldProblem | undefined }) {
+  const f = values.form;
+  const kinds = new Set((f.kind ?? '').split(',').filter(Boolean));
+  const bad = (field: string) => invalidAttrs(problem, 'm', field);
+  const message = (field: string) => <FieldMessage problem={problem} prefix="m" field={field} />;
+  const text = (field: string, label: string) => (
+    <div>
+      <label for={`m-${field}`}>{label}</label>
+      {message(field)}
+      <input id={`m-${field}`} type="text" name={field} value={f[field] ?? ''} {...bad(field)} />
+    </div>
+  );
   return (
     <form method="post" action={action} class="filters" id="edit-form" aria-label="Edit the subscription">
       <input type="hidden" name="action" value="update" />
-      <div>
-        <label for="m-vendor">Vendor</label>
-        <input id="m-vendor" type="text" name="vendor" value={f.vendor ?? ''} />
-      </div>
-      <div>
-        <label for="m-product">Product</label>
-        <input id="m-product" type="text" name="product" value={f.product ?? ''} />
-      </div>
-      <div>
-        <label for="m-ecosystem">Ecosystem</label>
-        <input id="m-ecosystem" type="text" name="ecosystem" value={f.ecosystem ?? ''} />
-      </div>
-      <div>
-        <label for="m-package">Package</label>
-        <input id="m-package" type="text" name="package" value={f.package ?? ''} />
-      </div>
-      <div>
-        <label for="m-cwe">Weakness (CWE)</label>
-        <input id="m-cwe" type="text" name="cwe" value={f.cwe ?? ''} />
-      </div>
-      <div>
-        <label for="m-search">Words</label>
-        <input id="m-search" type="text" name="search" value={f.search ?? ''} />
-      </div>
+      {text('vendor', 'Vendor')}
+      {text('product', 'Product')}
+      {text('ecosystem', 'Ecosystem')}
+      {text('package', 'Package')}
+      {text('cwe', 'Weakness (CWE)')}
+      {text('search', 'Words')}
       <div>
         <label for="m-min-severity">Lowest severity</label>
-        <select id="m-min-severity" name="min_severity">
+        {message('min_severity')}
+        <select id="m-min-severity" name="min_severity" {...bad('min_severity')}>
           <option value="">Any</option>
           {['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'].map((s) => (
-            <option value={s} selected={f.min_severity === s}>
+            <option value={s} selected={f.min_severity?.toUpperCase() === s}>
               {s.toLowerCase()}
             </option>
           ))}
@@ -164,28 +179,31 @@ function EditForm({ view, action }: { view: SubscriptionPageView; action: string
       </div>
       <div>
         <label for="m-min-risk">Lowest risk (0–100)</label>
-        <input id="m-min-risk" type="text" inputmode="decimal" name="min_risk" value={f.min_risk !== undefined ? String(f.min_risk) : ''} />
+        {message('min_risk')}
+        <input id="m-min-risk" type="text" inputmode="decimal" name="min_risk" value={f.min_risk ?? ''} {...bad('min_risk')} />
       </div>
       <div>
         <label>
-          <input type="checkbox" name="kev_only" value="true" checked={f.kev_only === true} /> Known exploited (KEV) only
+          <input type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
         </label>
+        {message('kev_only')}
       </div>
       <div>
         <label for="m-cadence">How often</label>
-        <select id="m-cadence" name="cadence">
+        {message('cadence')}
+        <select id="m-cadence" name="cadence" {...bad('cadence')}>
           {[
             ['realtime', 'After each build with matches'],
             ['daily', 'Daily digest'],
             ['weekly', 'Weekly digest'],
           ].map(([value, label]) => (
-            <option value={value} selected={view.cadence === value}>
+            <option value={value} selected={values.cadence === value}>
               {label}
             </option>
           ))}
         </select>
       </div>
-      <KindsFieldset checked={kinds} />
+      <KindsFieldset checked={kinds} problem={problem} prefix="m" />
       <div>
         <button type="submit">Save changes</button>
       </div>
@@ -193,13 +211,19 @@ function EditForm({ view, action }: { view: SubscriptionPageView; action: string
   );
 }
 
-export function ManagePage({ view, token, notice }: { view: SubscriptionPageView; token: string; notice?: PageNotice | undefined }) {
+/**
+ * `edit`: the edit form's values as posted, when they were refused (shown again as typed, the
+ * field at fault marked); else the subscription's own.
+ */
+export function ManagePage({ view, token, notice, edit }: { view: SubscriptionPageView; token: string; notice?: PageNotice | undefined; edit?: EditValues | undefined }) {
   const action = `/pulse/s/${encodeURIComponent(token)}`;
   const paused = view.status === 'paused';
+  const problem: FieldProblem | undefined =
+    notice?.kind === 'error' && notice.field && EDIT_FIELDS.has(notice.field) ? { field: notice.field, message: notice.message } : undefined;
   return (
     <Layout title="Your subscription" section="subscribe">
       <h1>Your subscription</h1>
-      <Notice notice={notice} />
+      <Notice notice={notice} fieldLink={problem ? `#m-${problem.field === 'kind' ? 'kinds' : problem.field.replace(/_/g, '-')}` : undefined} />
       {view.problem ? (
         <div class="error-box" role="alert" id="problem">
           <p>
@@ -214,7 +238,7 @@ export function ManagePage({ view, token, notice }: { view: SubscriptionPageView
           <p id="deliveries">Nothing delivered yet.</p>
         ) : (
           <div class="table-wrap">
-            <table id="deliveries">
+            <table id="deliveries" class="stack">
               <thead>
                 <tr>
                   <th scope="col">Period</th>
@@ -232,12 +256,22 @@ export function ManagePage({ view, token, notice }: { view: SubscriptionPageView
               <tbody>
                 {view.deliveries.map((d) => (
                   <tr>
-                    <td>{d.period}</td>
-                    <td>{d.status}</td>
-                    <td class="num">{d.changes}</td>
-                    <td class="num">{d.attempts}</td>
-                    <td class="date">{minute(d.last_attempt_at)}</td>
-                    <td>{d.error ?? ''}</td>
+                    <td>
+                      <span class="ident">{d.period}</span>
+                    </td>
+                    <td data-label="Outcome">{d.status}</td>
+                    <td class="num" data-label="Changes">
+                      {d.changes}
+                    </td>
+                    <td class="num" data-label="Attempts">
+                      {d.attempts}
+                    </td>
+                    <td class="date" data-label="Last attempt">
+                      {minute(d.last_attempt_at)}
+                    </td>
+                    <td data-label="Error">
+                      <Breakable text={d.error ?? '—'} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -247,7 +281,7 @@ export function ManagePage({ view, token, notice }: { view: SubscriptionPageView
       </section>
       <section aria-labelledby="edit-h">
         <h2 id="edit-h">Change it</h2>
-        <EditForm view={view} action={action} />
+        <EditForm values={edit ?? editValuesOf(view)} action={action} problem={problem} />
       </section>
       <section aria-labelledby="stop-h">
         <h2 id="stop-h">Pause or stop it</h2>
@@ -259,6 +293,7 @@ export function ManagePage({ view, token, notice }: { view: SubscriptionPageView
             </button>
           </form>
           <form method="post" action={`${action}/unsubscribe`}>
+            <input type="hidden" name="from" value="page" />
             <button type="submit" class="danger" id="delete">
               Delete (unsubscribe)
             </button>
@@ -275,6 +310,7 @@ export function UnsubscribePromptPage({ token }: { token: string }) {
       <h1>Unsubscribe</h1>
       <p>Press the button to delete this subscription. Nothing more will be sent.</p>
       <form method="post" action={`/pulse/s/${encodeURIComponent(token)}/unsubscribe`}>
+        <input type="hidden" name="from" value="page" />
         <button type="submit" class="danger" id="unsubscribe">
           Unsubscribe
         </button>
@@ -297,10 +333,10 @@ export function UnsubscribedPage({ existed }: { existed: boolean }) {
   );
 }
 
-export function LinkNotFoundPage({ message }: { message: string }) {
+export function LinkNotFoundPage({ message, title = 'Link not found' }: { message: string; title?: string }) {
   return (
-    <Layout title="Link not found" section="subscribe">
-      <h1>Link not found</h1>
+    <Layout title={title} section="subscribe">
+      <h1>{title}</h1>
       <div class="error-box" role="alert" data-status="404">
         <p>{message}</p>
       </div>
@@ -311,14 +347,29 @@ export function LinkNotFoundPage({ message }: { message: string }) {
   );
 }
 
-export interface CreatedView {
-  channel: string;
-  manage_url: string | null;
-  secret: string | null;
-  confirmation: { sent_to: string; expires_at: string } | null;
-}
-
-export function SubscribedPage({ created }: { created: CreatedView }) {
+/**
+ * What creating a subscription answered, on the GET page its POST was redirected to: where the
+ * confirmation mail went; or a webhook's secret and manage link, shown this once
+ * (`shownAlready`: the page's reload, which has them no more).
+ */
+export function SubscribedPage({ created, shownAlready = false }: { created?: CreatedHandoff; shownAlready?: boolean }) {
+  if (shownAlready || !created) {
+    return (
+      <Layout title="Webhook subscribed" section="subscribe">
+        <h1>Webhook subscribed</h1>
+        <div class="ok-box" role="status" id="created" data-shown-already="true">
+          <p>
+            The webhook is subscribed. Its signing secret and manage link were shown once, when this page first opened, and are not kept to be shown again.
+            If you did not keep them, subscribe again; to stop the first subscription's deliveries, have your endpoint answer them with 410 Gone (that pauses
+            it).
+          </p>
+        </div>
+        <p>
+          <a href="/pulse/subscribe">Subscribe to something else</a>
+        </p>
+      </Layout>
+    );
+  }
   return (
     <Layout title="Subscribed" section="subscribe">
       <h1>{created.confirmation ? 'Check your mail' : 'Webhook subscribed'}</h1>
@@ -331,13 +382,13 @@ export function SubscribedPage({ created }: { created: CreatedView }) {
         </div>
       ) : (
         <div class="ok-box" role="status" id="created">
-          <p>Your endpoint answered the ping. Every delivery is signed with this secret — it is shown only once, keep it now:</p>
+          <p>Your endpoint answered the ping. Every delivery is signed with this secret — it is shown only once (a reload of this page shows it no more), keep it now:</p>
           <p>
             <code id="secret">{created.secret ?? ''}</code>
           </p>
           {created.manage_url ? (
             <p>
-              Manage it here: <a href={created.manage_url}>{created.manage_url}</a>
+              Manage it here (shown only once too): <a href={created.manage_url} id="manage-link">{created.manage_url}</a>
             </p>
           ) : null}
         </div>

@@ -1,0 +1,101 @@
+/**
+ * Short-lived handoffs from a form's POST to the GET page it redirects to (POST-redirect-GET):
+ * a reload or Back then repeats a GET, never the POST (which created a second subscription and
+ * sent a second confirmation mail, or a second webhook with a new secret).
+ *
+ * What a redirect cannot carry in its URL is kept here, in this process's memory, under an
+ * unguessable id (128 random bits) that only the redirect's Location names:
+ *
+ *   - `created`: what creating a subscription answered. A webhook's signing secret and manage
+ *     link are shown ONCE: the first GET takes them (they are deleted from memory as it reads
+ *     them; a tombstone says "already shown" to a reload until the entry expires). They are never
+ *     written anywhere in clear — the subscription store keeps the secret only to sign with, and
+ *     the manage token hashed. An e-mail subscription's page holds no secret (where the link went,
+ *     until when): a reload shows it again.
+ *   - `draft`: the channel fields typed before pressing Preview (e-mail address, webhook URL —
+ *     a Slack webhook URL is its own secret —, cadence), so they survive the preview without
+ *     going into its URL, the history or a shared cache.
+ *
+ * Entries expire (minutes), and the table is bounded (the oldest go first), so memory cannot be
+ * filled by posting. One process's memory: behind a load balancer the GET that follows a 303
+ * must reach the same replica, as it does over the kept-alive connection the browser follows a
+ * redirect on; when it does not (or the entry expired), the page says so instead of guessing.
+ */
+import { randomBytes } from 'node:crypto';
+
+export interface CreatedHandoff {
+  kind: 'created';
+  channel: 'email' | 'webhook';
+  /** Webhooks: shown once. */
+  manage_url: string | null;
+  secret: string | null;
+  /** E-mail: where the confirmation link went and until when it works. */
+  confirmation: { sent_to: string; expires_at: string } | null;
+}
+
+export interface DraftHandoff {
+  kind: 'draft';
+  channel: string;
+  email: string;
+  url: string;
+  cadence: string;
+}
+
+export type Handoff = CreatedHandoff | DraftHandoff;
+
+interface Entry {
+  value: Handoff | null;
+  /** A one-time value was read: its page says so to a reload. */
+  taken: boolean;
+  expiresAt: number;
+}
+
+export const CREATED_TTL_MS = 15 * 60_000;
+export const DRAFT_TTL_MS = 60 * 60_000;
+const MAX_ENTRIES = 10_000;
+const ID_SHAPE = /^[A-Za-z0-9_-]{22}$/;
+
+export class Handoffs {
+  readonly #entries = new Map<string, Entry>();
+  readonly #now: () => number;
+  #lastSweep = 0;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  /** Keeps a value for `ttlMs` and returns its id. */
+  put(value: Handoff, ttlMs: number): string {
+    const now = this.#now();
+    // Expired entries are swept at most once a minute (a read drops an expired one it meets).
+    if (now - this.#lastSweep >= 60_000) {
+      this.#lastSweep = now;
+      for (const [id, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(id);
+    }
+    while (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    const id = randomBytes(16).toString('base64url');
+    this.#entries.set(id, { value, taken: false, expiresAt: now + ttlMs });
+    return id;
+  }
+
+  /**
+   * The value under `id`: `taken` when a one-time value was already read, null when there is
+   * none (unknown, expired, another process's). A webhook's creation (its secret) is handed out
+   * once: this read deletes it.
+   */
+  read(id: string | undefined): Handoff | 'taken' | null {
+    if (id === undefined || !ID_SHAPE.test(id)) return null;
+    const entry = this.#entries.get(id);
+    if (!entry || entry.expiresAt <= this.#now()) {
+      this.#entries.delete(id);
+      return null;
+    }
+    if (entry.taken || entry.value === null) return 'taken';
+    const value = entry.value;
+    if (value.kind === 'created' && value.secret !== null) {
+      entry.value = null;
+      entry.taken = true;
+    }
+    return value;
+  }
+}
