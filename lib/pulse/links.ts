@@ -50,11 +50,14 @@ export function defaultPublicUrl(port: number): string {
 
 /**
  * Paths whose segment after these prefixes is a capability token: whoever reads it can manage
- * or confirm the subscription. Never written to a log.
+ * or confirm the subscription (or, `subscribed/`, read a new webhook's secret once). Never
+ * written to a log.
  */
-const TOKEN_PATH = /(\/pulse\/(?:s|confirm|api\/subscriptions|api\/confirm)\/)[^/?#]+/g;
+const TOKEN_PATH = /(\/pulse\/(?:s|confirm|subscribed|api\/subscriptions|api\/confirm)\/)[^/?#]+/g;
+/** A subscribe form's draft (its e-mail address or webhook URL) named in a query. */
+const DRAFT_PARAM = /([?&]draft=)[^&#]+/g;
 
 /** A URL or path with every capability token replaced by `<token>` (for logs). */
 export function withoutTokens(url: string): string {
-  return url.replace(TOKEN_PATH, '$1<token>');
+  return url.replace(TOKEN_PATH, '$1<token>').replace(DRAFT_PARAM, '$1<token>');
 }

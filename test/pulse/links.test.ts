@@ -13,6 +13,8 @@ describe('withoutTokens', () => {
       [`/pulse/api/subscriptions/${token}/deliveries?limit=5`, '/pulse/api/subscriptions/<token>/deliveries?limit=5'],
       [`/pulse/api/subscriptions/${token}/pause`, '/pulse/api/subscriptions/<token>/pause'],
       [`/pulse/api/confirm/${token}`, '/pulse/api/confirm/<token>'],
+      [`/pulse/subscribed/${token}`, '/pulse/subscribed/<token>'],
+      [`/pulse/subscribe?vendor=cisco&preview=1&draft=${token}`, '/pulse/subscribe?vendor=cisco&preview=1&draft=<token>'],
     ]) {
       expect(withoutTokens(path)).toBe(shown);
       expect(withoutTokens(`http://127.0.0.1:8080${path}`)).toBe(`http://127.0.0.1:8080${shown}`);
