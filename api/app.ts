@@ -89,9 +89,10 @@ function validationHook(
 
 /** Paths of the web area answered with HTML (not its JSON API, feeds or stream). */
 function isPulsePage(path: string): boolean {
-  if (path !== '/pulse' && !path.startsWith('/pulse/')) return false;
-  return !['/pulse/api/', '/pulse/feeds/', '/pulse/stream'].some((prefix) => path.startsWith(prefix)) && path !== '/pulse/api' && path !== '/pulse/feeds';
+  return PULSE_AREA.test(path) && !PULSE_NOT_PAGES.test(path);
 }
+const PULSE_AREA = /^\/pulse(?:\/|$)/;
+const PULSE_NOT_PAGES = /^\/pulse\/(?:api(?:\/|$)|feeds(?:\/|$)|stream)/;
 
 /** `GET /api/v1/health` (not part of the contract): what a load balancer or an operator checks. */
 const healthRoute = createRoute({

@@ -178,8 +178,10 @@ export function withSharedDeclarations(document: Record<string, unknown>): Recor
       add('431', 'RequestHeadersTooLarge');
       add('500', 'Internal');
       if (path.startsWith(`${PUBLIC_PREFIX}/`)) add('503', 'Unavailable');
-      if (path.startsWith('/pulse/api/')) add('503', 'SubscriptionsUnavailable');
-      if (path.startsWith('/pulse/api/') && method !== 'get') add('403', 'CrossSiteRequest');
+      if (path.startsWith('/pulse/api/')) {
+        add('503', 'SubscriptionsUnavailable');
+        if (method !== 'get') add('403', 'CrossSiteRequest');
+      }
       // Status order, as readers expect.
       op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
     }

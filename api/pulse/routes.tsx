@@ -70,30 +70,39 @@ export function registerPulsePageMethods(app: ApiApp, withService: boolean): voi
 
 type Render = (snapshot: ServingSnapshot, c: Context) => Promise<unknown>;
 
+/**
+ * `answer` on the served snapshot, a PageError as its HTML page (naming the snapshot when one
+ * was served; none served is a PageError too).
+ */
+async function withPageSnapshot(c: Context, config: ApiConfig, answer: (snapshot: ServingSnapshot) => Promise<Response>): Promise<Response> {
+  try {
+    return await withSnapshot(config.store, async (snapshot) => {
+      try {
+        return await answer(snapshot);
+      } catch (err) {
+        if (err instanceof PageError) return errorPage(c, err, snapshot.buildId);
+        throw err;
+      }
+    });
+  } catch (err) {
+    if (err instanceof PageError) return errorPage(c, err);
+    throw err;
+  }
+}
+
 /** A page read from the snapshot: 304 by ETag before any work, errors as HTML pages. */
 function snapshotPage(config: ApiConfig, render: Render) {
-  return async (c: Context): Promise<Response> => {
-    try {
-      return await withSnapshot(config.store, async (snapshot) => {
-        const etag = snapshotPageEtag(c, snapshot.buildId);
-        const cached = notModified(c, etag);
-        if (cached) return cached;
-        try {
-          const started = performance.now();
-          const html = await documentOf(await render(snapshot, c));
-          // Server time of the page (read by `npm run bench:pulse` and browsers' dev tools).
-          c.header('Server-Timing', `page;dur=${(performance.now() - started).toFixed(2)}`);
-          return sendPage(c, html, { etag });
-        } catch (err) {
-          if (err instanceof PageError) return errorPage(c, err, snapshot.buildId);
-          throw err;
-        }
-      });
-    } catch (err) {
-      if (err instanceof PageError) return errorPage(c, err);
-      throw err;
-    }
-  };
+  return (c: Context): Promise<Response> =>
+    withPageSnapshot(c, config, async (snapshot) => {
+      const etag = snapshotPageEtag(c, snapshot.buildId);
+      const cached = notModified(c, etag);
+      if (cached) return cached;
+      const started = performance.now();
+      const html = await documentOf(await render(snapshot, c));
+      // Server time of the page (read by `npm run bench:pulse` and browsers' dev tools).
+      c.header('Server-Timing', `page;dur=${(performance.now() - started).toFixed(2)}`);
+      return sendPage(c, html, { etag });
+    });
 }
 
 /** What the pages share with the subscription pages (api/pulse/link-pages.tsx) when a subscription service is served. */
@@ -107,29 +116,19 @@ export interface PulsePageOptions {
  * fields (an address, a webhook URL) filled back from the draft — never cached, never sent as
  * a Referer (the id reads the draft back while it lasts).
  */
-async function subscribeDraftPage(c: Context, config: ApiConfig, handoffs: Handoffs, draftId: string): Promise<Response> {
-  try {
-    return await withSnapshot(config.store, async (snapshot) => {
-      try {
-        const view = await loadSubscribe(snapshot, c);
-        const draft = handoffs.read(draftId);
-        const channel = draft !== null && draft !== 'taken' && draft.kind === 'draft' ? draft : undefined;
-        const notice = channel
-          ? undefined
-          : { kind: 'error' as const, title: 'Type the channel again', message: 'What you typed under "How to be told" before the preview is no longer kept (it is kept for an hour, on this server only): type it again.' };
-        const html = await documentOf(<SubscribePage view={view} buildId={snapshot.buildId} channel={channel} notice={notice} />);
-        const res = sendPage(c, html, { cacheControl: CACHE_CONTROL.noStore });
-        res.headers.set('Referrer-Policy', 'no-referrer');
-        return res;
-      } catch (err) {
-        if (err instanceof PageError) return errorPage(c, err, snapshot.buildId);
-        throw err;
-      }
-    });
-  } catch (err) {
-    if (err instanceof PageError) return errorPage(c, err);
-    throw err;
-  }
+function subscribeDraftPage(c: Context, config: ApiConfig, handoffs: Handoffs, draftId: string): Promise<Response> {
+  return withPageSnapshot(c, config, async (snapshot) => {
+    const view = await loadSubscribe(snapshot, c);
+    const draft = handoffs.read(draftId);
+    const channel = draft !== null && draft !== 'taken' && draft.kind === 'draft' ? draft : undefined;
+    const notice = channel
+      ? undefined
+      : { kind: 'error' as const, title: 'Type the channel again', message: 'What you typed under "How to be told" before the preview is no longer kept (it is kept for an hour, on this server only): type it again.' };
+    const html = await documentOf(<SubscribePage view={view} buildId={snapshot.buildId} channel={channel} notice={notice} />);
+    const res = sendPage(c, html, { cacheControl: CACHE_CONTROL.noStore });
+    res.headers.set('Referrer-Policy', 'no-referrer');
+    return res;
+  });
 }
 
 export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageOptions): void {

@@ -30,17 +30,7 @@ function rawRequest(request: Buffer): Promise<RawAnswer> {
     const chunks: Buffer[] = [];
     socket.on('data', (d: Buffer) => chunks.push(d));
     socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [head = '', ...rest] = text.split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = new Headers();
-      for (const line of lines) {
-        const at = line.indexOf(':');
-        headers.append(line.slice(0, at), line.slice(at + 1).trim());
-      }
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
-    });
+    socket.on('close', () => resolve(parseAnswer(Buffer.concat(chunks).toString('utf8'))));
   });
 }
 
