@@ -20,7 +20,7 @@ interface ParamDoc {
   maximum?: number;
   default?: unknown;
   example?: unknown;
-  enum?: string[];
+  enum?: (string | boolean)[];
   pattern?: string;
   maxLength?: number;
 }
@@ -100,6 +100,15 @@ export function parseBoolean(raw: string): boolean {
 /** `true`/`false`, `1`/`0`, `yes`/`no`, any case. */
 export function booleanParam(description: string) {
   return queryParam(parseBoolean, { type: 'boolean', description });
+}
+
+/**
+ * A boolean parameter an endpoint serves only as false (shared with one that serves both): the
+ * document says so with `enum: [false]`, so a client that generates requests from it never
+ * sends the true that is always refused.
+ */
+export function falseOnlyParam(description: string) {
+  return queryParam(parseBoolean, { type: 'boolean', enum: [false], description });
 }
 
 /** One of `values`, any case; the value comes back as spelled in `values`. */

@@ -7,6 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { YEAR_MAX, YEAR_MIN } from '../../lib/calendar.ts';
 import {
   booleanParam,
+  falseOnlyParam,
   CVE_ID_PATTERN,
   enumListParam,
   enumParam,
@@ -113,6 +114,7 @@ export const CveMatchQuery = z.object({
     .optional()
     .openapi({ description: 'Product of that vendor, spelled like `vendor`. Absent or blank: every product of the vendor.', example: 'linux_kernel', maxLength: MATCH_TEXT_MAX }),
   ...listParams,
+  reverse: falseOnlyParam('Not served here: `reverse=true` is refused with 400 REVERSE_NOT_ALLOWED (the reverse reading is of the unfiltered listing, contract 4.1 rule 3).'),
 });
 
 export const CveExportQuery = z.object(filterParams);

@@ -213,6 +213,8 @@ describe('parameter schemas accept exactly what the server accepts', () => {
     // `not: {}`: the schema no value satisfies.
     if (schema.not !== undefined && Object.keys(schema.not as object).length === 0) return false;
     if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(raw)) return false;
+    // An enum as a client writes its values in a query (`false` for the boolean false).
+    if (schema.enum !== undefined && !(schema.enum as unknown[]).map(String).includes(raw)) return false;
     if (schema.maxLength !== undefined && [...raw].length > (schema.maxLength as number)) return false;
     return true;
   }
@@ -272,6 +274,16 @@ describe('parameter schemas accept exactly what the server accepts', () => {
   it('/cves/match: vendor not blank, vendor and product at most 200 characters', async () => {
     await agree('/api/v1/public/cves/match', 'vendor', ['linux', 'Palo Alto Networks', '', '  ', '🙂'.repeat(200), '🙂'.repeat(201), 'x'.repeat(201)]);
     await agree('/api/v1/public/cves/match', 'product', ['linux_kernel', '', '  ', '🙂'.repeat(200), '🙂'.repeat(201)], '&vendor=linux');
+  });
+
+  it('reverse: both values on /cves, only false on /cves/match (where true is always refused)', async () => {
+    await agree('/api/v1/public/cves', 'reverse', ['true', 'false']);
+    const match = doc.paths['/api/v1/public/cves/match']!.get!.parameters!.find((p) => p.name === 'reverse')!.schema;
+    expect(schemaAllows(match, 'false')).toBe(true);
+    expect(schemaAllows(match, 'true')).toBe(false);
+    expect((await s.get('/api/v1/public/cves/match?vendor=linux&reverse=false')).status).toBe(200);
+    const refused = await s.json<{ code: string }>('/api/v1/public/cves/match?vendor=linux&reverse=true');
+    expect([refused.status, refused.body.code]).toEqual([400, 'REVERSE_NOT_ALLOWED']);
   });
 
   it('vendor on /cves: refused whatever its value, and the schema takes no value', async () => {
