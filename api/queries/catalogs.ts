@@ -8,6 +8,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { requireTables, selectRows, shortTextSql, type SnapshotReader } from './support.ts';
+import { canonicalEcosystem } from '../../lib/versions/ecosystems.ts';
 
 export interface Paging {
   limit: number;
@@ -34,6 +35,8 @@ export interface EcosystemEntry {
   ecosystem: string;
   package_count: number;
   cve_count: number;
+  /** Whether /packages answers this ecosystem (its versions have an order the service knows). */
+  package_lookup: boolean;
 }
 
 export interface VendorEntry {
@@ -93,8 +96,8 @@ function cached<T>(cache: WeakMap<DuckDBConnection, Promise<T>>, connection: Duc
 /** Package ecosystems of affected packages of active CVEs, most CVEs first. */
 export async function listEcosystems(reader: SnapshotReader): Promise<EcosystemEntry[]> {
   requireTables(reader, 'affected_packages');
-  return cached(ecosystemCache, reader.connection, () =>
-    selectRows<EcosystemEntry>(
+  return cached(ecosystemCache, reader.connection, async () =>
+    (await selectRows<Omit<EcosystemEntry, 'package_lookup'>>(
       reader,
       `SELECT ap.ecosystem, count(DISTINCT lower(ap.package_name))::INTEGER AS package_count,
               count(DISTINCT ap.cve_id)::INTEGER AS cve_count
@@ -102,7 +105,7 @@ export async function listEcosystems(reader: SnapshotReader): Promise<EcosystemE
        WHERE ap.ecosystem IS NOT NULL
        GROUP BY ap.ecosystem
        ORDER BY cve_count DESC, ap.ecosystem`,
-    ),
+    )).map((row) => ({ ...row, package_lookup: canonicalEcosystem(row.ecosystem) !== null })),
   );
 }
 

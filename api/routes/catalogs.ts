@@ -33,7 +33,17 @@ const CweListSchema = z
 
 const EcosystemListSchema = z
   .object({
-    ecosystems: z.array(z.object({ ecosystem: z.string(), package_count: z.number().int(), cve_count: z.number().int() })),
+    ecosystems: z.array(
+      z.object({
+        ecosystem: z.string(),
+        package_count: z.number().int(),
+        cve_count: z.number().int(),
+        package_lookup: z.boolean().openapi({
+          description:
+            'true: `/packages/{ecosystem}/{name}` and purls of this ecosystem are answered. false: listed for its counts only; its versions have no order the service knows (OSV `GIT` ranges name commits), so package questions about it are refused with 400.',
+        }),
+      }),
+    ),
     total: z.number().int(),
   })
   .openapi('EcosystemList');

@@ -61,19 +61,19 @@ describe('/cwes', () => {
 describe('/ecosystems', () => {
   it('lists ecosystems with distinct packages and active CVEs', async () => {
     expect(await listEcosystems(sample)).toEqual([
-      { ecosystem: 'PyPI', package_count: 7, cve_count: 8 },
-      { ecosystem: 'npm', package_count: 3, cve_count: 3 },
-      { ecosystem: 'Go', package_count: 2, cve_count: 2 },
-      { ecosystem: 'Alpine:v3.20', package_count: 1, cve_count: 1 },
-      { ecosystem: 'Debian:11', package_count: 1, cve_count: 1 },
-      { ecosystem: 'Debian:12', package_count: 1, cve_count: 1 },
-      { ecosystem: 'GIT', package_count: 1, cve_count: 1 },
-      { ecosystem: 'Maven', package_count: 1, cve_count: 1 },
-      { ecosystem: 'NuGet', package_count: 1, cve_count: 1 },
-      { ecosystem: 'Rocky Linux:9', package_count: 1, cve_count: 1 },
-      { ecosystem: 'RubyGems', package_count: 1, cve_count: 1 },
-      { ecosystem: 'Ubuntu:22.04:LTS', package_count: 1, cve_count: 1 },
-      { ecosystem: 'crates.io', package_count: 1, cve_count: 1 },
+      { ecosystem: 'PyPI', package_count: 7, cve_count: 8, package_lookup: true },
+      { ecosystem: 'npm', package_count: 3, cve_count: 3, package_lookup: true },
+      { ecosystem: 'Go', package_count: 2, cve_count: 2, package_lookup: true },
+      { ecosystem: 'Alpine:v3.20', package_count: 1, cve_count: 1, package_lookup: true },
+      { ecosystem: 'Debian:11', package_count: 1, cve_count: 1, package_lookup: true },
+      { ecosystem: 'Debian:12', package_count: 1, cve_count: 1, package_lookup: true },
+      { ecosystem: 'GIT', package_count: 1, cve_count: 1, package_lookup: false },
+      { ecosystem: 'Maven', package_count: 1, cve_count: 1, package_lookup: true },
+      { ecosystem: 'NuGet', package_count: 1, cve_count: 1, package_lookup: true },
+      { ecosystem: 'Rocky Linux:9', package_count: 1, cve_count: 1, package_lookup: true },
+      { ecosystem: 'RubyGems', package_count: 1, cve_count: 1, package_lookup: true },
+      { ecosystem: 'Ubuntu:22.04:LTS', package_count: 1, cve_count: 1, package_lookup: true },
+      { ecosystem: 'crates.io', package_count: 1, cve_count: 1, package_lookup: true },
     ]);
   });
 });
@@ -173,6 +173,14 @@ describe('HTTP', () => {
     const { status, body } = await api.json('/api/v1/public/ecosystems');
     expect(status).toBe(200);
     expect(body).toEqual({ ecosystems: await listEcosystems(sample), total: 13 });
+  });
+
+  it('/ecosystems says which ecosystems /packages answers, and /packages agrees for each', async () => {
+    const { body } = await api.json<{ ecosystems: { ecosystem: string; package_lookup: boolean }[] }>('/api/v1/public/ecosystems');
+    for (const { ecosystem, package_lookup } of body.ecosystems) {
+      const res = await api.get(`/api/v1/public/packages/${encodeURIComponent(ecosystem)}/no-such-package`);
+      expect([ecosystem, res.status]).toEqual([ecosystem, package_lookup ? 200 : 400]);
+    }
   });
 
   it('/vendors pages and filters by prefix', async () => {
