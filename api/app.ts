@@ -32,6 +32,7 @@ import { errorPage, pulseNotFound, registerPulse, registerPulsePageMethods } fro
 import { pulsePageAllow } from './pulse/page-methods.ts';
 import { PageError } from './pulse/page-response.ts';
 import { isCrossSiteWrite } from './http/cross-site-writes.ts';
+import { malformedQueryParameter } from './http/query-encoding.ts';
 import { PulseUnavailableError } from '../lib/pulse/errors.ts';
 import { registerPulseLinkPages } from './pulse/link-pages.tsx';
 import { Handoffs } from './pulse/handoff.ts';
@@ -92,7 +93,7 @@ function isPulsePage(path: string): boolean {
   return PULSE_AREA.test(path) && !PULSE_NOT_PAGES.test(path);
 }
 const PULSE_AREA = /^\/pulse(?:\/|$)/;
-const PULSE_NOT_PAGES = /^\/pulse\/(?:api(?:\/|$)|feeds(?:\/|$)|stream)/;
+const PULSE_NOT_PAGES = /^\/pulse\/(?:api(?:\/|$)|feeds(?:\/|$)|stream|suggest$)/;
 
 /** `GET /api/v1/health` (not part of the contract): what a load balancer or an operator checks. */
 const healthRoute = createRoute({
@@ -140,6 +141,13 @@ export function createApp(opts: AppOptions): ApiApp {
   // createRateLimiter(config).middleware goes here: before any work is done for the request,
   // inside standardHeaders so that its 429s carry CORS, nosniff, X-Snapshot and ETag like any answer.
   if (opts.rateLimiter) app.use('*', opts.rateLimiter.middleware);
+  // A query that does not decode to UTF-8 text is a 400 naming the parameter (api/http/query-encoding.ts).
+  app.use('*', async (c, next) => {
+    const malformed = malformedQueryParameter(c.req.url);
+    if (malformed === null) return next();
+    if (isPulsePage(c.req.path)) return errorPage(c, new PageError(400, 'Bad address', malformed.message, malformed.parameter));
+    throw invalidParameter(malformed.parameter, malformed.message);
+  });
   app.use('/api/*', readOnly);
   app.use('/api/v1/public/*', retainSnapshot(opts.store, cacheResponses));
   // The Atom feed reads one snapshot like the JSON API; the stream retains one per read itself.

@@ -13,7 +13,7 @@ import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
 import { loadCve } from './load/cve.ts';
 import { loadCveList } from './load/cves-list.ts';
 import { loadSubscribe } from './load/subscribe.ts';
-import { suggest, suggestFieldOf } from './load/suggest.ts';
+import { readSuggestRequest, suggest } from './load/suggest.ts';
 import { loadDashboard } from './load/dashboard.ts';
 import { documentOf, notModified, PageError, sendPage, snapshotPageEtag } from './page-response.ts';
 import { AdvisoryListPage, AdvisoryPage } from './pages/advisories.tsx';
@@ -169,10 +169,10 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
   });
   app.get('/pulse/suggest', async (c) => {
     try {
-      const field = suggestFieldOf(c.req.query('field'));
+      const request = readSuggestRequest((name) => c.req.queries(name) ?? []);
       return await withSnapshot(config.store, async (snapshot) => {
-        const values = await suggest(snapshot, field, c.req.query('q') ?? '', c.req.query('scope'));
-        return sendJson(c, { field, values });
+        const values = await suggest(snapshot, request);
+        return sendJson(c, { field: request.field, values });
       });
     } catch (err) {
       if (err instanceof PageError) {

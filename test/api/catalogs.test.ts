@@ -221,6 +221,28 @@ describe('HTTP', () => {
     expect(bad.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'field' });
   });
 
+  it('/pulse/suggest refuses, naming it, a parameter sent twice, text too long or with a control character or a lone surrogate', async () => {
+    for (const [query, parameter] of [
+      ['field=vendor&field=cwe&q=a', 'field'],
+      ['field=vendor&q=a&q=b', 'q'],
+      ['field=product&scope=linux&scope=cisco', 'scope'],
+      [`field=vendor&q=${'a'.repeat(101)}`, 'q'],
+      [`field=vendor&q=${'🙂'.repeat(101)}`, 'q'],
+      ['field=vendor&q=a%00b', 'q'],
+      ['field=vendor&q=a%1Bb', 'q'],
+      ['field=product&q=x&scope=li%0Anux', 'scope'],
+      ['field=vendor&q=%ED%A0%80', 'q'],
+    ] as const) {
+      const res = await api.json<{ code: string; parameter: string; message: string }>(`/pulse/suggest?${query}`);
+      expect([query, res.status, res.body.code, res.body.parameter]).toEqual([query, 400, 'INVALID_PARAMETER', parameter]);
+      expect(res.body.message).toContain(`${parameter}: `);
+    }
+    // At the bounds: 100 characters (emoji counted as one each), an empty q, blank scope.
+    for (const query of [`field=vendor&q=${'a'.repeat(100)}`, `field=vendor&q=${'🙂'.repeat(100)}`, 'field=vendor&q=', 'field=product&q=&scope=%20']) {
+      expect([query, (await api.get(`/pulse/suggest?${query}`)).status]).toEqual([query, 200]);
+    }
+  });
+
   it('400 naming the malformed parameter', async () => {
     for (const [path, parameter] of [
       ['/api/v1/public/cwes?limit=500', 'limit'],

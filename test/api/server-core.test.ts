@@ -225,3 +225,30 @@ describe('no 500 on any input', () => {
     expect(statuses.get(400) ?? 0).toBeGreaterThan(20);
   });
 });
+
+describe('a query that is not UTF-8 text once percent-decoded', () => {
+  it('is a 400 naming the parameter on the API, the suggestions and the pages; a % that escapes nothing stays itself', async () => {
+    for (const [url, parameter] of [
+      ['/api/v1/public/cves?search=%FF', 'search'],
+      ['/api/v1/public/cves?limit=5&search=caf%C3%A9%FF', 'search'],
+      // The UTF-8 bytes of a lone surrogate (U+D800) are no UTF-8 text either.
+      ['/api/v1/public/cves?search=%ED%A0%80', 'search'],
+      ['/api/v1/public/changes?vendor=%C3', 'vendor'],
+      ['/api/v1/public/cves?%FF=1', '%FF'],
+      ['/pulse/suggest?field=vendor&q=%FF', 'q'],
+    ] as const) {
+      const res = await s.get(url);
+      const body = (await res.json()) as { code: string; parameter: string; message: string };
+      expect([url, res.status, body.code, body.parameter]).toEqual([url, 400, 'INVALID_PARAMETER', parameter]);
+      expect(body.message).toContain('UTF-8');
+    }
+    const page = await s.get('/pulse/cves?search=%FF');
+    expect(page.status).toBe(400);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('search: not UTF-8 text');
+    // Well-formed escapes, a "+" space and a bare "%" are text.
+    for (const url of ['/api/v1/public/cves?search=caf%C3%A9', '/api/v1/public/cves?search=linux+kernel', '/api/v1/public/cves?search=100%25', '/api/v1/public/cves?search=100%', '/api/v1/public/cves?search=%F0%9F%99%82x']) {
+      expect([url, (await s.get(url)).status]).toEqual([url, 200]);
+    }
+  });
+});

@@ -9,6 +9,8 @@ import { selectRows } from '../../queries/support.ts';
 import type { ServingSnapshot } from '../../snapshot/serving.ts';
 import { PageError } from '../page-response.ts';
 import { productKey } from '../../routes/cves.ts';
+import { filterTextProblem } from '../../../lib/changes/model.ts';
+import { codePointsExceed } from '../../../lib/code-points.ts';
 
 export const SUGGEST_FIELDS = ['vendor', 'product', 'ecosystem', 'package', 'cwe'] as const;
 export type SuggestField = (typeof SUGGEST_FIELDS)[number];
@@ -20,10 +22,43 @@ export interface Suggestion {
   label: string;
 }
 
-export function suggestFieldOf(raw: string | undefined): SuggestField {
-  const field = SUGGEST_FIELDS.find((f) => f === raw);
-  if (!field) throw new PageError(400, 'Bad suggestion request', `field: expected one of ${SUGGEST_FIELDS.join(', ')}`, 'field');
-  return field;
+export interface SuggestRequest {
+  field: SuggestField;
+  /** What was typed so far, trimmed; empty for the most common values. */
+  q: string;
+  /** The vendor of a product, the ecosystem of a package. */
+  scope: string | undefined;
+}
+
+function refused(parameter: string, problem: string): PageError {
+  return new PageError(400, 'Bad suggestion request', `${parameter}: ${problem}`, parameter);
+}
+
+/**
+ * The request's parameters, each sent at most once; `q` and `scope` are text as typed in a form
+ * field: at most QUERY_MAX characters, no control character, no lone surrogate (the rules of a
+ * filter's text, lib/changes/model.ts, but empty allowed). Anything else is a 400 naming it, as
+ * on the API, never quietly cut or matched as sent.
+ */
+export function readSuggestRequest(values: (name: string) => string[]): SuggestRequest {
+  const one = (name: string): string | undefined => {
+    const sent = values(name);
+    if (sent.length > 1) throw refused(name, `sent ${sent.length} times; send it once`);
+    return sent[0];
+  };
+  const text = (name: string): string | undefined => {
+    const raw = one(name);
+    if (raw === undefined || raw.trim() === '') return raw === undefined ? undefined : '';
+    if (codePointsExceed(raw, QUERY_MAX)) throw refused(name, `longer than ${QUERY_MAX} characters`);
+    const problem = filterTextProblem(raw);
+    if (problem !== null) throw refused(name, problem);
+    return raw.trim();
+  };
+  const rawField = one('field');
+  const field = SUGGEST_FIELDS.find((f) => f === rawField);
+  if (!field) throw refused('field', `expected one of ${SUGGEST_FIELDS.join(', ')}`);
+  const scope = text('scope');
+  return { field, q: text('q') ?? '', scope: scope === '' ? undefined : scope };
 }
 
 /** `%`, `_` and `\` matched as themselves in a LIKE pattern. */
@@ -31,8 +66,7 @@ function likePrefix(text: string): string {
   return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export async function suggest(snapshot: ServingSnapshot, field: SuggestField, rawQ: string, scope: string | undefined, max = SUGGEST_MAX): Promise<Suggestion[]> {
-  const q = rawQ.trim().slice(0, QUERY_MAX);
+export async function suggest(snapshot: ServingSnapshot, { field, q, scope }: SuggestRequest, max = SUGGEST_MAX): Promise<Suggestion[]> {
   switch (field) {
     case 'vendor': {
       const page = await listVendors(snapshot, q === '' ? undefined : q, { limit: max, offset: 0 });
