@@ -6,6 +6,7 @@
  * one of these formats is refused with a message naming the file and what is wrong.
  */
 import { readFile } from 'node:fs/promises';
+import { withoutBom } from '../bom.ts';
 
 export interface SbomComponent {
   /** `bom-ref` (CycloneDX) or `SPDXID` (SPDX); else the position in the file. */
@@ -80,7 +81,7 @@ function spdx(file: string, doc: Record<string, unknown>): Sbom {
 export function parseSbom(file: string, json: string): Sbom {
   let doc: unknown;
   try {
-    doc = JSON.parse(json);
+    doc = JSON.parse(withoutBom(json));
   } catch (err) {
     throw new SbomFormatError(file, `not valid JSON (${(err as Error).message})`);
   }

@@ -49,6 +49,12 @@ describe('reading SBOMs', () => {
     expect(() => parseSbom('a.json', '{"spdxVersion":"SPDX-2.1"}')).toThrow(SbomFormatError);
     expect(() => parseSbom('a.json', '{"hello":1}')).toThrow(/neither a CycloneDX JSON SBOM/);
   });
+
+  it('reads an SBOM written with a UTF-8 byte order mark (Windows tools write one)', () => {
+    const doc = '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"lodash","version":"4.17.20","purl":"pkg:npm/lodash@4.17.20"}]}';
+    expect(parseSbom('a.json', `\uFEFF${doc}`)).toEqual(parseSbom('a.json', doc));
+    expect(parseSbom('a.json', `\uFEFF${doc}`).components).toHaveLength(1);
+  });
 });
 
 describe('scanning', () => {
