@@ -5,7 +5,7 @@
  * status record.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
@@ -116,12 +116,36 @@ export async function verifyJsonLines(file: string, what: string, check: (value:
     records++;
   }
   if (records === 0) throw new FetchError(`${what}: no records`);
+  await requireFinalNewline(file, what);
   return { records };
 }
 
-/** CSV with a header naming at least `columns`; counts data rows with a real parser (quoted newlines). */
+/**
+ * A text file of lines (CSV, JSON Lines) ends with a line break, as every one these sources
+ * publish does. A body cut at the end of a line but short of its break is the only cut the
+ * record checks cannot see (the last record reads whole, its last field short): a
+ * close-delimited body (HTTP/1.1 lets a server end one by closing the connection) is cut anywhere.
+ */
+async function requireFinalNewline(file: string, what: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    if (last[0] !== 0x0a) throw new FetchError(`${what}: the last line has no line break (a body cut short?)`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * CSV with a header naming at least `columns`; counts data rows with a real parser (quoted
+ * newlines). Every row has the header's number of fields (Exploit-DB writes each, empty ones
+ * as `,,`): a row cut short is refused, naming its line.
+ */
 export async function verifyCsvFile(file: string, what: string, columns: string[]): Promise<Verified> {
-  const parser = createReadStream(file).pipe(parseCsv({ relax_column_count: true, bom: true }));
+  const parser = createReadStream(file).pipe(parseCsv({ bom: true }));
   let header: string[] | null = null;
   let records = 0;
   try {
@@ -139,6 +163,7 @@ export async function verifyCsvFile(file: string, what: string, columns: string[
     throw new FetchError(`${what}: malformed CSV (${(err as Error).message})`);
   }
   if (header === null) throw new FetchError(`${what}: empty file`);
+  await requireFinalNewline(file, what);
   return { records };
 }
 

@@ -204,6 +204,37 @@ describe('single-file sources', () => {
     expect((await readSourceStatuses(raw)).exploitdb!.records).toBe(13);
   });
 
+  it('Exploit-DB, nuclei: a close-delimited body cut past half, inside a record or just before its line break, is refused, the file in place kept', async () => {
+    const closeDelimited = (body: Buffer): Route => (req) => {
+      req.socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n');
+      req.socket.end(body);
+      return new Promise<never>(() => {});
+    };
+    const exploitdb = await fixture('exploits/exploitdb-files_exploits.csv.head');
+    const nuclei = await fixture('exploits/nuclei-templates-cves.json.excerpt.jsonl');
+    // Where the 21st line of the CSV and the 8th of the JSON Lines start: cuts well past half.
+    const lineStart = (text: Buffer, n: number) => text.toString('utf8').split('\n').slice(0, n - 1).join('\n').length + 1;
+    const csvRow = lineStart(exploitdb, 21);
+    const jsonRow = lineStart(nuclei, 8);
+    for (const [source, file, good, cut, error] of [
+      // Mid-row: fewer fields than the header names, or inside a quoted field.
+      ['exploitdb', 'files_exploits.csv', exploitdb, exploitdb.indexOf(',', csvRow) + 1, /malformed CSV \(Invalid Record Length: expect 17, got 2 on line 21\)/],
+      ['exploitdb', 'files_exploits.csv', exploitdb, csvRow + 40, /malformed CSV \(Quote Not Closed/],
+      // Just before the row's line break: every field there, the last one possibly short.
+      ['exploitdb', 'files_exploits.csv', exploitdb, exploitdb.indexOf('\n', csvRow), /the last line has no line break/],
+      ['nuclei', 'cves.json', nuclei, nuclei.indexOf('\n', jsonRow), /the last line has no line break/],
+    ] as const) {
+      await mkdir(join(raw, source), { recursive: true });
+      await writeFile(join(raw, source, file), good);
+      const result = await run(source, closeDelimited(good.subarray(0, cut)));
+      expect([source, cut, result.ok]).toEqual([source, cut, false]);
+      expect(result.error).toMatch(error);
+      expect(await readFile(join(raw, source, file))).toEqual(good);
+      await server!.close();
+      server = undefined;
+    }
+  });
+
   it('Exploit-DB: an HTML page served with 200 is not a CSV', async () => {
     const result = await run('exploitdb', routes({ '/files_exploits.csv': { body: '<html><body>Sign in</body></html>\n' } }));
     expect(result.ok).toBe(false);
