@@ -20,7 +20,6 @@ import { BodyTooLargeError, readBoundedBody } from '../http/bounded-body.ts';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import { CACHE_CONTROL } from '../http/respond.ts';
 import type { CallerResolver } from '../ratelimit/caller.ts';
-import { isWellFormedToken } from '../../lib/pulse/tokens.ts';
 import { CREATED_TTL_MS, DRAFT_TTL_MS, type Handoffs } from './handoff.ts';
 import { FILTER_FIELDS, filterFormOf, filterOfForm, loadSubscribeFor } from './load/subscribe.ts';
 import { documentOf, PageError, sendPage } from './page-response.ts';
@@ -135,7 +134,6 @@ const DONE: Readonly<Record<string, string>> = {
   resume: 'Resumed.',
 };
 
-const UNKNOWN_CONFIRM = 'This confirmation link is unknown or expired (links expire 48 hours after they are sent); subscribe again.';
 const UNKNOWN_UNSUBSCRIBE = 'This unsubscribe link is unknown, or its subscription was already deleted: nothing more will be sent for it.';
 
 export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: LinkPageOptions): void {
@@ -213,10 +211,15 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
   });
 
   // A GET changes nothing (mail scanners prefetch links): a button posts. A link that cannot
-  // be one (not a token's shape) is said to be unknown at once.
-  app.get('/pulse/confirm/:token', (c) => {
+  // confirm (unknown, expired or used) says so at once, read from the store.
+  app.get('/pulse/confirm/:token', async (c) => {
     const token = c.req.param('token');
-    if (!isWellFormedToken(token)) return send(c, <LinkNotFoundPage message={UNKNOWN_CONFIRM} />, 404);
+    try {
+      await service.checkConfirmation(token);
+    } catch (err) {
+      if (err instanceof PulseNotFoundError) return notFoundPage(c, err);
+      throw err;
+    }
     return send(c, <ConfirmPromptPage token={token} />);
   });
   // Confirmed (again: harmless), 303 to the manage page its new manage link opens: a reload or

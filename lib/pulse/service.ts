@@ -25,6 +25,11 @@ export const CONFIRM_TTL_MS = 48 * 3600_000;
 export const UNCONFIRMED_TTL_MS = 7 * 24 * 3600_000;
 const HOUR_MS = 3600_000;
 
+/** What a confirmation link that cannot confirm says: unknown or expired, or used already. */
+export const UNKNOWN_CONFIRMATION = 'This confirmation link is unknown or expired (links expire 48 hours after they are sent); subscribe again.';
+const ALREADY_CONFIRMED =
+  'This subscription is already confirmed: a confirmation link works once. Its manage link was shown when it was confirmed, and every alert e-mail carries it.';
+
 export interface PulseLimits {
   /** Subscriptions one caller (api/ratelimit/caller.ts key) may create per hour. */
   createsPerCallerPerHour: number;
@@ -228,7 +233,7 @@ export class PulseService {
    */
   async confirm(token: string): Promise<{ subscription: SubscriptionView; manage_url: string }> {
     const now = this.#now();
-    const subscription = await this.#byToken(token, 'confirm', 'This confirmation link is unknown or expired (links expire 48 hours after they are sent); subscribe again.');
+    const subscription = await this.#byToken(token, 'confirm', UNKNOWN_CONFIRMATION);
     const at = now.toISOString();
     const manage = newToken();
     const confirmed = await this.#opts.store.confirmSubscription(
@@ -237,12 +242,19 @@ export class PulseService {
       { tokenHash: hashToken(manage), subscriptionId: subscription.id, purpose: 'manage', createdAt: at, expiresAt: null },
       at,
     );
-    if (!confirmed) {
-      throw new PulseNotFoundError(
-        'This subscription is already confirmed: a confirmation link works once. Its manage link was shown when it was confirmed, and every alert e-mail carries it.',
-      );
-    }
+    if (!confirmed) throw new PulseNotFoundError(ALREADY_CONFIRMED);
     return { subscription: await this.#view((await this.#opts.store.getSubscription(subscription.id))!), manage_url: this.#opts.links.manage(manage) };
+  }
+
+  /**
+   * What a confirmation link stands for, read only: the page a GET of the link shows (mail
+   * scanners fetch links, so a GET changes nothing). Pending: its button confirms. Already
+   * confirmed, unknown or expired: PulseNotFoundError saying which, as confirm() would, so a
+   * used or dead link says so at once instead of offering a button that cannot work.
+   */
+  async checkConfirmation(token: string): Promise<void> {
+    const subscription = await this.#byToken(token, 'confirm', UNKNOWN_CONFIRMATION);
+    if (subscription.status !== 'pending') throw new PulseNotFoundError(ALREADY_CONFIRMED);
   }
 
   async get(token: string): Promise<SubscriptionView> {

@@ -353,6 +353,12 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     const api = await post(`/pulse/api/confirm/${link.split('/').at(-1)}`, '');
     expect(api.status).toBe(404);
     expect(await api.json()).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('already confirmed') });
+    // Followed again, the used link says so at once: no button that cannot work.
+    const reopened = await call(local(link));
+    expect(reopened.status).toBe(404);
+    const reopenedHtml = await reopened.text();
+    expect(reopenedHtml).toContain('already confirmed');
+    expect(reopenedHtml).not.toContain('<form method="post"');
   });
 
   it('the manage link reads, edits, pauses and resumes it', async () => {
@@ -394,7 +400,8 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
 
   it('a confirm or unsubscribe link that opens nothing says so at once, with no button (it showed the button and told only after the click); a GET changes nothing', async () => {
     const token = manageUrl.split('/').at(-1)!;
-    for (const path of ['/pulse/confirm/not-a-token', '/pulse/confirm/x', '/pulse/s/AAAAAAAAAAAAAAAAAAAAAA/unsubscribe', '/pulse/s/not-a-token/unsubscribe']) {
+    // A token of the right shape that no subscription holds is as unknown as a malformed one.
+    for (const path of ['/pulse/confirm/not-a-token', '/pulse/confirm/x', '/pulse/confirm/AAAAAAAAAAAAAAAAAAAAAA', '/pulse/s/AAAAAAAAAAAAAAAAAAAAAA/unsubscribe', '/pulse/s/not-a-token/unsubscribe']) {
       const res = await fetch(`${server.url}${path}`);
       const html = await res.text();
       expect(res.status, path).toBe(404);
