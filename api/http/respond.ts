@@ -108,6 +108,19 @@ export function conditionalTag(c: Context): string | undefined {
   return method === 'GET' || method === 'HEAD' ? c.req.header('if-none-match') : undefined;
 }
 
+/**
+ * Whether a GET or HEAD carrying `If-Modified-Since` (and no `If-None-Match`, which takes
+ * precedence: RFC 9110 §13.1.3) gets 304 for an answer last modified at `lastModifiedMs`: the
+ * answer is no newer than the date asked, compared in whole seconds as HTTP dates carry them.
+ * A date that does not parse is ignored, as the RFC says.
+ */
+export function notModifiedSince(c: Context, lastModifiedMs: number): boolean {
+  const method = c.req.method;
+  if ((method !== 'GET' && method !== 'HEAD') || c.req.header('if-none-match') !== undefined) return false;
+  const since = Date.parse(c.req.header('if-modified-since') ?? '');
+  return Number.isFinite(since) && Math.floor(lastModifiedMs / 1000) * 1000 <= since;
+}
+
 /** Sends bytes (or text) with ETag, Cache-Control and Content-Length; 304 when it matches (GET, HEAD). */
 export function sendBody(c: Context, body: Uint8Array | string, opts: SendOptions = {}): Response {
   const answer = composeAnswer(body, conditionalTag(c), opts);

@@ -19,7 +19,7 @@ import { advisoryPath, cvePath } from '../../lib/pulse/links.ts';
 import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, noSnapshot } from '../http/errors.ts';
 import { integerParam } from '../http/params.ts';
-import { asRouteResponse, CACHE_CONTROL } from '../http/respond.ts';
+import { asRouteResponse, CACHE_CONTROL, etagOf, notModifiedSince } from '../http/respond.ts';
 import { type ChangePosition, changesInStreamOrder, listChanges, positionOfChange } from '../queries/changes.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
 import { ChangeFilterQuery, changeFeedParams, changeFilterParams, encodeCursor, filterOfQuery, parseQuery, withFilterRules } from './change-params.ts';
@@ -111,8 +111,13 @@ function subjectName(change: ChangeRow): string {
   return change.subject_type === 'advisory' ? `${change.vendor} ${change.advisory_id}` : (change.cve_id ?? '');
 }
 
+/** When a feed of `changes` last changed (its `updated`): the newest change, else the build. */
+export function feedUpdated(changes: ChangeRow[], snapshot: ServingSnapshot): string {
+  return changes[0]?.detected_at ?? snapshot.manifest.built_at;
+}
+
 export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: string; nextUrl: string | null; origin: string; snapshot: ServingSnapshot }): string {
-  const newest = changes[0]?.detected_at ?? opts.snapshot.manifest.built_at;
+  const newest = feedUpdated(changes, opts.snapshot);
   // The filter in the title: several subscribed feeds are told apart in a reader's list.
   const filter = withoutBidiControls([...new URL(opts.id).searchParams].map(([name, value]) => `${name} ${value}`).join(', ')).replace(XML_FORBIDDEN, '');
   const title = `vulnintel: what changed${filter ? ` (${filter})` : ''}`;
@@ -167,6 +172,13 @@ const atomRoute = createRoute({
   responses: {
     200: {
       description: 'An Atom 1.0 feed of the newest matching changes, newest first; `rel="next"` pages on (RFC 5005).',
+      headers: {
+        'Last-Modified': {
+          description: 'The feed\'s `updated` (its newest change, else the build\'s time): send it back in `If-Modified-Since` to get 304 (`If-None-Match` takes precedence).',
+          required: true,
+          schema: { type: 'string', example: 'Wed, 25 Nov 2026 06:00:00 GMT' },
+        },
+      },
       content: { 'application/atom+xml': { schema: z.string() } },
     },
     ...errorResponses(400, 503),
@@ -209,7 +221,11 @@ function register(app: ApiApp, config: ApiConfig): void {
       origin: base,
       snapshot,
     });
-    return asRouteResponse(c.body(body, 200, { 'Content-Type': 'application/atom+xml; charset=utf-8', 'Cache-Control': CACHE_CONTROL.snapshot }));
+    // Last-Modified for the feed readers that send If-Modified-Since rather than If-None-Match.
+    const updated = Date.parse(feedUpdated(page.changes, snapshot));
+    const headers = { 'Cache-Control': CACHE_CONTROL.snapshot, 'Last-Modified': new Date(updated).toUTCString() };
+    if (notModifiedSince(c, updated)) return asRouteResponse(c.body(null, 304, { ...headers, ETag: etagOf(body) }));
+    return asRouteResponse(c.body(body, 200, { ...headers, 'Content-Type': 'application/atom+xml; charset=utf-8' }));
   });
 
   app.openapi(streamRoute, async (c) => asRouteResponse(await openStream(c, config)));

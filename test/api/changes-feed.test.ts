@@ -195,6 +195,29 @@ function textOf(node: AtomEntry['title']): string {
 }
 
 describe('GET /pulse/feeds/changes.atom', () => {
+  it('carries Last-Modified, the feed\'s updated, and answers If-Modified-Since with 304 when nothing is newer', async () => {
+    const res = await api.get('/pulse/feeds/changes.atom?vendor=cisco');
+    const lastModified = res.headers.get('last-modified')!;
+    const updated = String((parser.parse(await res.text()) as { feed: { updated: string } }).feed.updated);
+    expect(lastModified).toBe(new Date(updated).toUTCString());
+    const at = Date.parse(lastModified);
+    const since = (ms: number) => api.get('/pulse/feeds/changes.atom?vendor=cisco', { headers: { 'If-Modified-Since': new Date(ms).toUTCString() } });
+    const same = await since(at);
+    expect(same.status).toBe(304);
+    expect(same.headers.get('etag')).toBe(res.headers.get('etag'));
+    expect(same.headers.get('last-modified')).toBe(lastModified);
+    expect(await same.text()).toBe('');
+    expect((await since(at + 60_000)).status).toBe(304);
+    // Older than the feed: the whole feed.
+    const older = await since(at - 1000);
+    expect(older.status).toBe(200);
+    expect(await older.text()).toContain('<feed');
+    // A date that does not parse is ignored; If-None-Match takes precedence over it.
+    expect((await api.get('/pulse/feeds/changes.atom?vendor=cisco', { headers: { 'If-Modified-Since': 'yesterday-ish' } })).status).toBe(200);
+    const mismatched = await api.get('/pulse/feeds/changes.atom?vendor=cisco', { headers: { 'If-Modified-Since': lastModified, 'If-None-Match': '"other"' } });
+    expect(mismatched.status).toBe(200);
+  });
+
   it('is a valid Atom 1.0 feed with one entry per matching change, each linking to its /pulse page', async () => {
     const res = await api.get('/pulse/feeds/changes.atom?vendor=cisco');
     expect(res.status).toBe(200);
