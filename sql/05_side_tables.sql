@@ -172,7 +172,19 @@ SELECT
   regexp_extract(n.url, '(GHSA(-[23456789cfghjmpqrvwx]{4}){3})', 1) AS ghsa_id,
   x.source AS exploit_source
 FROM references_norm n
-LEFT JOIN (SELECT DISTINCT ON (url) url, vendor, advisory_id FROM vendor_advisory_latest WHERE url IS NOT NULL ORDER BY url, vendor, advisory_id) va
+-- An advisory is known by every URL its document calls itself (CSAF `self` references), not
+-- only the first one kept as its `url`: CISA's ICS documents name their JSON file first and
+-- their web page second, and the web page is what NVD's references carry.
+LEFT JOIN (
+  SELECT DISTINCT ON (url) url, vendor, advisory_id
+  FROM (
+    SELECT url, vendor, advisory_id FROM vendor_advisory_latest WHERE url IS NOT NULL
+    UNION ALL
+    SELECT r.url, vendor, advisory_id
+    FROM (SELECT vendor, advisory_id, unnest("references") AS r FROM vendor_advisory_latest)
+    WHERE r.category = 'self' AND r.url IS NOT NULL
+  )
+  ORDER BY url, vendor, advisory_id) va
   ON va.url = n.url
 LEFT JOIN (SELECT DISTINCT ON (cve_id, url) cve_id, url, source FROM exploit_current WHERE url IS NOT NULL ORDER BY cve_id, url, source) x
   ON x.cve_id = n.cve_id AND x.url = n.url;

@@ -1,0 +1,44 @@
+/**
+ * Real published records through the whole build, read back the way the API serves them:
+ * NVD's record of CVE-2024-2453 (fkie-cad/nvd-json-data-feeds, byte for byte) beside the CISA
+ * ICS CSAF advisory that covers it (cisagov/CSAF icsa-24-081-01.json).
+ */
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findCveReferences } from '../../api/queries/references.ts';
+import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
+import { buildCorpus } from '../helpers/sample-snapshot.ts';
+import { nvdPage } from '../helpers/raw-corpus.ts';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+let snapshot: OpenSnapshot;
+
+beforeAll(async () => {
+  const raw = await mkdtemp(join(tmpdir(), 'vulnintel-real-'));
+  const record = JSON.parse(await readFile(join(FIXTURES, 'nvd/records/CVE-2024-2453.json'), 'utf8')) as Record<string, unknown>;
+  await mkdir(join(raw, 'nvd'), { recursive: true });
+  await writeFile(join(raw, 'nvd/page-000000.json'), JSON.stringify(nvdPage([record])));
+  await mkdir(join(raw, 'csaf/cisa/2024'), { recursive: true });
+  await writeFile(join(raw, 'csaf/cisa/2024/icsa-24-081-01.json'), await readFile(join(FIXTURES, 'csaf/cisa/2024/icsa-24-081-01.json')));
+  const { dataDir, result } = await buildCorpus(raw);
+  snapshot = await openSnapshot(dataDir, result.buildId, { threads: 1, memoryLimit: '512MB' });
+}, 120_000);
+afterAll(() => snapshot?.close());
+
+describe('CVE-2024-2453 and CISA ICSA-24-081-01', () => {
+  it("cross-walks NVD's reference to the advisory's web page, the document's second self reference", async () => {
+    // The document calls itself by its JSON file first and its web page second; NVD's record
+    // (from the CNA and the CVE Program container) carries the web page.
+    const refs = (await findCveReferences(snapshot, 'CVE-2024-2453'))!;
+    expect(refs.references).toHaveLength(1);
+    expect(refs.references[0]).toMatchObject({
+      url: 'https://www.cisa.gov/news-events/ics-advisories/icsa-24-081-01',
+      is_vendor_advisory: true,
+      vendor_advisory: { vendor: 'cisa', advisory_id: 'ICSA-24-081-01', api_path: '/api/v1/public/vendor-advisories/cisa/ICSA-24-081-01' },
+    });
+  });
+});
