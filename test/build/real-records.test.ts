@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCveReferences } from '../../api/queries/references.ts';
 import { openSnapshot, type OpenSnapshot } from '../../api/snapshot/open.ts';
+import { RecordStore } from '../../api/snapshot/records.ts';
+import { readDocColumns } from '../../cli/build/serving.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 import { nvdPage } from '../helpers/raw-corpus.ts';
 
@@ -29,6 +31,18 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => snapshot?.close());
 
+/** The CVE record as GET /cves/{id} serves it (the serving files' bytes). */
+function servedRecord(cveId: string): Record<string, unknown> {
+  const records = RecordStore.open(snapshot.servingDir, readDocColumns(snapshot.servingDir));
+  try {
+    const doc = records.docOf(cveId);
+    if (doc === undefined) throw new Error(`${cveId} not served`);
+    return JSON.parse(records.bytes(doc).toString('utf8')) as Record<string, unknown>;
+  } finally {
+    records.close();
+  }
+}
+
 describe('CVE-2024-2453 and CISA ICSA-24-081-01', () => {
   it("cross-walks NVD's reference to the advisory's web page, the document's second self reference", async () => {
     // The document calls itself by its JSON file first and its web page second; NVD's record
@@ -40,5 +54,12 @@ describe('CVE-2024-2453 and CISA ICSA-24-081-01', () => {
       is_vendor_advisory: true,
       vendor_advisory: { vendor: 'cisa', advisory_id: 'ICSA-24-081-01', api_path: '/api/v1/public/vendor-advisories/cisa/ICSA-24-081-01' },
     });
+  });
+
+  it('serves the description without the line breaks NVD has around it', () => {
+    // NVD's text is "\nThere is an SQL injection … on the remote database.\n\n".
+    const description = servedRecord('CVE-2024-2453').description as string;
+    expect(description.startsWith('There is an SQL injection vulnerability in Advantech WebAccess/SCADA')).toBe(true);
+    expect(description.endsWith('read or modify data on the remote database.')).toBe(true);
   });
 });
