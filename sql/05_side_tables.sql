@@ -150,6 +150,21 @@ DROP TABLE osv_package_current;
 -- (`Vendor Advisory`, `vendor-advisory`, `x_refsource_…` → `vendor-advisory`), with the
 -- cross-walk to a known vendor advisory, GHSA record or exploit record.
 CREATE TABLE references_norm AS
+WITH listed AS (
+  SELECT cve_id, url, tags, provider, feed, name FROM reference_current
+  UNION ALL
+  -- The GHSA references of the merged view (contract 1.2): the page of each live GitHub
+  -- advisory naming the CVE and every URL it lists (its OSV type, e.g. WEB, as the tag), by
+  -- the advisory's id.
+  SELECT oc.cve_id, g.r.url, [g.r."type"], oc.advisory_id, 'ghsa', NULL
+  FROM osv_cve oc
+  JOIN (SELECT advisory_id, unnest("references") AS r FROM osv_latest) g USING (advisory_id)
+  WHERE oc.database = 'ghsa' AND g.r.url <> ''
+  UNION ALL
+  SELECT oc.cve_id, o.url, ['advisory'], oc.advisory_id, 'ghsa', NULL
+  FROM osv_cve oc JOIN osv_latest o USING (advisory_id)
+  WHERE oc.database = 'ghsa' AND o.url IS NOT NULL
+)
 SELECT
   r.cve_id,
   r.url,
@@ -157,7 +172,7 @@ SELECT
     t -> regexp_replace(regexp_replace(lower(trim(t)), '^x_refsource_', ''), '[^a-z0-9]+', '-', 'g'))))) AS tags,
   list_sort(list_distinct(list(coalesce(r.provider, r.feed)))) AS sources,
   max(r.name) AS name
-FROM reference_current r
+FROM listed r
 WHERE r.url IS NOT NULL
 GROUP BY r.cve_id, r.url;
 DROP TABLE reference_current;

@@ -1,7 +1,8 @@
 /**
  * Real published records through the whole build, read back the way the API serves them:
- * NVD's record of CVE-2024-2453 (fkie-cad/nvd-json-data-feeds, byte for byte) beside the CISA
- * ICS CSAF advisory that covers it (cisagov/CSAF icsa-24-081-01.json).
+ * NVD's records (fkie-cad/nvd-json-data-feeds, byte for byte) of CVE-2024-2453 beside the CISA
+ * ICS CSAF advisory that covers it (cisagov/CSAF icsa-24-081-01.json), and of CVE-2024-41909
+ * (Received, no metric) beside the GitHub advisory naming it (GHSA-2326-hx7g-3m9r).
  */
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,9 +22,14 @@ let snapshot: OpenSnapshot;
 
 beforeAll(async () => {
   const raw = await mkdtemp(join(tmpdir(), 'vulnintel-real-'));
-  const record = JSON.parse(await readFile(join(FIXTURES, 'nvd/records/CVE-2024-2453.json'), 'utf8')) as Record<string, unknown>;
+  const records: Record<string, unknown>[] = [];
+  for (const id of ['CVE-2024-2453', 'CVE-2024-41909']) {
+    records.push(JSON.parse(await readFile(join(FIXTURES, `nvd/records/${id}.json`), 'utf8')) as Record<string, unknown>);
+  }
   await mkdir(join(raw, 'nvd'), { recursive: true });
-  await writeFile(join(raw, 'nvd/page-000000.json'), JSON.stringify(nvdPage([record])));
+  await writeFile(join(raw, 'nvd/page-000000.json'), JSON.stringify(nvdPage(records)));
+  await mkdir(join(raw, 'ghsa'), { recursive: true });
+  await writeFile(join(raw, 'ghsa/GHSA-2326-hx7g-3m9r.json'), await readFile(join(FIXTURES, 'ghsa/GHSA-2326-hx7g-3m9r.json')));
   await mkdir(join(raw, 'csaf/cisa/2024'), { recursive: true });
   await writeFile(join(raw, 'csaf/cisa/2024/icsa-24-081-01.json'), await readFile(join(FIXTURES, 'csaf/cisa/2024/icsa-24-081-01.json')));
   const { dataDir, result } = await buildCorpus(raw);
@@ -61,5 +67,25 @@ describe('CVE-2024-2453 and CISA ICSA-24-081-01', () => {
     const description = servedRecord('CVE-2024-2453').description as string;
     expect(description.startsWith('There is an SQL injection vulnerability in Advantech WebAccess/SCADA')).toBe(true);
     expect(description.endsWith('read or modify data on the remote database.')).toBe(true);
+  });
+});
+
+describe('CVE-2024-41909 and GHSA-2326-hx7g-3m9r', () => {
+  it("lists the GitHub advisory's page and references beside NVD's, each with the feeds that list it", async () => {
+    // NVD lists two URLs; the advisory lists nine (its fix commits among them) and has its page.
+    const refs = (await findCveReferences(snapshot, 'CVE-2024-41909'))!;
+    const byUrl = new Map(refs.references.map((r) => [r.url, r]));
+    expect(refs.references).toHaveLength(10);
+    expect(byUrl.get('https://github.com/advisories/GHSA-2326-hx7g-3m9r')).toMatchObject({
+      ghsa_id: 'GHSA-2326-hx7g-3m9r',
+      sources: ['GHSA-2326-hx7g-3m9r'],
+      tags: ['advisory'],
+    });
+    expect(byUrl.get('https://github.com/apache/mina-sshd/commit/315739e4e9d1dc7a4ff32ea64936982ed0b73e76')).toMatchObject({
+      sources: ['GHSA-2326-hx7g-3m9r'],
+      tags: ['web'],
+    });
+    expect(byUrl.get('https://github.com/apache/mina-sshd/issues/445')!.sources).toEqual(['GHSA-2326-hx7g-3m9r', 'security@apache.org']);
+    expect(servedRecord('CVE-2024-41909').ghsa_ids).toEqual(['GHSA-2326-hx7g-3m9r']);
   });
 });
