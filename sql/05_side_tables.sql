@@ -150,6 +150,21 @@ DROP TABLE osv_package_current;
 -- (`Vendor Advisory`, `vendor-advisory`, `x_refsource_…` → `vendor-advisory`), with the
 -- cross-walk to a known vendor advisory, GHSA record or exploit record.
 CREATE TABLE references_norm AS
+WITH listed AS (
+  SELECT cve_id, url, tags, provider, feed, name FROM reference_current
+  UNION ALL
+  -- The GHSA references of the merged view (contract 1.2): the page of each live GitHub
+  -- advisory naming the CVE and every URL it lists (its OSV type, e.g. WEB, as the tag), by
+  -- the advisory's id.
+  SELECT oc.cve_id, g.r.url, [g.r."type"], oc.advisory_id, 'ghsa', NULL
+  FROM osv_cve oc
+  JOIN (SELECT advisory_id, unnest("references") AS r FROM osv_latest) g USING (advisory_id)
+  WHERE oc.database = 'ghsa' AND g.r.url <> ''
+  UNION ALL
+  SELECT oc.cve_id, o.url, ['advisory'], oc.advisory_id, 'ghsa', NULL
+  FROM osv_cve oc JOIN osv_latest o USING (advisory_id)
+  WHERE oc.database = 'ghsa' AND o.url IS NOT NULL
+)
 SELECT
   r.cve_id,
   r.url,
@@ -157,7 +172,7 @@ SELECT
     t -> regexp_replace(regexp_replace(lower(trim(t)), '^x_refsource_', ''), '[^a-z0-9]+', '-', 'g'))))) AS tags,
   list_sort(list_distinct(list(coalesce(r.provider, r.feed)))) AS sources,
   max(r.name) AS name
-FROM reference_current r
+FROM listed r
 WHERE r.url IS NOT NULL
 GROUP BY r.cve_id, r.url;
 DROP TABLE reference_current;
@@ -172,7 +187,19 @@ SELECT
   regexp_extract(n.url, '(GHSA(-[23456789cfghjmpqrvwx]{4}){3})', 1) AS ghsa_id,
   x.source AS exploit_source
 FROM references_norm n
-LEFT JOIN (SELECT DISTINCT ON (url) url, vendor, advisory_id FROM vendor_advisory_latest WHERE url IS NOT NULL ORDER BY url, vendor, advisory_id) va
+-- An advisory is known by every URL its document calls itself (CSAF `self` references), not
+-- only the first one kept as its `url`: CISA's ICS documents name their JSON file first and
+-- their web page second, and the web page is what NVD's references carry.
+LEFT JOIN (
+  SELECT DISTINCT ON (url) url, vendor, advisory_id
+  FROM (
+    SELECT url, vendor, advisory_id FROM vendor_advisory_latest WHERE url IS NOT NULL
+    UNION ALL
+    SELECT r.url, vendor, advisory_id
+    FROM (SELECT vendor, advisory_id, unnest("references") AS r FROM vendor_advisory_latest)
+    WHERE r.category = 'self' AND r.url IS NOT NULL
+  )
+  ORDER BY url, vendor, advisory_id) va
   ON va.url = n.url
 LEFT JOIN (SELECT DISTINCT ON (cve_id, url) cve_id, url, source FROM exploit_current WHERE url IS NOT NULL ORDER BY cve_id, url, source) x
   ON x.cve_id = n.cve_id AND x.url = n.url;

@@ -30,7 +30,7 @@ const ReferencesSchema = z
         url: z.string(),
         name: z.string().nullable(),
         tags: z.array(z.string()).openapi({ description: 'Tags of every feed in one spelling (`vendor-advisory`, `patch`, `exploit`, …).' }),
-        sources: z.array(z.string()).openapi({ description: 'Feeds and CNA/NVD source identifiers that list the URL.' }),
+        sources: z.array(z.string()).openapi({ description: 'Feeds and CNA/NVD source identifiers that list the URL, and the GHSA ids of the GitHub advisories that list it.' }),
         is_patch: z.boolean(),
         is_exploit: z.boolean(),
         is_vendor_advisory: z.boolean(),

@@ -252,13 +252,27 @@ export function normalizeSsvcTechnicalImpact(value: unknown): 'partial' | 'total
   return v === 'partial' || v === 'total' ? v : null;
 }
 
-/** The English text of a `[{lang, value}]` list (`en`, `en-US`, …), else the first; null if none. */
+/**
+ * A display text of a record (a description, a title): without the blank lines and spaces the
+ * CNA left around it, null when nothing else is there. Real records start with a line break
+ * (NVD's CVE-2024-2453) or end with two (the CNA text of CVE-2024-1086, CVE-2023-5129), and an
+ * answer served them as the text's first and last lines. Inner line breaks are kept.
+ */
+export function displayText(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const text = value.trim();
+  return text === '' ? null : text;
+}
+
+/**
+ * The English text of a `[{lang, value}]` list (`en`, `en-US`, …), else the first, as
+ * displayText keeps it; null if none (so a blank one leaves the place to another feed's text).
+ */
 export function englishText(list: unknown, key = 'value'): string | null {
   if (!Array.isArray(list)) return null;
   const items = list.filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null);
   const en = items.find((d) => typeof d.lang === 'string' && /^en\b/i.test(d.lang)) ?? items[0];
-  const text = en?.[key];
-  return typeof text === 'string' ? text : null;
+  return displayText(en?.[key]);
 }
 
 /**

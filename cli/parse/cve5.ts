@@ -11,7 +11,7 @@ import { basename } from 'node:path';
 import { RawFormatError } from '../../lib/errors.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { CvssRow, MetricRole, StageSink } from '../stage/tables.ts';
-import { englishText, isObject, normalizeCveId, normalizeCweId, optionalDate, optionalTimestamp, stringOrNull } from './common.ts';
+import { displayText, englishText, isObject, normalizeCveId, normalizeCweId, optionalDate, optionalTimestamp, stringOrNull } from './common.ts';
 import { emitAffectedProducts } from './cve5-affected.ts';
 import { objects, stringList, type JsonObject } from './cve5-json.ts';
 import { readSsvcOptions } from './cve5-ssvc.ts';
@@ -168,7 +168,7 @@ export function stageCve5Record(json: unknown, file: string, sink: StageSink): v
     date_updated: dateUpdated,
     date_rejected: optionalTimestamp(meta.dateRejected, 'cveMetadata.dateRejected', file, cveId, feedTimestamp),
     cna_date_updated: cna.dateUpdated,
-    title: stringOrNull(cna.body.title),
+    title: displayText(cna.body.title),
     description: englishText(cna.body.descriptions),
     rejected_reason: englishText(cna.body.rejectedReasons),
     adp_kev_date_added: kevDateAdded,

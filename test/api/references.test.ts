@@ -37,7 +37,11 @@ describe('references', () => {
   it('names the GHSA id of a GitHub advisory URL, and null (not "") elsewhere', async () => {
     const result = await refs('CVE-2026-90303');
     const ghsa = result.references.filter((r) => r.ghsa_id !== null);
-    expect(ghsa.map((r) => r.ghsa_id)).toEqual(['GHSA-c8m3-9x2q-pvw4']);
+    // The repository advisory NVD lists, and the advisory's own page its GHSA record adds.
+    expect(ghsa.map((r) => [r.url, r.ghsa_id]).sort()).toEqual([
+      ['https://github.com/advisories/GHSA-c8m3-9x2q-pvw4', 'GHSA-c8m3-9x2q-pvw4'],
+      ['https://github.com/pytorch/pytorch/security/advisories/GHSA-c8m3-9x2q-pvw4', 'GHSA-c8m3-9x2q-pvw4'],
+    ]);
     const other = await refs('CVE-2026-90121');
     expect(other.references.every((r) => r.ghsa_id === null)).toBe(true);
   });

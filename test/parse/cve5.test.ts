@@ -95,6 +95,24 @@ describe('CVE 5 records', () => {
     expect(rows.cvss.length + rows.reference.length + rows.product.length + rows.cve_cwe.length).toBe(0);
   });
 
+  it('CVE-2024-1086 (cvelistV5 copy): the CNA description without the two line breaks it ends with; a title likewise, none when blank', () => {
+    const record = sample('CVE-2024-1086.json');
+    expect(record.containers.cna.descriptions[0].value.endsWith('dff660.\n\n')).toBe(true);
+    const sink = new MemoryStageSink();
+    stageCve5Record(record, 'raw/cvelist/cves/2024/1xxx/CVE-2024-1086.json', sink);
+    const staged = sink.rows.cve5[0] as { description: string; title: string };
+    expect(staged.description.startsWith('A use-after-free vulnerability')).toBe(true);
+    expect(staged.description.endsWith('f342de4e2f33e0e39165d8639387aa6c19dff660.')).toBe(true);
+    expect(staged.title).toBe("Use-after-free in Linux kernel's netfilter: nf_tables component");
+
+    record.containers.cna.title = '\n  Use-after-free in nf_tables \n';
+    record.containers.cna.descriptions = [{ lang: 'en', value: ' \n ' }, { lang: 'de', value: 'Ein Use-after-free.' }];
+    const blank = new MemoryStageSink();
+    stageCve5Record(record, 'raw/cvelist/cves/2024/1xxx/CVE-2024-1086.json', blank);
+    // A blank English text is no text: the merge then takes another feed's description.
+    expect(blank.rows.cve5[0]).toMatchObject({ title: 'Use-after-free in nf_tables', description: null });
+  });
+
   it('CVE-1999-0001: legacy alphabetical record, zone-less dates as UTC, n/a and text problem types skipped', () => {
     const { rows } = stage('CVE-1999-0001.json');
     expect(rows.cve5[0]).toMatchObject({ date_published: '2000-02-04T05:00:00.000Z', cna_date_updated: '2005-12-17T00:00:00.000Z', state: 'PUBLISHED' });
