@@ -3,8 +3,9 @@
  *   1. standardHeaders — CORS preflight; CORS, nosniff, X-Snapshot, Cache-Control, ETag on every
  *      response (errors and 429s included, since it wraps everything below);
  *   2. the rate limiter (api/ratelimit), when configured — the first thing a request meets;
- *   3. readOnly (paths under /api/) — 405 for methods other than GET/HEAD/OPTIONS: the read API
- *      is GET-only; /pulse (subscriptions, api/pulse/routes.ts) takes POST/PATCH/DELETE;
+ *   3. readOnly (paths under /api/, the Atom feed and the event stream) — 405 for methods other
+ *      than GET/HEAD/OPTIONS: the read API is GET-only; /pulse (subscriptions,
+ *      api/pulse/routes.ts) takes POST/PATCH/DELETE;
  *   4. retainSnapshot (paths under /api/v1/public and /pulse/feeds) — 503 NO_SNAPSHOT, or the
  *      request's snapshot; then, under /api/v1/public, the snapshot's response cache
  *      (api/http/response-cache.ts) answers a GET it has answered before;
@@ -28,6 +29,7 @@ import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { pulseApiAllow } from './pulse/api-methods.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
+import { ATOM_PATH, STREAM_PATH } from './routes/pulse-feeds.ts';
 import { errorPage, pulseNotFound, registerPulse, registerPulsePageMethods } from './pulse/routes.tsx';
 import { pulsePageAllow } from './pulse/page-methods.ts';
 import { PageError } from './pulse/page-response.ts';
@@ -149,6 +151,9 @@ export function createApp(opts: AppOptions): ApiApp {
     throw invalidParameter(malformed.parameter, malformed.message);
   });
   app.use('/api/*', readOnly);
+  // The feed and the stream are read-only too, though outside /api: another method on them is a
+  // 405 naming GET and HEAD (what their OPTIONS says), not a 404 saying the path does not exist.
+  for (const path of [ATOM_PATH, STREAM_PATH]) app.use(path, readOnly);
   app.use('/api/v1/public/*', retainSnapshot(opts.store, cacheResponses));
   // The Atom feed reads one snapshot like the JSON API; the stream retains one per read itself.
   app.use('/pulse/feeds/*', retainSnapshot(opts.store));

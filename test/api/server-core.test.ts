@@ -51,6 +51,21 @@ describe('methods', () => {
     });
   }
 
+  it('the Atom feed and the event stream (read-only, outside /api) answer any other method with 405 and Allow, not 404 "no endpoint"', async () => {
+    for (const path of ['/pulse/feeds/changes.atom', '/pulse/stream']) {
+      const options = await s.get(path, { method: 'OPTIONS' });
+      expect(options.headers.get('allow'), path).toBe('GET, HEAD, OPTIONS');
+      for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+        const res = await s.get(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get('allow'), `${method} ${path}`).toBe('GET, HEAD, OPTIONS');
+        expect(((await res.json()) as { code: string }).code).toBe('METHOD_NOT_ALLOWED');
+      }
+    }
+    // A path that does not exist there is still a 404, whatever the method.
+    expect((await s.get('/pulse/feeds/nothing.atom', { method: 'POST' })).status).toBe(404);
+  });
+
   it('OPTIONS answers the CORS preflight', async () => {
     const res = await s.get('/api/v1/public/cves/CVE-2024-3400', {
       method: 'OPTIONS',
