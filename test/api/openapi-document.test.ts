@@ -305,4 +305,10 @@ describe('parameter schemas accept exactly what the server accepts', () => {
   it('search: at most the declared length, in characters', async () => {
     await agree('/api/v1/public/cves', 'search', ['kernel', 'é'.repeat(500), 'x'.repeat(500), 'x'.repeat(501), `kernel ${'🙂'.repeat(493)}`, `kernel ${'🙂'.repeat(494)}`]);
   });
+
+  it('search on /cves and /cves/match: a letter or digit of any script, or blank (no search); nothing to look for is refused, and the pattern says so', async () => {
+    const candidates = ['kernel', 'é', '中', '٣', '7', 'a-', '"', '""', '%', '-', '***', '🙂', '\u0301', '', '   ', '\u0000', 'a\u0000b'];
+    await agree('/api/v1/public/cves', 'search', candidates);
+    await agree('/api/v1/public/cves/match', 'search', candidates, '&vendor=linux');
+  });
 });
