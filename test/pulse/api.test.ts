@@ -177,6 +177,11 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     for (const filter of [[], 'x', 5]) await expect400(await post('/pulse/api/preview', { filter }), 'filter');
   });
 
+  it('a preview whose filter is null names filter, as creating and PATCH do (it previewed every change, as if no filter were sent)', async () => {
+    await expect400(await post('/pulse/api/preview', { filter: null }), 'filter');
+    expect((await post('/pulse/api/preview', {})).status).toBe(200);
+  });
+
   // What no schema can say: a URL's user name, where its host resolves.
   const BEYOND_THE_DOCUMENT = new Set(['a webhook URL with credentials', 'a loopback webhook (no --pulse-allow-private-webhooks)', 'a metadata webhook']);
 
