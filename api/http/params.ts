@@ -128,7 +128,7 @@ export function enumParam<const V extends string>(values: readonly V[], opts: { 
  * escaped. Only those: validators compile JSON Schema patterns in Unicode mode (ajv's default),
  * where an escape of anything else (`\-`) is a syntax error.
  */
-function anyCase(text: string): string {
+export function anyCase(text: string): string {
   return [...text]
     .map((ch) => {
       const lower = ch.toLowerCase();

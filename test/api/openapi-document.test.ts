@@ -297,6 +297,26 @@ describe('parameter schemas accept exactly what the server accepts', () => {
     await agree('/api/v1/public/packages/batch', 'purls', ['pkg:npm/lodash@4.17.20', 'pkg:npm/a@1,pkg:npm/b@2', ',', 'x', '', '   ']);
   });
 
+  it('/packages/{ecosystem}/{name}: the ecosystem by its pattern (a supported one, any case, optionally with a release), a name not blank', async () => {
+    const path = '/api/v1/public/packages/{ecosystem}/{name}';
+    const params = doc.paths[path]!.get!.parameters!;
+    const cases: [name: 'ecosystem' | 'name', raw: string][] = [
+      ...['PyPI', 'pypi', ' npm ', 'Debian:12', 'debian : 12', 'Red Hat', 'red hat:9', 'crates.io', 'Rocky Linux:8', 'Ubuntu:22.04:LTS', 'Alpine:', 'cratesXio', 'Pip', 'Debian12', 'nope', ':12', ' ', '🙂', 'npm;x'].map(
+        (raw) => ['ecosystem', raw] as ['ecosystem', string],
+      ),
+      ...['mlflow', ' ', '\t'].map((raw) => ['name', raw] as ['name', string]),
+    ];
+    for (const [name, raw] of cases) {
+      const values: Record<string, string> = { ecosystem: 'PyPI', name: 'mlflow', [name]: raw };
+      const url = `/api/v1/public/packages/${encodeURIComponent(values.ecosystem!)}/${encodeURIComponent(values.name!)}`;
+      const res = await s.get(url);
+      const body = (await res.json()) as { parameter?: string };
+      const refused = res.status === 400 && body.parameter === name;
+      const allowed = schemaAllows(params.find((p) => p.name === name)!.schema, raw);
+      expect(refused ? 'refused' : 'accepted', `${url} (schema allows: ${allowed})`).toBe(allowed ? 'accepted' : 'refused');
+    }
+  });
+
   it('since: an RFC 3339 date-time with any number of fraction digits', async () => {
     const res = await s.get(`/api/v1/public/cves?since=${encodeURIComponent('2024-01-01T00:00:00.1234567890123+02:00')}`);
     expect(res.status).toBe(200);
