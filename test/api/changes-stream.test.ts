@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../cli/build/publish.ts';
 import { snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { buildChangesCorpus, type ChangesCorpus } from '../helpers/changes-corpus.ts';
-import { emptyDataDir, startOn, startSampleServer, type SampleServer } from './server-harness.ts';
+import { checkAnswer, documentValidator, emptyDataDir, startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 interface SseEvent {
   id?: string;
@@ -34,6 +34,9 @@ class SseClient {
     const res = await fetch(url, { headers, signal: client.abort.signal });
     client.status = res.status;
     if (res.status !== 200) {
+      // A refusal is checked against the served document like any answer the harness receives
+      // (its 429 must be the RateLimited response the document declares on every operation).
+      await checkAnswer(await documentValidator(new URL(url).origin)(), 'GET', url, res);
       client.body = await res.json();
       return client;
     }
