@@ -34,7 +34,7 @@ import { errorPage, pulseNotFound, registerPulse, registerPulsePageMethods } fro
 import { pulsePageAllow } from './pulse/page-methods.ts';
 import { PageError } from './pulse/page-response.ts';
 import { isCrossSiteWrite } from './http/cross-site-writes.ts';
-import { malformedQueryParameter } from './http/query-encoding.ts';
+import { malformedPathParameter, malformedQueryParameter } from './http/query-encoding.ts';
 import { PulseUnavailableError } from '../lib/pulse/errors.ts';
 import { registerPulseLinkPages } from './pulse/link-pages.tsx';
 import { Handoffs } from './pulse/handoff.ts';
@@ -144,10 +144,15 @@ export function createApp(opts: AppOptions): ApiApp {
   // inside standardHeaders so that its 429s carry CORS, nosniff, X-Snapshot and ETag like any answer.
   if (opts.rateLimiter) app.use('*', opts.rateLimiter.middleware);
   // A query that does not decode to UTF-8 text is a 400 naming the parameter (api/http/query-encoding.ts).
+  // So is a path parameter of the APIs (the pages answer an unknown record with their 404); the
+  // route table is read on such a request only, when every route is registered.
   app.use('*', async (c, next) => {
-    const malformed = malformedQueryParameter(c.req.url);
+    if (!c.req.url.includes('%')) return next();
+    const inQuery = malformedQueryParameter(c.req.url);
+    const page = isPulsePage(c.req.path);
+    if (inQuery !== null && page) return errorPage(c, new PageError(400, 'Bad address', inQuery.message, inQuery.parameter));
+    const malformed = inQuery ?? (page ? null : malformedPathParameter(c.req.url, app.routes.map((r) => r.path)));
     if (malformed === null) return next();
-    if (isPulsePage(c.req.path)) return errorPage(c, new PageError(400, 'Bad address', malformed.message, malformed.parameter));
     throw invalidParameter(malformed.parameter, malformed.message);
   });
   app.use('/api/*', readOnly);

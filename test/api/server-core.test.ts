@@ -241,6 +241,29 @@ describe('no 500 on any input', () => {
   });
 });
 
+describe('a path parameter that is not UTF-8 text once percent-decoded', () => {
+  it('is a 400 naming it (it was looked up as the raw characters: a 200 for a package named "%C0%AF"); well-formed escapes are text', async () => {
+    for (const [url, parameter] of [
+      ['/api/v1/public/packages/PyPI/%C0%AF', 'name'],
+      ['/api/v1/public/packages/PyPI/mlflow%FF?version=1.0', 'name'],
+      ['/api/v1/public/vendor-advisories/redhat/%FF', 'advisory_id'],
+      // The UTF-8 bytes of a lone surrogate (U+D800) are no UTF-8 text either.
+      ['/api/v1/public/vendor-advisories/redhat/RHSA-2026%ED%A0%80', 'advisory_id'],
+      ['/api/v1/public/cves/%FF/related', 'id'],
+    ] as const) {
+      const res = await s.get(url);
+      const body = (await res.json()) as { code: string; parameter: string; message: string };
+      expect([url, res.status, body.code, body.parameter]).toEqual([url, 400, 'INVALID_PARAMETER', parameter]);
+      expect(body.message).toContain('UTF-8');
+    }
+    // No route takes a parameter there: the unknown path it is.
+    expect((await s.get('/api/v1/%FF')).status).toBe(404);
+    for (const url of ['/api/v1/public/vendor-advisories/redhat/RHSA-2026%3A9102', '/api/v1/public/packages/npm/%40babel%2Fcore', '/api/v1/public/packages/PyPI/caf%C3%A9']) {
+      expect([url, (await s.get(url)).status]).toEqual([url, 200]);
+    }
+  });
+});
+
 describe('a query that is not UTF-8 text once percent-decoded', () => {
   it('is a 400 naming the parameter on the API, the suggestions and the pages; a % that escapes nothing stays itself', async () => {
     for (const [url, parameter] of [

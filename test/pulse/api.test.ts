@@ -397,6 +397,12 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     await expect400(await call(`/pulse/api/subscriptions/${token}/deliveries?limit=1&limit=2`), 'limit');
   });
 
+  it('a token whose percent-encoding is not UTF-8 text is a 400 naming token (it was looked up as the raw characters)', async () => {
+    await expect400(await call('/pulse/api/subscriptions/%FF'), 'token');
+    await expect400(await call('/pulse/api/subscriptions/AAAAAAAAAAAAAAAAAAAA%C3/deliveries'), 'token');
+    await expect400(await call('/pulse/api/confirm/%ED%A0%80', { method: 'POST' }), 'token');
+  });
+
   it('a confirm or unsubscribe link that opens nothing says so at once, with no button (it showed the button and told only after the click); a GET changes nothing', async () => {
     const token = manageUrl.split('/').at(-1)!;
     for (const path of ['/pulse/confirm/not-a-token', '/pulse/confirm/x', '/pulse/s/AAAAAAAAAAAAAAAAAAAAAA/unsubscribe', '/pulse/s/not-a-token/unsubscribe']) {
