@@ -1,7 +1,8 @@
 /**
  * What every operation of the OpenAPI document shares, declared once here rather than in each
  * route module, so a route added later gets it without a line of its own:
- *   - 304 on GET (a matching `If-None-Match`, api/http/respond.ts): no body, the `ETag`;
+ *   - 304 on GET (a matching `If-None-Match`, api/http/respond.ts): no body, the `ETag` (not on
+ *     the event stream, which has no entity tag);
  *   - 429 (api/ratelimit): the RateLimitError body, `Retry-After` and `X-RateLimit-*`;
  *   - 400, 408 and 431 (api/http/client-errors.ts), answered before any routing: a request that
  *     is not valid HTTP (MALFORMED_REQUEST), one that never arrived in full (REQUEST_TIMEOUT),
@@ -11,8 +12,8 @@
  *     not be read: SNAPSHOT_TABLE_UNAVAILABLE), and under /pulse/api (the subscription store
  *     cannot be reached: SERVICE_UNAVAILABLE);
  *   - 400 on every operation that takes a parameter (the validation hook of api/app.ts);
- *   - the standard headers of a successful answer (`ETag`, `X-Snapshot`, `Cache-Control`, and
- *     the per-second `X-RateLimit-*` when rate limiting is on);
+ *   - the standard headers of a successful answer (`ETag` but on the event stream, `X-Snapshot`,
+ *     `Cache-Control`, and the per-second `X-RateLimit-*` when rate limiting is on);
  *   - an `operationId` derived from the method and path when the route gives none.
  * A response a route declares itself (e.g. its own 400 description) is kept as it is.
  */
@@ -150,6 +151,12 @@ export function registerSharedSchemas(app: ApiApp): void {
   app.openAPIRegistry.register('RateLimitError', RateLimitErrorSchema);
 }
 
+/** Whether the operation's success is a Server-Sent Events stream (`/pulse/stream`). */
+function isEventStream(responses: Record<string, Record<string, unknown>>): boolean {
+  const content = responses['200']?.content as Record<string, unknown> | undefined;
+  return content !== undefined && Object.keys(content).length === 1 && 'text/event-stream' in content;
+}
+
 /** Adds the shared declarations to a generated document (a fresh copy; the input is not kept). */
 export function withSharedDeclarations(document: Record<string, unknown>): Record<string, unknown> {
   const doc = structuredClone(document) as {
@@ -165,15 +172,18 @@ export function withSharedDeclarations(document: Record<string, unknown>): Recor
       if (!op) continue;
       op.operationId ??= deriveOperationId(method, path);
       const responses = (op.responses ??= {});
+      const stream = isEventStream(responses);
       for (const [status, response] of Object.entries(responses)) {
         if (!/^2\d\d$/.test(status) || '$ref' in response) continue;
-        response.headers = { ...headers(['ETag', 'X-Snapshot', 'Cache-Control'], RATE_HEADERS), ...(response.headers as object | undefined) };
+        // An event stream has no entity tag (it is live, never the same twice): no ETag, no 304.
+        const standard = stream ? headers(['X-Snapshot', 'Cache-Control'], RATE_HEADERS) : headers(['ETag', 'X-Snapshot', 'Cache-Control'], RATE_HEADERS);
+        response.headers = { ...standard, ...(response.headers as object | undefined) };
       }
       const add = (status: string, ref: string) => {
         responses[status] ??= { $ref: `#/components/responses/${ref}` };
       };
       // Conditional requests are GET's (and HEAD's): an unsafe method ignores If-None-Match.
-      if (method === 'get') add('304', 'NotModified');
+      if (method === 'get' && !stream) add('304', 'NotModified');
       add('400', (op.parameters?.length ?? 0) > 0 ? 'InvalidParameter' : 'MalformedRequest');
       add('408', 'RequestTimeout');
       add('429', 'RateLimited');

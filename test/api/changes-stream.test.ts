@@ -33,10 +33,11 @@ class SseClient {
     const client = new SseClient();
     const res = await fetch(url, { headers, signal: client.abort.signal });
     client.status = res.status;
+    // Checked against the served document like any answer the harness receives: the stream's
+    // headers (its body is not read), a refusal's body too (a 429 must be the RateLimited answer
+    // the document declares on every operation).
+    await checkAnswer(await documentValidator(new URL(url).origin)(), 'GET', url, res);
     if (res.status !== 200) {
-      // A refusal is checked against the served document like any answer the harness receives
-      // (its 429 must be the RateLimited response the document declares on every operation).
-      await checkAnswer(await documentValidator(new URL(url).origin)(), 'GET', url, res);
       client.body = await res.json();
       return client;
     }

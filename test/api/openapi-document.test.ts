@@ -85,8 +85,12 @@ describe('the document', () => {
     expect(doc.servers?.length).toBeGreaterThan(0);
   });
 
-  it('declares 304 (no body, ETag) and 429 (RateLimitError, Retry-After, X-RateLimit-*) on every operation', () => {
+  it('declares 304 (no body, ETag) and 429 (RateLimitError, Retry-After, X-RateLimit-*) on every operation; the event stream has no entity tag (no ETag, no 304)', () => {
+    const stream = doc.paths['/pulse/stream']!.get!;
+    expect(stream.responses['304']).toBeUndefined();
+    expect(resolved(stream, '200')!.headers?.ETag).toBeUndefined();
     for (const { path, op } of operations) {
+      if (op === stream) continue;
       const notModified = resolved(op, '304');
       expect(notModified, path).toBeDefined();
       expect(notModified!.content, path).toBeUndefined();
