@@ -151,7 +151,7 @@ export function createApp(opts: AppOptions): ApiApp {
     const inQuery = malformedQueryParameter(c.req.url);
     const page = isPulsePage(c.req.path);
     if (inQuery !== null && page) return errorPage(c, new PageError(400, 'Bad address', inQuery.message, inQuery.parameter));
-    const malformed = inQuery ?? (page ? null : malformedPathParameter(c.req.url, app.routes.map((r) => r.path)));
+    const malformed = inQuery ?? (page ? null : malformedPathParameter(c.req.url, app.routes));
     if (malformed === null) return next();
     throw invalidParameter(malformed.parameter, malformed.message);
   });

@@ -66,19 +66,19 @@ export function malformedQueryParameter(url: string): MalformedParameter | null 
 /**
  * The same of a path parameter: Hono keeps a path segment whose escapes are not UTF-8 as sent
  * too, so `/packages/PyPI/%C0%AF` answered for a package named "%C0%AF" and
- * `/vendor-advisories/redhat/%FF` looked for an advisory "%FF". `patterns` are the app's route
- * paths (`/cves/:id`); the malformed segment is named by the parameter of the route whose other
+ * `/vendor-advisories/redhat/%FF` looked for an advisory "%FF". `routes` are the app's (paths
+ * such as `/cves/:id`); the malformed segment is named by the parameter of the route whose other
  * segments the path matches. Null when every segment is text, or when no route takes a
  * parameter there (the path is answered 404 as any unknown path).
  */
-export function malformedPathParameter(url: string, patterns: readonly string[]): MalformedParameter | null {
+export function malformedPathParameter(url: string, routes: readonly { path: string }[]): MalformedParameter | null {
   const pathname = new URL(url).pathname;
   if (!pathname.includes('%')) return null;
   const segments = pathname.split('/');
   const at = segments.findIndex((segment) => decodeEscapes(segment) === null);
   if (at < 0) return null;
-  for (const pattern of patterns) {
-    const parts = pattern.split('/');
+  for (const { path } of routes) {
+    const parts = path.split('/');
     if (parts.length !== segments.length || !parts[at]!.startsWith(':')) continue;
     if (parts.every((part, i) => part.startsWith(':') || part === segments[i])) {
       // `:name{regex}` and `:name?` are still the parameter `name`.
