@@ -3,8 +3,9 @@
  *   1. standardHeaders — CORS preflight; CORS, nosniff, X-Snapshot, Cache-Control, ETag on every
  *      response (errors and 429s included, since it wraps everything below);
  *   2. the rate limiter (api/ratelimit), when configured — the first thing a request meets;
- *   3. readOnly (paths under /api/) — 405 for methods other than GET/HEAD/OPTIONS: the read API
- *      is GET-only; /pulse (subscriptions, api/pulse/routes.ts) takes POST/PATCH/DELETE;
+ *   3. readOnly (paths under /api/, the Atom feed and the event stream) — 405 for methods other
+ *      than GET/HEAD/OPTIONS: the read API is GET-only; /pulse (subscriptions,
+ *      api/pulse/routes.ts) takes POST/PATCH/DELETE;
  *   4. retainSnapshot (paths under /api/v1/public and /pulse/feeds) — 503 NO_SNAPSHOT, or the
  *      request's snapshot; then, under /api/v1/public, the snapshot's response cache
  *      (api/http/response-cache.ts) answers a GET it has answered before;
@@ -28,11 +29,12 @@ import { registerOpenApi } from './openapi.ts';
 import { registerPulseRoutes, type PulseHttpOptions } from './pulse/routes.ts';
 import { pulseApiAllow } from './pulse/api-methods.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
+import { ATOM_PATH, STREAM_PATH } from './routes/pulse-feeds.ts';
 import { errorPage, pulseNotFound, registerPulse, registerPulsePageMethods } from './pulse/routes.tsx';
 import { pulsePageAllow } from './pulse/page-methods.ts';
 import { PageError } from './pulse/page-response.ts';
 import { isCrossSiteWrite } from './http/cross-site-writes.ts';
-import { malformedQueryParameter } from './http/query-encoding.ts';
+import { malformedPathParameter, malformedQueryParameter } from './http/query-encoding.ts';
 import { PulseUnavailableError } from '../lib/pulse/errors.ts';
 import { registerPulseLinkPages } from './pulse/link-pages.tsx';
 import { Handoffs } from './pulse/handoff.ts';
@@ -142,13 +144,21 @@ export function createApp(opts: AppOptions): ApiApp {
   // inside standardHeaders so that its 429s carry CORS, nosniff, X-Snapshot and ETag like any answer.
   if (opts.rateLimiter) app.use('*', opts.rateLimiter.middleware);
   // A query that does not decode to UTF-8 text is a 400 naming the parameter (api/http/query-encoding.ts).
+  // So is a path parameter of the APIs (the pages answer an unknown record with their 404); the
+  // route table is read on such a request only, when every route is registered.
   app.use('*', async (c, next) => {
-    const malformed = malformedQueryParameter(c.req.url);
+    if (!c.req.url.includes('%')) return next();
+    const inQuery = malformedQueryParameter(c.req.url);
+    const page = isPulsePage(c.req.path);
+    if (inQuery !== null && page) return errorPage(c, new PageError(400, 'Bad address', inQuery.message, inQuery.parameter));
+    const malformed = inQuery ?? (page ? null : malformedPathParameter(c.req.url, app.routes));
     if (malformed === null) return next();
-    if (isPulsePage(c.req.path)) return errorPage(c, new PageError(400, 'Bad address', malformed.message, malformed.parameter));
     throw invalidParameter(malformed.parameter, malformed.message);
   });
   app.use('/api/*', readOnly);
+  // The feed and the stream are read-only too, though outside /api: another method on them is a
+  // 405 naming GET and HEAD (what their OPTIONS says), not a 404 saying the path does not exist.
+  for (const path of [ATOM_PATH, STREAM_PATH]) app.use(path, readOnly);
   app.use('/api/v1/public/*', retainSnapshot(opts.store, cacheResponses));
   // The Atom feed reads one snapshot like the JSON API; the stream retains one per read itself.
   app.use('/pulse/feeds/*', retainSnapshot(opts.store));

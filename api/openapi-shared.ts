@@ -1,7 +1,8 @@
 /**
  * What every operation of the OpenAPI document shares, declared once here rather than in each
  * route module, so a route added later gets it without a line of its own:
- *   - 304 on GET (a matching `If-None-Match`, api/http/respond.ts): no body, the `ETag`;
+ *   - 304 on GET (a matching `If-None-Match`, api/http/respond.ts): no body, the `ETag` (not on
+ *     the event stream, which has no entity tag);
  *   - 429 (api/ratelimit): the RateLimitError body, `Retry-After` and `X-RateLimit-*`;
  *   - 400, 408 and 431 (api/http/client-errors.ts), answered before any routing: a request that
  *     is not valid HTTP (MALFORMED_REQUEST), one that never arrived in full (REQUEST_TIMEOUT),
@@ -11,8 +12,8 @@
  *     not be read: SNAPSHOT_TABLE_UNAVAILABLE), and under /pulse/api (the subscription store
  *     cannot be reached: SERVICE_UNAVAILABLE);
  *   - 400 on every operation that takes a parameter (the validation hook of api/app.ts);
- *   - the standard headers of a successful answer (`ETag`, `X-Snapshot`, `Cache-Control`, and
- *     the per-second `X-RateLimit-*` when rate limiting is on);
+ *   - the standard headers of a successful answer (`ETag` but on the event stream, `X-Snapshot`,
+ *     `Cache-Control`, and the per-second `X-RateLimit-*` when rate limiting is on);
  *   - an `operationId` derived from the method and path when the route gives none.
  * A response a route declares itself (e.g. its own 400 description) is kept as it is.
  */
@@ -25,9 +26,11 @@ const PUBLIC_PREFIX = '/api/v1/public';
 export const RateLimitErrorSchema = ErrorSchema.extend({
   code: z.literal('RATE_LIMIT_EXCEEDED'),
   retry_after: z.number().int().min(1).openapi({ description: 'Seconds to wait, as in `Retry-After`.' }),
-  limit: z.number().int().openapi({ description: 'The number of requests that was exceeded in the window.' }),
-  window: z.string().openapi({ description: 'The window of that limit: `60s` or `1s`.', example: '60s' }),
-  scope: z.enum(['minute', 'second', 'burst']).openapi({ description: 'Which limit refused: the per-minute ceiling, the per-second limit, or the burst cap.' }),
+  limit: z.number().int().openapi({ description: 'The number of requests that was exceeded in the window (scope `streams`: of event streams open at once).' }),
+  window: z.string().openapi({ description: 'The window of that limit: `60s` or `1s`; `open` for scope `streams` (streams open at once, no time window).', example: '60s' }),
+  scope: z.enum(['minute', 'second', 'burst', 'streams']).openapi({
+    description: 'Which limit refused: the per-minute ceiling, the per-second limit, the burst cap, or (`/pulse/stream`) the bound on one caller\'s open event streams.',
+  }),
 }).openapi('RateLimitError');
 
 const stringHeader = (description: string, example?: string) => ({
@@ -45,7 +48,7 @@ const HEADERS: Record<string, object> = {
   'X-RateLimit-Limit': integerHeader('Requests allowed in the window (per second on admitted answers; the exceeded limit on a 429).'),
   'X-RateLimit-Remaining': integerHeader('Requests left in the window.'),
   'X-RateLimit-Reset': integerHeader('Seconds until the window ends.'),
-  'X-RateLimit-Window': stringHeader('Length of the window: `1s` or `60s`.', '1s'),
+  'X-RateLimit-Window': stringHeader('Length of the window: `1s` or `60s` (`open` on the 429 of the open-stream bound of `/pulse/stream`).', '1s'),
 };
 
 /**
@@ -148,6 +151,12 @@ export function registerSharedSchemas(app: ApiApp): void {
   app.openAPIRegistry.register('RateLimitError', RateLimitErrorSchema);
 }
 
+/** Whether the operation's success is a Server-Sent Events stream (`/pulse/stream`). */
+function isEventStream(responses: Record<string, Record<string, unknown>>): boolean {
+  const content = responses['200']?.content as Record<string, unknown> | undefined;
+  return content !== undefined && Object.keys(content).length === 1 && 'text/event-stream' in content;
+}
+
 /** Adds the shared declarations to a generated document (a fresh copy; the input is not kept). */
 export function withSharedDeclarations(document: Record<string, unknown>): Record<string, unknown> {
   const doc = structuredClone(document) as {
@@ -163,15 +172,18 @@ export function withSharedDeclarations(document: Record<string, unknown>): Recor
       if (!op) continue;
       op.operationId ??= deriveOperationId(method, path);
       const responses = (op.responses ??= {});
+      const stream = isEventStream(responses);
       for (const [status, response] of Object.entries(responses)) {
         if (!/^2\d\d$/.test(status) || '$ref' in response) continue;
-        response.headers = { ...headers(['ETag', 'X-Snapshot', 'Cache-Control'], RATE_HEADERS), ...(response.headers as object | undefined) };
+        // An event stream has no entity tag (it is live, never the same twice): no ETag, no 304.
+        const standard = stream ? headers(['X-Snapshot', 'Cache-Control'], RATE_HEADERS) : headers(['ETag', 'X-Snapshot', 'Cache-Control'], RATE_HEADERS);
+        response.headers = { ...standard, ...(response.headers as object | undefined) };
       }
       const add = (status: string, ref: string) => {
         responses[status] ??= { $ref: `#/components/responses/${ref}` };
       };
       // Conditional requests are GET's (and HEAD's): an unsafe method ignores If-None-Match.
-      if (method === 'get') add('304', 'NotModified');
+      if (method === 'get' && !stream) add('304', 'NotModified');
       add('400', (op.parameters?.length ?? 0) > 0 ? 'InvalidParameter' : 'MalformedRequest');
       add('408', 'RequestTimeout');
       add('429', 'RateLimited');

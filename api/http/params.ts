@@ -128,7 +128,7 @@ export function enumParam<const V extends string>(values: readonly V[], opts: { 
  * escaped. Only those: validators compile JSON Schema patterns in Unicode mode (ajv's default),
  * where an escape of anything else (`\-`) is a syntax error.
  */
-function anyCase(text: string): string {
+export function anyCase(text: string): string {
   return [...text]
     .map((ch) => {
       const lower = ch.toLowerCase();
@@ -187,15 +187,24 @@ export function parseCveId(raw: string): string {
   return raw.toUpperCase();
 }
 
-/** Free text of at most `max` characters. */
-export function textParam(opts: { description: string; max: number; example?: string }) {
+/**
+ * Free text of at most `max` characters; `pattern`, when given, is a rule the route's reader of
+ * the text enforces later (and the document must state, so that a client does not send what
+ * is refused).
+ */
+export function textParam(opts: { description: string; max: number; example?: string; pattern?: string }) {
   return queryParam(
     (raw) => {
       // Counted in code points, as JSON Schema's maxLength counts.
       if (codePointsExceed(raw, opts.max)) throw new Error(`at most ${opts.max} characters`);
       return raw;
     },
-    { description: opts.description, maxLength: opts.max, ...(opts.example !== undefined ? { example: opts.example } : {}) },
+    {
+      description: opts.description,
+      maxLength: opts.max,
+      ...(opts.pattern !== undefined ? { pattern: opts.pattern } : {}),
+      ...(opts.example !== undefined ? { example: opts.example } : {}),
+    },
   );
 }
 

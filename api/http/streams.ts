@@ -3,8 +3,29 @@
  * (bounded, PULSE §3), and a way to end them all when the server closes, so a long-lived stream
  * never holds a shutdown for its whole grace period.
  */
+import { ApiError } from './errors.ts';
+
 export const DEFAULT_HEARTBEAT_MS = 25_000;
 export const DEFAULT_STREAMS_PER_CALLER = 5;
+/** Seconds a caller at its bound is told to wait (a stream of its own may end by then). */
+const STREAM_RETRY_AFTER_S = 60;
+
+/**
+ * The 429 of a caller already holding `max` open streams: the RateLimited answer the document
+ * declares on every operation (the rate limiter's headers and RateLimitError body), with scope
+ * `streams` and window `open` (a bound on streams open at once, not on requests in a window).
+ * It carried only Retry-After and `limit`, so a client checking answers against the document
+ * could not read it as one.
+ */
+export function streamBoundRefusal(max: number): ApiError {
+  const retryAfter = String(STREAM_RETRY_AFTER_S);
+  return new ApiError(
+    'RATE_LIMIT_EXCEEDED',
+    `At most ${max} open change streams per caller; close one first.`,
+    { retry_after: STREAM_RETRY_AFTER_S, limit: max, window: 'open', scope: 'streams' },
+    { 'Retry-After': retryAfter, 'X-RateLimit-Limit': String(max), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': retryAfter, 'X-RateLimit-Window': 'open' },
+  );
+}
 
 export interface StreamLimits {
   /** Period of the SSE comment that keeps idle connections open (default 25 s). */

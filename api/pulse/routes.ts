@@ -121,7 +121,9 @@ export function registerPulseRoutes(app: ApiApp, opts: PulseHttpOptions): void {
       const unknown = Object.keys(rest)[0];
       if (unknown !== undefined) throw new PulseInputError(unknown, `${unknown}: unknown member "${unknown}"`);
       if (days !== undefined && typeof days !== 'number') throw new PulseInputError('days', 'days: an integer from 1 to 90');
-      return json(c, await service.previewMatches(filter ?? {}, (days as number | undefined) ?? 30));
+      // Only an absent filter is the empty one: null is a filter that is no object (400), as
+      // when creating or changing a subscription.
+      return json(c, await service.previewMatches(filter, (days as number | undefined) ?? 30));
     });
   });
 

@@ -115,7 +115,9 @@ export function parseQuery<S extends z.ZodObject>(c: Context, schema: S): z.outp
   const raw: Record<string, string> = {};
   for (const name of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(name);
-    if (values.length > 1 && name in schema.shape) throw invalidParameter(name, `${name}: given more than once`);
+    // Own members only: `in` also finds toString, constructor or __proto__ on every object, and
+    // refused those unknown parameters when sent twice (unknown parameters are ignored).
+    if (values.length > 1 && Object.hasOwn(schema.shape, name)) throw invalidParameter(name, `${name}: given more than once`);
     raw[name] = values[0]!;
   }
   const result = schema.safeParse(raw);

@@ -81,11 +81,19 @@ export interface InterpretedList {
 
 /**
  * `reverseRefusal` overrides the blocker for endpoints where reverse is never served (the
- * vendor match names `vendor`).
+ * vendor match: `vendor`). There the refusal names `reverse` itself, whose document allows
+ * only false (`enum: [false]`): the value sent is the fault, not another parameter.
  */
 export function interpretList(query: ListQuery, present: (name: string) => boolean, reverseRefusal?: string): InterpretedList {
   const blocker = reverseRefusal ?? reverseBlocker(query, present);
   const reverse = query.reverse === true;
+  if (reverse && reverseRefusal !== undefined) {
+    throw new ApiError(
+      'REVERSE_NOT_ALLOWED',
+      `reverse: only false here; reverse=true reads the default listing only (published order, active CVEs, no filter, search or cursor), and "${reverseRefusal}" filters this one.`,
+      { parameter: 'reverse' },
+    );
+  }
   if (reverse && blocker !== null) {
     throw new ApiError(
       'REVERSE_NOT_ALLOWED',

@@ -23,6 +23,7 @@ import {
 import { ERROR_STATUS, type ErrorCode } from '../http/errors.ts';
 import { SEVERITIES, STATUSES } from '../queries/cves-filter.ts';
 import { SORTS } from '../queries/cves-list.ts';
+import { SEARCH_PATTERN } from '../search/parse.ts';
 import { codePointsExceed } from '../../lib/code-points.ts';
 
 export const MAX_LIMIT = 200;
@@ -62,8 +63,9 @@ const listParams = {
   ...filterParams,
   search: textParam({
     max: MAX_SEARCH_CHARS,
+    pattern: SEARCH_PATTERN,
     description:
-      'Free text, any case, over id, title, description, vendors, products, packages and advisory titles. Words are a conjunction (all must occur); a quoted string or a hyphenated compound (`use-after-free`) is a phrase. At most 16 words.',
+      'Free text, any case, over id, title, description, vendors, products, packages and advisory titles. Words are a conjunction (all must occur); a quoted string or a hyphenated compound (`use-after-free`) is a phrase. At most 16 words; at least one letter or digit (blank: no search).',
     example: 'linux kernel "use after free"',
   }),
   since: timestampParam('Last modified at or after this time (`YYYY-MM-DD` or RFC 3339; UTC when no offset).'),

@@ -8,7 +8,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ApiApp, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, invalidParameter } from '../http/errors.ts';
-import { CVE_ID_PATTERN, NOT_BLANK_PATTERN, parseCveId, queryParam } from '../http/params.ts';
+import { anyCase, CVE_ID_PATTERN, NOT_BLANK_PATTERN, parseCveId, queryParam } from '../http/params.ts';
+import { SUPPORTED_ECOSYSTEMS } from '../../lib/versions/ecosystems.ts';
 import { cacheKey } from '../http/response-cache.ts';
 import { asRouteResponse, etagOf, sendBody } from '../http/respond.ts';
 import { jsonBytesReusing } from '../../lib/json-reuse.ts';
@@ -51,6 +52,13 @@ const requiredText = (description: string, example: string, pattern = NOT_BLANK_
 const CVE_ID_ITEM = `\\s*${CVE_ID_PATTERN.slice(1, -1)}\\s*`;
 const CVE_IDS_PATTERN = `^(?:\\s*,)*${CVE_ID_ITEM}(?:,(?:${CVE_ID_ITEM}|\\s*))*$`;
 
+/**
+ * The ecosystems askedEcosystem takes: a supported one in any case, white space around it,
+ * then optionally `:` and a release (`Debian:12`). Any other is refused with 400; without the
+ * pattern the document called every string valid.
+ */
+const ECOSYSTEM_PATTERN = `^\\s*(?:${SUPPORTED_ECOSYSTEMS.map(anyCase).join('|')})\\s*(?::[\\s\\S]*)?$`;
+
 const byNameRoute = createRoute({
   method: 'get',
   path: `${PUBLIC_BASE}/packages/{ecosystem}/{name}`,
@@ -60,8 +68,8 @@ const byNameRoute = createRoute({
     'The CVEs whose OSV/GHSA ranges hold `version`, each with the matched ranges and why, ordered by service risk (then KEV, then EPSS), with the smallest fixed version that clears every match (or a plain statement that none does). Without `version`: every advisory of the package with its ranges. Names containing `/` (npm scopes, Go modules, Packagist) are sent percent-encoded (`%2F`). An unparseable version is a 400, never "not affected".',
   request: {
     params: z.object({
-      ecosystem: z.string().openapi({ param: { name: 'ecosystem', in: 'path' }, description: 'As OSV spells it, any case: npm, PyPI, Maven, Go, crates.io, RubyGems, NuGet, Packagist, Debian, Ubuntu, Alpine, Red Hat, Rocky Linux, AlmaLinux, openSUSE, SUSE, … A distribution may carry its release (`Debian:12`); without one every release is searched.', example: 'PyPI' }),
-      name: z.string().openapi({ param: { name: 'name', in: 'path' }, description: 'Package name as the ecosystem spells it (Maven `group:artifact`; `/` encoded as `%2F`). Case-insensitive; PyPI names compared PEP 503-normalised.', example: 'mlflow' }),
+      ecosystem: z.string().openapi({ param: { name: 'ecosystem', in: 'path' }, pattern: ECOSYSTEM_PATTERN, description: 'As OSV spells it, any case: npm, PyPI, Maven, Go, crates.io, RubyGems, NuGet, Packagist, Debian, Ubuntu, Alpine, Red Hat, Rocky Linux, AlmaLinux, openSUSE, SUSE, … A distribution may carry its release (`Debian:12`); without one every release is searched.', example: 'PyPI' }),
+      name: z.string().openapi({ param: { name: 'name', in: 'path' }, pattern: NOT_BLANK_PATTERN, description: 'Package name as the ecosystem spells it (Maven `group:artifact`; `/` encoded as `%2F`). Case-insensitive; PyPI names compared PEP 503-normalised.', example: 'mlflow' }),
     }),
     query: z.object({ version: rawText('The version to judge, in the ecosystem\'s own syntax.', '2.18.0') }),
   },

@@ -17,7 +17,8 @@ import type { ChangeFilter, ChangeRow } from '../../lib/changes/model.ts';
 import { withoutBidiControls } from '../../lib/html.ts';
 import { advisoryPath, cvePath } from '../../lib/pulse/links.ts';
 import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
-import { ApiError, noSnapshot } from '../http/errors.ts';
+import { noSnapshot } from '../http/errors.ts';
+import { streamBoundRefusal } from '../http/streams.ts';
 import { integerParam } from '../http/params.ts';
 import { asRouteResponse, CACHE_CONTROL, etagOf, notModifiedSince } from '../http/respond.ts';
 import { type ChangePosition, changesInStreamOrder, listChanges, positionOfChange } from '../queries/changes.ts';
@@ -242,14 +243,7 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
   let end: () => void = () => undefined;
   const ended = new Promise<void>((resolve) => (end = resolve));
   const release = config.streams.open(caller, () => end());
-  if (!release) {
-    throw new ApiError(
-      'RATE_LIMIT_EXCEEDED',
-      `At most ${config.streams.maxPerCaller} open change streams per caller; close one first.`,
-      { limit: config.streams.maxPerCaller },
-      { 'Retry-After': '60' },
-    );
-  }
+  if (!release) throw streamBoundRefusal(config.streams.maxPerCaller);
 
   // Resume after Last-Event-ID from the current snapshot's history, else start after its build.
   const lastEventId = c.req.header('last-event-id')?.trim();

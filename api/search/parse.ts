@@ -29,6 +29,14 @@ export interface SearchQuery {
   phrases: string[];
 }
 
+/**
+ * The searches the API takes, as a JSON Schema pattern (read with the u flag): blank (treated
+ * as no search), or holding a letter or digit. parseSearch returns null exactly for the others
+ * (`%`, `-`, `""`: nothing to look for), which the list endpoints refuse with a 400; without
+ * the pattern the document called them valid.
+ */
+export const SEARCH_PATTERN = '^\\s*$|[\\p{L}\\p{N}]';
+
 /** Most words one search may hold; a longer one is refused rather than run slowly. */
 export const MAX_SEARCH_WORDS = 16;
 

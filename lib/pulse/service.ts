@@ -316,7 +316,7 @@ export class PulseService {
 
   /** What a filter would have matched over the last `days` days of the published changes. */
   async previewMatches(filterInput: unknown, days = 30): Promise<PreviewResult> {
-    const filter = parseFilter(filterInput ?? {});
+    const filter = parseFilter(filterInput === undefined ? {} : filterInput);
     if (!Number.isInteger(days) || days < 1 || days > 90) throw new PulseInputError('days', 'days: an integer from 1 to 90');
     const since = new Date(this.#now().getTime() - days * 86_400_000).toISOString();
     const all = this.#opts.changes ? await this.#opts.changes() : [];

@@ -265,6 +265,19 @@ describe('GET /pulse/feeds/changes.atom', () => {
     expect(product.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'product', message: 'product: name a vendor too (a product is matched within its vendor)' });
   });
 
+  it('refuses a filter given twice, naming it, and ignores an unknown parameter even given twice, whatever its name (toString, constructor, __proto__ were refused as "given more than once")', async () => {
+    const twice = await api.json<{ code: string; parameter: string }>('/pulse/feeds/changes.atom?vendor=cisco&vendor=juniper');
+    expect([twice.status, twice.body.parameter]).toEqual([400, 'vendor']);
+    for (const name of ['foo', 'toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      for (const path of ['/pulse/feeds/changes.atom', '/pulse/stream']) {
+        // HEAD: the stream answers its headers without staying open.
+        const res = await api.get(`${path}?${name}=1&${name}=2`, { method: path === '/pulse/stream' ? 'HEAD' : 'GET' });
+        expect([path, name, res.status]).toEqual([path, name, 200]);
+        await res.body?.cancel();
+      }
+    }
+  });
+
   it("names itself one way whatever the spelling; pages on with rel=next, losing no change (50 entries cut a build's changes)", async () => {
     const feedOf = async (path: string) => parser.parse(await (await api.get(path)).text()).feed as Record<string, any>;
     const canonical = `${api.base}/pulse/feeds/changes.atom?kev_only=true`;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../cli/build/publish.ts';
 import { snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { buildChangesCorpus, type ChangesCorpus } from '../helpers/changes-corpus.ts';
-import { emptyDataDir, startOn, startSampleServer, type SampleServer } from './server-harness.ts';
+import { checkAnswer, documentValidator, emptyDataDir, startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 interface SseEvent {
   id?: string;
@@ -33,6 +33,10 @@ class SseClient {
     const client = new SseClient();
     const res = await fetch(url, { headers, signal: client.abort.signal });
     client.status = res.status;
+    // Checked against the served document like any answer the harness receives: the stream's
+    // headers (its body is not read), a refusal's body too (a 429 must be the RateLimited answer
+    // the document declares on every operation).
+    await checkAnswer(await documentValidator(new URL(url).origin)(), 'GET', url, res);
     if (res.status !== 200) {
       client.body = await res.json();
       return client;

@@ -244,7 +244,7 @@ describe('GET /cves/match', () => {
     expect(ids(byName.body)).toEqual(expect.arrayContaining(['CVE-2026-96658', 'CVE-2026-12544']));
   });
 
-  it('an unknown vendor is an empty list; a missing vendor 400; reverse 400 naming vendor', async () => {
+  it('an unknown vendor is an empty list; a missing vendor 400; reverse=true 400 naming reverse (the document allows only false here)', async () => {
     const none = await s.json<Record<string, any>>('/api/v1/public/cves/match?vendor=no_such_vendor');
     expect(none.status).toBe(200);
     expect(none.body.cves).toEqual([]);
@@ -254,6 +254,6 @@ describe('GET /cves/match', () => {
     expect(missing.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'vendor' });
     const reverse = await s.json<{ code: string; parameter: string }>('/api/v1/public/cves/match?vendor=linux&reverse=true');
     expect(reverse.status).toBe(400);
-    expect(reverse.body).toMatchObject({ code: 'REVERSE_NOT_ALLOWED', parameter: 'vendor' });
+    expect(reverse.body).toMatchObject({ code: 'REVERSE_NOT_ALLOWED', parameter: 'reverse' });
   });
 });

@@ -85,8 +85,12 @@ describe('the document', () => {
     expect(doc.servers?.length).toBeGreaterThan(0);
   });
 
-  it('declares 304 (no body, ETag) and 429 (RateLimitError, Retry-After, X-RateLimit-*) on every operation', () => {
+  it('declares 304 (no body, ETag) and 429 (RateLimitError, Retry-After, X-RateLimit-*) on every operation; the event stream has no entity tag (no ETag, no 304)', () => {
+    const stream = doc.paths['/pulse/stream']!.get!;
+    expect(stream.responses['304']).toBeUndefined();
+    expect(resolved(stream, '200')!.headers?.ETag).toBeUndefined();
     for (const { path, op } of operations) {
+      if (op === stream) continue;
       const notModified = resolved(op, '304');
       expect(notModified, path).toBeDefined();
       expect(notModified!.content, path).toBeUndefined();
@@ -282,8 +286,9 @@ describe('parameter schemas accept exactly what the server accepts', () => {
     expect(schemaAllows(match, 'false')).toBe(true);
     expect(schemaAllows(match, 'true')).toBe(false);
     expect((await s.get('/api/v1/public/cves/match?vendor=linux&reverse=false')).status).toBe(200);
-    const refused = await s.json<{ code: string }>('/api/v1/public/cves/match?vendor=linux&reverse=true');
-    expect([refused.status, refused.body.code]).toEqual([400, 'REVERSE_NOT_ALLOWED']);
+    // Refused naming reverse, the parameter whose value the document does not allow (it named vendor).
+    const refused = await s.json<{ code: string; parameter: string }>('/api/v1/public/cves/match?vendor=linux&reverse=true');
+    expect([refused.status, refused.body.code, refused.body.parameter]).toEqual([400, 'REVERSE_NOT_ALLOWED', 'reverse']);
   });
 
   it('vendor on /cves: refused whatever its value, and the schema takes no value', async () => {
@@ -297,6 +302,26 @@ describe('parameter schemas accept exactly what the server accepts', () => {
     await agree('/api/v1/public/packages/batch', 'purls', ['pkg:npm/lodash@4.17.20', 'pkg:npm/a@1,pkg:npm/b@2', ',', 'x', '', '   ']);
   });
 
+  it('/packages/{ecosystem}/{name}: the ecosystem by its pattern (a supported one, any case, optionally with a release), a name not blank', async () => {
+    const path = '/api/v1/public/packages/{ecosystem}/{name}';
+    const params = doc.paths[path]!.get!.parameters!;
+    const cases: [name: 'ecosystem' | 'name', raw: string][] = [
+      ...['PyPI', 'pypi', ' npm ', 'Debian:12', 'debian : 12', 'Red Hat', 'red hat:9', 'crates.io', 'Rocky Linux:8', 'Ubuntu:22.04:LTS', 'Alpine:', 'cratesXio', 'Pip', 'Debian12', 'nope', ':12', ' ', '🙂', 'npm;x'].map(
+        (raw) => ['ecosystem', raw] as ['ecosystem', string],
+      ),
+      ...['mlflow', ' ', '\t'].map((raw) => ['name', raw] as ['name', string]),
+    ];
+    for (const [name, raw] of cases) {
+      const values: Record<string, string> = { ecosystem: 'PyPI', name: 'mlflow', [name]: raw };
+      const url = `/api/v1/public/packages/${encodeURIComponent(values.ecosystem!)}/${encodeURIComponent(values.name!)}`;
+      const res = await s.get(url);
+      const body = (await res.json()) as { parameter?: string };
+      const refused = res.status === 400 && body.parameter === name;
+      const allowed = schemaAllows(params.find((p) => p.name === name)!.schema, raw);
+      expect(refused ? 'refused' : 'accepted', `${url} (schema allows: ${allowed})`).toBe(allowed ? 'accepted' : 'refused');
+    }
+  });
+
   it('since: an RFC 3339 date-time with any number of fraction digits', async () => {
     const res = await s.get(`/api/v1/public/cves?since=${encodeURIComponent('2024-01-01T00:00:00.1234567890123+02:00')}`);
     expect(res.status).toBe(200);
@@ -304,5 +329,11 @@ describe('parameter schemas accept exactly what the server accepts', () => {
 
   it('search: at most the declared length, in characters', async () => {
     await agree('/api/v1/public/cves', 'search', ['kernel', 'é'.repeat(500), 'x'.repeat(500), 'x'.repeat(501), `kernel ${'🙂'.repeat(493)}`, `kernel ${'🙂'.repeat(494)}`]);
+  });
+
+  it('search on /cves and /cves/match: a letter or digit of any script, or blank (no search); nothing to look for is refused, and the pattern says so', async () => {
+    const candidates = ['kernel', 'é', '中', '٣', '7', 'a-', '"', '""', '%', '-', '***', '🙂', '\u0301', '', '   ', '\u0000', 'a\u0000b'];
+    await agree('/api/v1/public/cves', 'search', candidates);
+    await agree('/api/v1/public/cves/match', 'search', candidates, '&vendor=linux');
   });
 });

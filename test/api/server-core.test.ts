@@ -51,6 +51,21 @@ describe('methods', () => {
     });
   }
 
+  it('the Atom feed and the event stream (read-only, outside /api) answer any other method with 405 and Allow, not 404 "no endpoint"', async () => {
+    for (const path of ['/pulse/feeds/changes.atom', '/pulse/stream']) {
+      const options = await s.get(path, { method: 'OPTIONS' });
+      expect(options.headers.get('allow'), path).toBe('GET, HEAD, OPTIONS');
+      for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+        const res = await s.get(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get('allow'), `${method} ${path}`).toBe('GET, HEAD, OPTIONS');
+        expect(((await res.json()) as { code: string }).code).toBe('METHOD_NOT_ALLOWED');
+      }
+    }
+    // A path that does not exist there is still a 404, whatever the method.
+    expect((await s.get('/pulse/feeds/nothing.atom', { method: 'POST' })).status).toBe(404);
+  });
+
   it('OPTIONS answers the CORS preflight', async () => {
     const res = await s.get('/api/v1/public/cves/CVE-2024-3400', {
       method: 'OPTIONS',
@@ -223,6 +238,29 @@ describe('no 500 on any input', () => {
     // The corpus of inputs must exercise both outcomes, or the test proves nothing.
     expect(statuses.get(200) ?? 0).toBeGreaterThan(20);
     expect(statuses.get(400) ?? 0).toBeGreaterThan(20);
+  });
+});
+
+describe('a path parameter that is not UTF-8 text once percent-decoded', () => {
+  it('is a 400 naming it (it was looked up as the raw characters: a 200 for a package named "%C0%AF"); well-formed escapes are text', async () => {
+    for (const [url, parameter] of [
+      ['/api/v1/public/packages/PyPI/%C0%AF', 'name'],
+      ['/api/v1/public/packages/PyPI/mlflow%FF?version=1.0', 'name'],
+      ['/api/v1/public/vendor-advisories/redhat/%FF', 'advisory_id'],
+      // The UTF-8 bytes of a lone surrogate (U+D800) are no UTF-8 text either.
+      ['/api/v1/public/vendor-advisories/redhat/RHSA-2026%ED%A0%80', 'advisory_id'],
+      ['/api/v1/public/cves/%FF/related', 'id'],
+    ] as const) {
+      const res = await s.get(url);
+      const body = (await res.json()) as { code: string; parameter: string; message: string };
+      expect([url, res.status, body.code, body.parameter]).toEqual([url, 400, 'INVALID_PARAMETER', parameter]);
+      expect(body.message).toContain('UTF-8');
+    }
+    // No route takes a parameter there: the unknown path it is.
+    expect((await s.get('/api/v1/%FF')).status).toBe(404);
+    for (const url of ['/api/v1/public/vendor-advisories/redhat/RHSA-2026%3A9102', '/api/v1/public/packages/npm/%40babel%2Fcore', '/api/v1/public/packages/PyPI/caf%C3%A9']) {
+      expect([url, (await s.get(url)).status]).toEqual([url, 200]);
+    }
   });
 });
 

@@ -177,6 +177,11 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     for (const filter of [[], 'x', 5]) await expect400(await post('/pulse/api/preview', { filter }), 'filter');
   });
 
+  it('a preview whose filter is null names filter, as creating and PATCH do (it previewed every change, as if no filter were sent)', async () => {
+    await expect400(await post('/pulse/api/preview', { filter: null }), 'filter');
+    expect((await post('/pulse/api/preview', {})).status).toBe(200);
+  });
+
   // What no schema can say: a URL's user name, where its host resolves.
   const BEYOND_THE_DOCUMENT = new Set(['a webhook URL with credentials', 'a loopback webhook (no --pulse-allow-private-webhooks)', 'a metadata webhook']);
 
@@ -396,6 +401,12 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     await expect400(await call(`/pulse/api/subscriptions/${token}/deliveries?limit=x`), 'limit');
     // Given twice: refused, as every parameter of the API (one of the two was taken silently).
     await expect400(await call(`/pulse/api/subscriptions/${token}/deliveries?limit=1&limit=2`), 'limit');
+  });
+
+  it('a token whose percent-encoding is not UTF-8 text is a 400 naming token (it was looked up as the raw characters)', async () => {
+    await expect400(await call('/pulse/api/subscriptions/%FF'), 'token');
+    await expect400(await call('/pulse/api/subscriptions/AAAAAAAAAAAAAAAAAAAA%C3/deliveries'), 'token');
+    await expect400(await call('/pulse/api/confirm/%ED%A0%80', { method: 'POST' }), 'token');
   });
 
   it('a confirm or unsubscribe link that opens nothing says so at once, with no button (it showed the button and told only after the click); a GET changes nothing', async () => {
