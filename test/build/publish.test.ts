@@ -4,7 +4,7 @@
  * enrichment tables keep the contract's null-vs-[] distinction.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -169,7 +169,9 @@ describe('publishing', () => {
     await new Promise((r) => (other.exitCode === null && other.signalCode === null ? other.once('exit', r) : r(null)));
     const first = build(raw, data);
     // Two builds started together both published and both recorded the same changes.
-    while (!existsSync(lockFile)) await new Promise((r) => setTimeout(r, 5));
+    // Until the first has taken the lock over: the dead process's stale file is there already.
+    const heldByUs = () => existsSync(lockFile) && readFileSync(lockFile, 'utf8').trim() === String(process.pid);
+    while (!heldByUs()) await new Promise((r) => setTimeout(r, 5));
     const second = await build(raw, data).catch((e: unknown) => e);
     expect((second as Error).message).toMatch(new RegExp(`another vulnintel build \\(pid ${process.pid}\\)`));
     const published = await first;
