@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import { buildChangesCorpus } from '../helpers/changes-corpus.ts';
 import { hashToken } from '../../lib/pulse/tokens.ts';
-import { launchChromium, screenshot, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
+import { launchChromium, screenshot, selectsCutOff, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
 import { startSmtpSink, startWebhookReceiver, type SmtpSink, type WebhookReceiver } from './sinks.ts';
 
 const PUBLIC = 'https://alerts.example.org';
@@ -67,16 +67,19 @@ const local = (url: string) => `${server.url}${url.replace(PUBLIC, '')}`;
 
 /**
  * The page as a user sees it, at the desktop width and at 375 px: no serious accessibility
- * violation, no text outside its box, nothing wider than a phone's screen; then a screenshot.
+ * violation, no text outside its box, no select whose choices are cut ("After each build with
+ * r" on a desktop), nothing wider than a phone's screen; then a screenshot.
  */
 async function checkLooks(page: import('playwright-core').Page, name: string): Promise<void> {
   expect(await seriousAxeViolations(page), name).toEqual([]);
   expect(await spillingElements(page), name).toEqual([]);
+  expect(await selectsCutOff(page), name).toEqual([]);
   await screenshot(page, name);
   const desktop = page.viewportSize()!;
   await page.setViewportSize({ width: 375, height: 800 });
   expect(await spillingElements(page), `${name} at 375 px`).toEqual([]);
   expect(await widerThanWindow(page), `${name} at 375 px`).toBeLessThanOrEqual(0);
+  expect(await selectsCutOff(page), `${name} at 375 px`).toEqual([]);
   await screenshot(page, `${name}-phone`);
   await page.setViewportSize(desktop);
 }

@@ -6,6 +6,7 @@
  */
 import type { ChangeFilter } from '../../../lib/changes/model.ts';
 import { kindLabel, minute } from '../format.ts';
+import { CadenceField } from '../components/cadence-field.tsx';
 import { KindsFieldset } from '../components/kinds-fieldset.tsx';
 import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/field-error.tsx';
 import { Breakable } from '../components/breakable.tsx';
@@ -188,21 +189,7 @@ function EditForm({ values, action, problem }: { values: EditValues; action: str
         </label>
         {message('kev_only')}
       </div>
-      <div>
-        <label for="m-cadence">How often</label>
-        {message('cadence')}
-        <select id="m-cadence" name="cadence" {...bad('cadence')}>
-          {[
-            ['realtime', 'After each build with matches'],
-            ['daily', 'Daily digest'],
-            ['weekly', 'Weekly digest'],
-          ].map(([value, label]) => (
-            <option value={value} selected={values.cadence === value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </div>
+      <CadenceField value={values.cadence} problem={problem} prefix="m" />
       <KindsFieldset checked={kinds} problem={problem} prefix="m" />
       <div>
         <button type="submit">Save changes</button>
