@@ -49,6 +49,11 @@ export const CADENCE_LABELS: Record<Cadence, string> = {
   weekly: 'Weekly digest',
 };
 
+/** A stored cadence in those words; one unknown to this version as stored. */
+export function cadenceLabel(cadence: string): string {
+  return Object.hasOwn(CADENCE_LABELS, cadence) ? CADENCE_LABELS[cadence as Cadence] : cadence;
+}
+
 export function kindLabel(kind: string): string {
   return kind.replace(/_/g, ' ');
 }

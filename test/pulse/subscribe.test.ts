@@ -120,7 +120,9 @@ describe('subscribing in the browser', () => {
 
     await page.goto(local(manage!));
     expect(await page.locator('#sub-address').textContent()).toBe('secops@example.org');
-    expect(await page.locator('#sub-cadence').textContent()).toBe('daily');
+    // The cadence in the words of the form's select (it said "daily", the stored value).
+    expect(await page.locator('#sub-cadence').textContent()).toBe('Daily digest');
+    expect(await page.locator('#sub-cadence').getAttribute('data-cadence')).toBe('daily');
     expect(await page.locator('#sub-filter').textContent()).toContain('vendor cisco');
     expect(await page.locator('#sub-status').getAttribute('data-status')).toBe('active');
     await checkLooks(page, 'manage');
@@ -131,7 +133,8 @@ describe('subscribing in the browser', () => {
     // Each form is answered by a redirect to the manage page (a GET: a reload posts nothing again).
     await Promise.all([page.waitForURL(/\?done=update$/), page.getByRole('button', { name: 'Save changes' }).click()]);
     expect(await page.locator('#notice').textContent()).toBe('Saved.');
-    expect(await page.locator('#sub-cadence').textContent()).toBe('weekly');
+    expect(await page.locator('#sub-cadence').textContent()).toBe(await page.locator('#m-cadence option:checked').textContent());
+    expect(await page.locator('#sub-cadence').getAttribute('data-cadence')).toBe('weekly');
     expect(await page.locator('#sub-filter').textContent()).toContain('severity HIGH or higher');
     // Pause, then resume.
     await Promise.all([page.waitForURL(/\?done=pause$/), page.locator('#pause').click()]);
@@ -352,7 +355,7 @@ describe('subscribing in the browser', () => {
     expect(await page.evaluate('document.activeElement.id')).toBe('m-min-risk');
     // Nothing was saved.
     expect(await page.locator('#sub-filter').textContent()).toBe('vendor cisco');
-    expect(await page.locator('#sub-cadence').textContent()).toBe('daily');
+    expect(await page.locator('#sub-cadence').getAttribute('data-cadence')).toBe('daily');
     await checkLooks(page, 'manage-refused');
     await page.close();
   });

@@ -5,7 +5,7 @@
  * Every action is a plain HTML form POST, so all of it works without JavaScript.
  */
 import type { ChangeFilter } from '../../../lib/changes/model.ts';
-import { kindLabel, minute } from '../format.ts';
+import { cadenceLabel, kindLabel, minute } from '../format.ts';
 import { CadenceField } from '../components/cadence-field.tsx';
 import { KindsFieldset } from '../components/kinds-fieldset.tsx';
 import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/field-error.tsx';
@@ -88,7 +88,10 @@ function Facts({ view }: { view: SubscriptionPageView }) {
         {view.channel}: <span id="sub-address">{view.address}</span>
       </dd>
       <dt>How often</dt>
-      <dd id="sub-cadence">{view.cadence}</dd>
+      {/* In the words of the form below ("Daily digest", not the stored "daily"). */}
+      <dd id="sub-cadence" data-cadence={view.cadence}>
+        {cadenceLabel(view.cadence)}
+      </dd>
       <dt>Filter</dt>
       <dd id="sub-filter">{filterText(view.filter)}</dd>
       <dt>Status</dt>
