@@ -415,3 +415,16 @@ describe('tables of text on a phone and on a desktop', () => {
     }
   }, 120_000);
 });
+
+describe('the dashboard over a change history', () => {
+  it('keeps the Live panel apart from the top changes\' table above it (it sat flush against its last row)', async () => {
+    for (const width of [1280, 390]) {
+      const page = await browser.newPage({ width });
+      await page.goto(`${server.url}/pulse`);
+      const table = (await page.locator('#top-changes').boundingBox())!;
+      const live = (await page.locator('section.live').boundingBox())!;
+      expect(live.y - (table.y + table.height), `the gap above Live at ${width} px`).toBeGreaterThanOrEqual(16);
+      await page.close();
+    }
+  });
+});
