@@ -359,6 +359,27 @@ describe('subscribing in the browser', () => {
     await checkLooks(page, 'manage-refused');
     await page.close();
   });
+
+  it('a refused "Known exploited only" on the manage page is reached by its "Go to the field" link (the link named no element)', async () => {
+    const token = await confirmedSubscription('kev-edit@example.org', { vendor: 'cisco' });
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/s/${token}`);
+    // The form sends only "true"; a value it cannot send stands for any the service refuses.
+    const kev = page.getByRole('checkbox', { name: 'Known exploited (KEV) only' });
+    await kev.evaluate((input) => ((input as unknown as { value: string }).value = 'maybe'));
+    await kev.check();
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Save changes' }).click(),
+    ]);
+    expect(answer.status()).toBe(400);
+    await page.waitForLoadState('load');
+    expect(await page.locator('#notice').getAttribute('data-field')).toBe('kev_only');
+    const target = await page.getByRole('link', { name: 'Go to the field' }).getAttribute('href');
+    expect(await page.locator(target!).count(), target!).toBe(1);
+    expect(await page.locator(target!).getAttribute('aria-invalid')).toBe('true');
+    await page.close();
+  });
 });
 
 describe('tables of text on a phone and on a desktop', () => {

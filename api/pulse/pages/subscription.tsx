@@ -188,7 +188,8 @@ function EditForm({ values, action, problem }: { values: EditValues; action: str
       </div>
       <div>
         <label>
-          <input type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
+          {/* Its id is the target of the notice's "Go to the field" link when kev_only is refused. */}
+          <input id="m-kev-only" type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
         </label>
         {message('kev_only')}
       </div>
