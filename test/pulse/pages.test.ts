@@ -382,6 +382,16 @@ describe('/pulse over plain HTTP', () => {
     }
   });
 
+  it('an advisory\'s CVE table says its CVSS is the vendor\'s (a CVE the vendor gave none showed "CVSS —" beside its own 7.8)', async () => {
+    const linked = (await api.json<{ advisories: { vendor: string; advisory_id: string }[] }>('/api/v1/public/vendor-advisories?has_cve=true&limit=1')).body.advisories[0]!;
+    const html = await (await api.get(`/pulse/advisories/${linked.vendor}/${encodeURIComponent(linked.advisory_id)}`)).text();
+    const table = /<table id="advisory-cves"[\s\S]*?<\/table>/.exec(html)![0];
+    const heads = [...table.matchAll(/<th scope="col">([^<]*)<\/th>/g)].map((m) => m[1]);
+    expect(heads).toEqual(['CVE', 'Vendor&#39;s band', 'Vendor&#39;s CVSS', 'Exploited']);
+    expect(table).not.toMatch(/data-label="CVSS"/);
+    expect(html).toContain('id="advisory-cves-note"');
+  });
+
   it('pages carry an ETag per snapshot and answer 304 to it; a strict CSP; assets are served locally', async () => {
     const first = await api.get('/pulse/cves?limit=5');
     const etag = first.headers.get('etag')!;
