@@ -111,6 +111,11 @@ function subjectName(change: ChangeRow): string {
   return change.subject_type === 'advisory' ? `${change.vendor} ${change.advisory_id}` : (change.cve_id ?? '');
 }
 
+/** Why, then the subject's title unless why already quotes it (a new advisory's does). */
+function summaryOf(change: ChangeRow): string {
+  return change.title && !change.why.includes(change.title) ? `${change.why} ${change.title}` : change.why;
+}
+
 export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: string; nextUrl: string | null; origin: string; snapshot: ServingSnapshot }): string {
   const newest = changes[0]?.detected_at ?? opts.snapshot.manifest.built_at;
   // The filter in the title: several subscribed feeds are told apart in a reader's list.
@@ -132,7 +137,7 @@ export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: st
       title: escapeHtml(`${subjectName(change)}: ${KIND_TITLES[change.kind] ?? change.kind}`),
       link: `${opts.origin}${subjectPath(change)}`,
       date: new Date(change.detected_at),
-      description: escapeHtml(change.title ? `${change.why} ${change.title}` : change.why),
+      description: escapeHtml(summaryOf(change)),
     });
   }
   // The feed library's XML writer (xml-js) turns `&amp;` into `&` before it escapes a text, so a
