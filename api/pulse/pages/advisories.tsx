@@ -73,7 +73,7 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
                     <a href={advisoryPath(a.vendor, a.advisory_id)}>
                       {a.vendor} {a.advisory_id}
                     </a>
-                    {a.title ? <div>{a.title}</div> : null}
+                    {a.title ? <div class="prose">{a.title}</div> : null}
                   </td>
                   <td class="date" data-label="Published">
                     {day(a.published)}
