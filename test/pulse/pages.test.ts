@@ -63,6 +63,22 @@ describe('/pulse in Chromium', () => {
     expect(await page.locator('#kev-additions tbody tr').count()).toBe(kev.cves.length);
     expect(await page.locator('#kev-additions tbody tr td:first-child a').allTextContents()).toEqual(kev.cves.map((c) => c.cve_id));
     await expect.poll(() => page.locator('#kev-h + p').textContent()).toContain(`${kev.total} added`);
+
+    // The CVE count is the summary's and the list's (it counted the rejected in: "86 CVEs" over a
+    // list of 82), the rejected apart; each leads to its list, which says the same number.
+    const summary = (await api.json<{ total: number; rejected: number }>('/api/v1/public/cves/summary')).body;
+    expect(await page.locator('#active-count').textContent()).toBe(`${summary.total} CVEs`);
+    const listed = async (link: string) => {
+      const href = (await page.locator(link).getAttribute('href'))!;
+      return /of ([\d,]+) matching/.exec((await (await api.get(href)).text()))?.[1];
+    };
+    expect(await listed('#active-count')).toBe(String(summary.total));
+    if (summary.rejected > 0) {
+      expect(await page.locator('#rejected-count').textContent()).toBe(`${summary.rejected} rejected`);
+      expect(await listed('#rejected-count')).toBe(String(summary.rejected));
+    } else {
+      expect(await page.locator('#rejected-count').count()).toBe(0);
+    }
     await screenshot(page, 'dashboard');
     await page.close();
   });
