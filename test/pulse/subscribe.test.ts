@@ -438,13 +438,19 @@ describe('tables of text on a phone and on a desktop', () => {
 });
 
 describe('the dashboard over a change history', () => {
-  it('keeps the Live panel apart from the top changes\' table above it (it sat flush against its last row)', async () => {
+  it('keeps the Live panel apart from the top changes\' table above it (it sat flush against its last row), and grid panels under their heading', async () => {
     for (const width of [1280, 390]) {
       const page = await browser.newPage({ width });
       await page.goto(`${server.url}/pulse`);
       const table = (await page.locator('#top-changes').boundingBox())!;
       const live = (await page.locator('section.live').boundingBox())!;
       expect(live.y - (table.y + table.height), `the gap above Live at ${width} px`).toBeGreaterThanOrEqual(16);
+      // Panels side by side in a grid keep close to their heading (that margin once pushed a CVE
+      // page's score breakdown 28 px down, away from its heading).
+      await page.goto(`${server.url}/pulse/cves/CVE-2026-90141`);
+      const heading = (await page.locator('#score-section-h').boundingBox())!;
+      const breakdown = (await page.locator('#breakdown > .panel').first().boundingBox())!;
+      expect(breakdown.y - (heading.y + heading.height), `the gap under the breakdown's heading at ${width} px`).toBeLessThanOrEqual(12);
       await page.close();
     }
   });
