@@ -74,14 +74,14 @@ function resultLine(view: CveListView): string {
   return `${page}: ${view.cves.length} of ${total} matching ${view.total === 1 && !view.totalIsLowerBound ? 'CVE' : 'CVEs'}.${relaxed}`;
 }
 
-/**
- * `problem`: a filter of the form refused (a 400): the form comes back as typed with that field
- * marked where it is (its message beside it, focus on it), named by its label at the top, and
- * no results — it was a page naming the parameter ("min_cvss") with no form to correct it in.
- */
 export interface CveListPageProps {
   view: CveListView;
   buildId: string;
+  /**
+   * A filter of the form refused (a 400): the form comes back as typed with that field marked
+   * where it is (its message beside it, focus on it), named by its label at the top, and no
+   * results — it was a page naming the parameter ("min_cvss") with no form to correct it in.
+   */
   problem?: (FieldProblem & { field: (typeof FORM_FIELDS)[number] }) | undefined;
   /** With `problem`: this page without the refused filter, the others kept. */
   withoutProblem?: string | undefined;
