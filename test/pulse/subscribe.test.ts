@@ -159,6 +159,18 @@ describe('subscribing in the browser', () => {
     await page.close();
   }, 240_000);
 
+  it('the feed link says whose filter it carries: every change before a preview, the previewed filter after (it offered "the same filter" of a form typed but not previewed, and led to every change)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.locator('#s-vendor').fill('cisco');
+    expect(await page.locator('#feed-link').getAttribute('href')).toBe('/pulse/feeds/changes.atom');
+    expect(await page.locator('#feed-offer').textContent()).toContain('Every change');
+    await Promise.all([page.waitForURL(/preview=1/), page.getByRole('button', { name: 'Preview' }).click()]);
+    expect(await page.locator('#feed-link').getAttribute('href')).toBe('/pulse/feeds/changes.atom?vendor=cisco');
+    expect(await page.locator('#feed-offer').textContent()).toContain('The filter last previewed');
+    await page.close();
+  });
+
   it('a bad address is refused on the page, naming the field', async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);

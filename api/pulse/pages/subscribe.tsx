@@ -278,9 +278,27 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
           )}
         </section>
       </form>
-      <p class="muted">
-        Prefer a feed? The same filter as Atom:{' '}
-        <a href={`/pulse/feeds/changes.atom${Object.keys(f).length > 0 ? `?${new URLSearchParams(f).toString()}` : ''}`}>changes.atom</a>.
+      {/* The feed's filter is the one the page was drawn with (the last previewed), not what is
+          typed since: said so, and with none, that the link is every change (it said "the same
+          filter" of a form typed but not previewed, and led to every change). */}
+      <p class="muted" id="feed-offer">
+        {Object.keys(f).length > 0 ? (
+          <>
+            Prefer a feed? The filter last previewed, as Atom:{' '}
+            <a href={`/pulse/feeds/changes.atom?${new URLSearchParams(f).toString()}`} id="feed-link">
+              changes.atom
+            </a>
+            .
+          </>
+        ) : (
+          <>
+            Prefer a feed? Every change, as Atom:{' '}
+            <a href="/pulse/feeds/changes.atom" id="feed-link">
+              changes.atom
+            </a>
+            ; preview a filter to have its own feed linked here.
+          </>
+        )}
       </p>
     </Layout>
   );
