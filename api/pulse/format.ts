@@ -1,4 +1,5 @@
 /** Small formatting rules shared by the /pulse pages. */
+import type { Cadence } from '../../lib/pulse/types.ts';
 
 export const SEVERITY_NAMES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE'] as const;
 
@@ -34,6 +35,23 @@ export function count(n: number): string {
 /** `1 CVE`, `2 CVEs`, `1 advisory`, `3 advisories`: a count and its noun (`plural` when not noun + s). */
 export function counted(n: number, noun: string, plural = `${noun}s`): string {
   return `${count(n)} ${n === 1 ? noun : plural}`;
+}
+
+/**
+ * A subscription's cadence in the words of the forms and the manage page. Each short enough for
+ * its select at the narrowest column of a form grid (12.5rem): "After each build with matches"
+ * was cut to "After each build with r" on a desktop; that nothing is sent when nothing matched
+ * is the hint beside the select.
+ */
+export const CADENCE_LABELS: Record<Cadence, string> = {
+  realtime: 'After each build',
+  daily: 'Daily digest',
+  weekly: 'Weekly digest',
+};
+
+/** A stored cadence in those words; one unknown to this version as stored. */
+export function cadenceLabel(cadence: string): string {
+  return Object.hasOwn(CADENCE_LABELS, cadence) ? CADENCE_LABELS[cadence as Cadence] : cadence;
 }
 
 export function kindLabel(kind: string): string {

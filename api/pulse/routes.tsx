@@ -11,7 +11,7 @@ import { CACHE_CONTROL, conditionalTag, ifNoneMatchHits, sendJson } from '../htt
 import { ASSETS } from './assets.ts';
 import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
 import { loadCve } from './load/cve.ts';
-import { loadCveList } from './load/cves-list.ts';
+import { isFormField, loadCveList, refusedCveListView } from './load/cves-list.ts';
 import { loadSubscribe } from './load/subscribe.ts';
 import { readSuggestRequest, suggest } from './load/suggest.ts';
 import { loadDashboard } from './load/dashboard.ts';
@@ -69,6 +69,8 @@ export function registerPulsePageMethods(app: ApiApp, withService: boolean): voi
 }
 
 type Render = (snapshot: ServingSnapshot, c: Context) => Promise<unknown>;
+/** The page itself for a refusal it can show in place (a 400 shown in its form), else undefined. */
+type RenderRefused = (err: PageError, snapshot: ServingSnapshot, c: Context) => unknown;
 
 /**
  * `answer` on the served snapshot, a PageError as its HTML page (naming the snapshot when one
@@ -90,15 +92,26 @@ async function withPageSnapshot(c: Context, config: ApiConfig, answer: (snapshot
   }
 }
 
-/** A page read from the snapshot: 304 by ETag before any work, errors as HTML pages. */
-function snapshotPage(config: ApiConfig, render: Render) {
+/**
+ * A page read from the snapshot: 304 by ETag before any work, errors as HTML pages — or, for a
+ * refusal `refused` renders, the page itself with the refusal's status.
+ */
+function snapshotPage(config: ApiConfig, render: Render, refused?: RenderRefused) {
   return (c: Context): Promise<Response> =>
     withPageSnapshot(c, config, async (snapshot) => {
       const etag = snapshotPageEtag(c, snapshot.buildId);
       const cached = notModified(c, etag);
       if (cached) return cached;
       const started = performance.now();
-      const html = await documentOf(await render(snapshot, c));
+      let tree: unknown;
+      try {
+        tree = await render(snapshot, c);
+      } catch (err) {
+        const inPlace = err instanceof PageError && refused ? refused(err, snapshot, c) : undefined;
+        if (inPlace === undefined) throw err;
+        return sendPage(c, await documentOf(inPlace), { status: (err as PageError).status });
+      }
+      const html = await documentOf(tree);
       // Server time of the page (read by `npm run bench:pulse` and browsers' dev tools).
       c.header('Server-Timing', `page;dur=${(performance.now() - started).toFixed(2)}`);
       return sendPage(c, html, { etag });
@@ -144,7 +157,20 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
   app.get('/pulse/', (c) => c.redirect('/pulse', 301));
   app.get(
     '/pulse/cves',
-    snapshotPage(config, async (snapshot, c) => <CveListPage view={await loadCveList(snapshot, c, config.queryBudgetMs)} buildId={snapshot.buildId} />),
+    snapshotPage(
+      config,
+      async (snapshot, c) => <CveListPage view={await loadCveList(snapshot, c, config.queryBudgetMs)} buildId={snapshot.buildId} />,
+      // A refused field of the form: the form again, as typed, the field marked.
+      (err, snapshot, c) =>
+        err.status === 400 && isFormField(err.parameter) ? (
+          <CveListPage
+            view={refusedCveListView(c)}
+            buildId={snapshot.buildId}
+            problem={{ field: err.parameter, message: err.message }}
+            withoutProblem={withoutParameter(c, err)}
+          />
+        ) : undefined,
+    ),
   );
   app.get(
     '/pulse/cves/:id',

@@ -117,6 +117,11 @@ export function feedUpdated(changes: ChangeRow[], snapshot: ServingSnapshot): st
   return changes[0]?.detected_at ?? snapshot.manifest.built_at;
 }
 
+/** Why, then the subject's title unless why already quotes it (a new advisory's does). */
+function summaryOf(change: ChangeRow): string {
+  return change.title && !change.why.includes(change.title) ? `${change.why} ${change.title}` : change.why;
+}
+
 export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: string; nextUrl: string | null; origin: string; snapshot: ServingSnapshot }): string {
   const newest = feedUpdated(changes, opts.snapshot);
   // The filter in the title: several subscribed feeds are told apart in a reader's list.
@@ -138,7 +143,7 @@ export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: st
       title: escapeHtml(`${subjectName(change)}: ${KIND_TITLES[change.kind] ?? change.kind}`),
       link: `${opts.origin}${subjectPath(change)}`,
       date: new Date(change.detected_at),
-      description: escapeHtml(change.title ? `${change.why} ${change.title}` : change.why),
+      description: escapeHtml(summaryOf(change)),
     });
   }
   // The feed library's XML writer (xml-js) turns `&amp;` into `&` before it escapes a text, so a

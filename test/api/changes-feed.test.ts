@@ -366,6 +366,19 @@ describe('GET /pulse/feeds/changes.atom', () => {
     expect(entry.summary['#text']).toBe('Fixed in 3.2.1, see the advisory. Overflow in parser');
   });
 
+  it('an entry whose why already quotes the subject\'s title says it once (a new advisory\'s summary said its title twice)', async () => {
+    const xml = await (await api.get('/pulse/feeds/changes.atom?kind=new_advisory')).text();
+    const entries = (parser.parse(xml).feed.entry as AtomEntry[]) ?? [];
+    const advisories = all.filter((c) => c.kind === 'new_advisory');
+    expect(entries.length).toBe(advisories.length);
+    expect(advisories.length).toBeGreaterThan(0);
+    for (const [i, entry] of entries.entries()) {
+      const change = advisories[i]!;
+      expect(change.title && change.why.includes(change.title), change.change_id).toBeTruthy();
+      expect(entry.summary['#text']).toBe(change.why);
+    }
+  });
+
   it('holds only characters XML allows, whatever the upstream text holds (one NUL made the feed unreadable)', () => {
     const raw: ChangeRow = {
       ...asRow(all[0]!),

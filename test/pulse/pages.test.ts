@@ -63,6 +63,22 @@ describe('/pulse in Chromium', () => {
     expect(await page.locator('#kev-additions tbody tr').count()).toBe(kev.cves.length);
     expect(await page.locator('#kev-additions tbody tr td:first-child a').allTextContents()).toEqual(kev.cves.map((c) => c.cve_id));
     await expect.poll(() => page.locator('#kev-h + p').textContent()).toContain(`${kev.total} added`);
+
+    // The CVE count is the summary's and the list's (it counted the rejected in: "86 CVEs" over a
+    // list of 82), the rejected apart; each leads to its list, which says the same number.
+    const summary = (await api.json<{ total: number; rejected: number }>('/api/v1/public/cves/summary')).body;
+    expect(await page.locator('#active-count').textContent()).toBe(`${summary.total} CVEs`);
+    const listed = async (link: string) => {
+      const href = (await page.locator(link).getAttribute('href'))!;
+      return /of ([\d,]+) matching/.exec((await (await api.get(href)).text()))?.[1];
+    };
+    expect(await listed('#active-count')).toBe(String(summary.total));
+    if (summary.rejected > 0) {
+      expect(await page.locator('#rejected-count').textContent()).toBe(`${summary.rejected} rejected`);
+      expect(await listed('#rejected-count')).toBe(String(summary.rejected));
+    } else {
+      expect(await page.locator('#rejected-count').count()).toBe(0);
+    }
     await screenshot(page, 'dashboard');
     await page.close();
   });
@@ -227,6 +243,40 @@ describe('/pulse in Chromium', () => {
     }
   });
 
+  it('a refused filter of the CVE list shows the form again as typed, the field marked and focused, named by its label (it was a page naming "min_cvss" with no form)', async () => {
+    const { page } = await open('/pulse/cves');
+    await page.locator('#f-search').fill('router');
+    await page.locator('#f-min-cvss').fill('abc');
+    await page.locator('#f-vendor').fill('cisco');
+    await page.getByRole('checkbox', { name: 'high' }).check();
+    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().includes('/pulse/cves?')), page.getByRole('button', { name: 'Apply filters' }).click()]);
+    expect(answer.status()).toBe(400);
+    await page.waitForLoadState('load');
+    // Everything as typed.
+    expect(await page.locator('#f-search').inputValue()).toBe('router');
+    expect(await page.locator('#f-vendor').inputValue()).toBe('cisco');
+    expect(await page.getByRole('checkbox', { name: 'high' }).isChecked()).toBe(true);
+    // The field at fault: marked, its message beside it, focused; the notice names its label and leads to it.
+    const field = page.locator('#f-min-cvss');
+    expect(await field.inputValue()).toBe('abc');
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator(`#${await field.getAttribute('aria-describedby')}`).textContent()).toContain('expected a number from 0 to 10');
+    expect(await page.evaluate('document.activeElement.id')).toBe('f-min-cvss');
+    const notice = page.locator('[role="alert"]');
+    expect(await notice.getAttribute('data-parameter')).toBe('min_cvss');
+    expect(await notice.locator('h2').textContent()).toContain('Lowest CVSS');
+    expect(await notice.getByRole('link', { name: 'Go to Lowest CVSS' }).getAttribute('href')).toBe('#f-min-cvss');
+    expect(await page.locator('#results').count()).toBe(0);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await screenshot(page, 'bad-filter-form');
+    // Corrected there, the search runs.
+    await field.fill('7');
+    const [fixed] = await Promise.all([page.waitForResponse((r) => r.url().includes('/pulse/cves?')), page.getByRole('button', { name: 'Apply filters' }).click()]);
+    expect(fixed.status()).toBe(200);
+    expect(new URL(page.url()).searchParams.get('search')).toBe('router');
+    await page.close();
+  });
+
   it('every page passes an axe-core scan (no serious or critical violation), draws no text outside its box and breaks no CVE id or date, light and dark, desktop and 375 px', async () => {
     const advisory = (await api.json<{ advisories: { vendor: string; advisory_id: string }[] }>('/api/v1/public/vendor-advisories?has_cve=false&limit=1')).body.advisories[0]!;
     const kevId = (await api.json<{ cves: { cve_id: string }[] }>('/api/v1/public/cves?kev_only=true&limit=1')).body.cves[0]!.cve_id;
@@ -380,6 +430,16 @@ describe('/pulse over plain HTTP', () => {
       if (known) expect(html, id).toContain(`<a href="/pulse/cves/${id}">${id}</a>`);
       else expect(html, id).not.toContain(`href="/pulse/cves/${id}"`);
     }
+  });
+
+  it('an advisory\'s CVE table says its CVSS is the vendor\'s (a CVE the vendor gave none showed "CVSS —" beside its own 7.8)', async () => {
+    const linked = (await api.json<{ advisories: { vendor: string; advisory_id: string }[] }>('/api/v1/public/vendor-advisories?has_cve=true&limit=1')).body.advisories[0]!;
+    const html = await (await api.get(`/pulse/advisories/${linked.vendor}/${encodeURIComponent(linked.advisory_id)}`)).text();
+    const table = /<table id="advisory-cves"[\s\S]*?<\/table>/.exec(html)![0];
+    const heads = [...table.matchAll(/<th scope="col">([^<]*)<\/th>/g)].map((m) => m[1]);
+    expect(heads).toEqual(['CVE', 'Vendor&#39;s band', 'Vendor&#39;s CVSS', 'Exploited']);
+    expect(table).not.toMatch(/data-label="CVSS"/);
+    expect(html).toContain('id="advisory-cves-note"');
   });
 
   it('pages carry an ETag per snapshot and answer 304 to it; a strict CSP; assets are served locally', async () => {

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import { buildChangesCorpus } from '../helpers/changes-corpus.ts';
 import { hashToken } from '../../lib/pulse/tokens.ts';
-import { launchChromium, screenshot, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
+import { launchChromium, screenshot, selectsCutOff, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
 import { startSmtpSink, startWebhookReceiver, type SmtpSink, type WebhookReceiver } from './sinks.ts';
 
 const PUBLIC = 'https://alerts.example.org';
@@ -67,16 +67,19 @@ const local = (url: string) => `${server.url}${url.replace(PUBLIC, '')}`;
 
 /**
  * The page as a user sees it, at the desktop width and at 375 px: no serious accessibility
- * violation, no text outside its box, nothing wider than a phone's screen; then a screenshot.
+ * violation, no text outside its box, no select whose choices are cut ("After each build with
+ * r" on a desktop), nothing wider than a phone's screen; then a screenshot.
  */
 async function checkLooks(page: import('playwright-core').Page, name: string): Promise<void> {
   expect(await seriousAxeViolations(page), name).toEqual([]);
   expect(await spillingElements(page), name).toEqual([]);
+  expect(await selectsCutOff(page), name).toEqual([]);
   await screenshot(page, name);
   const desktop = page.viewportSize()!;
   await page.setViewportSize({ width: 375, height: 800 });
   expect(await spillingElements(page), `${name} at 375 px`).toEqual([]);
   expect(await widerThanWindow(page), `${name} at 375 px`).toBeLessThanOrEqual(0);
+  expect(await selectsCutOff(page), `${name} at 375 px`).toEqual([]);
   await screenshot(page, `${name}-phone`);
   await page.setViewportSize(desktop);
 }
@@ -117,7 +120,9 @@ describe('subscribing in the browser', () => {
 
     await page.goto(local(manage!));
     expect(await page.locator('#sub-address').textContent()).toBe('secops@example.org');
-    expect(await page.locator('#sub-cadence').textContent()).toBe('daily');
+    // The cadence in the words of the form's select (it said "daily", the stored value).
+    expect(await page.locator('#sub-cadence').textContent()).toBe('Daily digest');
+    expect(await page.locator('#sub-cadence').getAttribute('data-cadence')).toBe('daily');
     expect(await page.locator('#sub-filter').textContent()).toContain('vendor cisco');
     expect(await page.locator('#sub-status').getAttribute('data-status')).toBe('active');
     await checkLooks(page, 'manage');
@@ -128,7 +133,8 @@ describe('subscribing in the browser', () => {
     // Each form is answered by a redirect to the manage page (a GET: a reload posts nothing again).
     await Promise.all([page.waitForURL(/\?done=update$/), page.getByRole('button', { name: 'Save changes' }).click()]);
     expect(await page.locator('#notice').textContent()).toBe('Saved.');
-    expect(await page.locator('#sub-cadence').textContent()).toBe('weekly');
+    expect(await page.locator('#sub-cadence').textContent()).toBe(await page.locator('#m-cadence option:checked').textContent());
+    expect(await page.locator('#sub-cadence').getAttribute('data-cadence')).toBe('weekly');
     expect(await page.locator('#sub-filter').textContent()).toContain('severity HIGH or higher');
     // Pause, then resume.
     await Promise.all([page.waitForURL(/\?done=pause$/), page.locator('#pause').click()]);
@@ -152,6 +158,18 @@ describe('subscribing in the browser', () => {
     expect(after?.status()).toBe(404);
     await page.close();
   }, 240_000);
+
+  it('the feed link says whose filter it carries: every change before a preview, the previewed filter after (it offered "the same filter" of a form typed but not previewed, and led to every change)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.locator('#s-vendor').fill('cisco');
+    expect(await page.locator('#feed-link').getAttribute('href')).toBe('/pulse/feeds/changes.atom');
+    expect(await page.locator('#feed-offer').textContent()).toContain('Every change');
+    await Promise.all([page.waitForURL(/preview=1/), page.getByRole('button', { name: 'Preview' }).click()]);
+    expect(await page.locator('#feed-link').getAttribute('href')).toBe('/pulse/feeds/changes.atom?vendor=cisco');
+    expect(await page.locator('#feed-offer').textContent()).toContain('The filter last previewed');
+    await page.close();
+  });
 
   it('a bad address is refused on the page, naming the field', async () => {
     const page = await browser.newPage();
@@ -349,8 +367,29 @@ describe('subscribing in the browser', () => {
     expect(await page.evaluate('document.activeElement.id')).toBe('m-min-risk');
     // Nothing was saved.
     expect(await page.locator('#sub-filter').textContent()).toBe('vendor cisco');
-    expect(await page.locator('#sub-cadence').textContent()).toBe('daily');
+    expect(await page.locator('#sub-cadence').getAttribute('data-cadence')).toBe('daily');
     await checkLooks(page, 'manage-refused');
+    await page.close();
+  });
+
+  it('a refused "Known exploited only" on the manage page is reached by its "Go to the field" link (the link named no element)', async () => {
+    const token = await confirmedSubscription('kev-edit@example.org', { vendor: 'cisco' });
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/s/${token}`);
+    // The form sends only "true"; a value it cannot send stands for any the service refuses.
+    const kev = page.getByRole('checkbox', { name: 'Known exploited (KEV) only' });
+    await kev.evaluate((input) => ((input as unknown as { value: string }).value = 'maybe'));
+    await kev.check();
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Save changes' }).click(),
+    ]);
+    expect(answer.status()).toBe(400);
+    await page.waitForLoadState('load');
+    expect(await page.locator('#notice').getAttribute('data-field')).toBe('kev_only');
+    const target = await page.getByRole('link', { name: 'Go to the field' }).getAttribute('href');
+    expect(await page.locator(target!).count(), target!).toBe(1);
+    expect(await page.locator(target!).getAttribute('aria-invalid')).toBe('true');
     await page.close();
   });
 });
@@ -408,4 +447,23 @@ describe('tables of text on a phone and on a desktop', () => {
       }
     }
   }, 120_000);
+});
+
+describe('the dashboard over a change history', () => {
+  it('keeps the Live panel apart from the top changes\' table above it (it sat flush against its last row), and grid panels under their heading', async () => {
+    for (const width of [1280, 390]) {
+      const page = await browser.newPage({ width });
+      await page.goto(`${server.url}/pulse`);
+      const table = (await page.locator('#top-changes').boundingBox())!;
+      const live = (await page.locator('section.live').boundingBox())!;
+      expect(live.y - (table.y + table.height), `the gap above Live at ${width} px`).toBeGreaterThanOrEqual(16);
+      // Panels side by side in a grid keep close to their heading (that margin once pushed a CVE
+      // page's score breakdown 28 px down, away from its heading).
+      await page.goto(`${server.url}/pulse/cves/CVE-2026-90141`);
+      const heading = (await page.locator('#score-section-h').boundingBox())!;
+      const breakdown = (await page.locator('#breakdown > .panel').first().boundingBox())!;
+      expect(breakdown.y - (heading.y + heading.height), `the gap under the breakdown's heading at ${width} px`).toBeLessThanOrEqual(12);
+      await page.close();
+    }
+  });
 });

@@ -1,5 +1,6 @@
 /**
- * A refused form's field, marked where it is (the subscribe form, the manage page's edit form):
+ * A refused form's field, marked where it is (the subscribe form, the manage page's edit form,
+ * the CVE list's filters):
  * its message printed between its label and the input (so the inputs of a row stay aligned),
  * the input with aria-invalid, aria-describedby naming that message, and autofocus — focus moves
  * to it when the page loads, without JavaScript.

@@ -73,6 +73,17 @@ export interface CveListView {
   lastPageNumber: number | null;
 }
 
+/**
+ * The parameters that are fields of the filter form: a refusal of one of them shows the form
+ * again, as typed, with the field marked (the others — offset, the cursor, the trail — come from
+ * the page links, and are answered with the error page).
+ */
+export const FORM_FIELDS = ['search', 'severity', 'severity_basis', 'min_cvss', 'year', 'since', 'until', 'vendor', 'product', 'status', 'sort', 'limit', 'kev_only'] as const;
+
+export function isFormField(parameter: string | undefined): parameter is (typeof FORM_FIELDS)[number] {
+  return (FORM_FIELDS as readonly (string | undefined)[]).includes(parameter);
+}
+
 function fail(parameter: string, message: string): never {
   throw new PageError(400, 'A filter is not valid', message, parameter);
 }
@@ -132,6 +143,36 @@ function validated(form: Record<string, string>): ListQuery & { vendor?: string;
 
 function recordOf(snapshot: ServingSnapshot, doc: number): ListedCve {
   return JSON.parse(snapshot.records.bytes(doc).toString('utf8')) as ListedCve;
+}
+
+/**
+ * The view of a refused query: the form's fields as typed (a field sent twice shows its first
+ * value), no results and no page links.
+ */
+export function refusedCveListView(c: Context): CveListView {
+  const all = c.req.queries();
+  const form: Record<string, string> = {};
+  for (const name of FORM_FIELDS) {
+    const values = (all[name] ?? []).map((v) => v.trim()).filter((v) => v !== '');
+    if (values.length > 0) form[name] = name === 'severity' ? values.join(',') : values[0]!;
+  }
+  const severities = (form.severity ?? '').split(',').map((s) => s.toUpperCase());
+  return {
+    form,
+    severities,
+    cves: [],
+    total: null,
+    totalIsLowerBound: false,
+    searchRelaxed: false,
+    next: null,
+    prev: null,
+    first: null,
+    firstRow: null,
+    pageNumber: null,
+    pastEnd: false,
+    last: null,
+    lastPageNumber: null,
+  };
 }
 
 export async function loadCveList(snapshot: ServingSnapshot, c: Context, budgetMs: number): Promise<CveListView> {

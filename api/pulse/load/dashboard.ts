@@ -1,6 +1,7 @@
 /** The dashboard's data, from the API's query modules; computed once per snapshot. */
 import type { ServingSnapshot } from '../../snapshot/serving.ts';
 import { listRecentKev } from '../../queries/kev.ts';
+import { summaryBase } from '../../queries/cves-summary.ts';
 import { trendsBody, type TrendPeriod } from '../../queries/cves-trends.ts';
 import { newestChangeBuild } from '../../queries/changes.ts';
 import { buildDetectedAt, buildKindCounts, recentKindCounts, topChangedCves } from '../../queries/changes-digest.ts';
@@ -35,7 +36,8 @@ async function loadChanges(snapshot: ServingSnapshot): Promise<DashboardChanges 
 
 export function loadDashboard(snapshot: ServingSnapshot): Promise<DashboardData> {
   return snapshot.memo('pulse-dashboard', async () => {
-    const [trends, kev, changes] = await Promise.all([
+    const [summary, trends, kev, changes] = await Promise.all([
+      summaryBase(snapshot),
       trendsBody(snapshot),
       listRecentKev(snapshot, { days: DASHBOARD_KEV_DAYS, limit: DASHBOARD_KEV_ROWS, offset: 0 }),
       loadChanges(snapshot),
@@ -43,7 +45,8 @@ export function loadDashboard(snapshot: ServingSnapshot): Promise<DashboardData>
     return {
       buildId: snapshot.buildId,
       builtAt: snapshot.manifest.built_at,
-      cves: snapshot.records.size,
+      // The API summary's counts, which the CVE list's totals agree with.
+      cves: { active: Number(summary.total ?? 0), rejected: Number(summary.rejected ?? 0) },
       changes,
       kev,
       weeks: (trends.weekly ?? []) as TrendPeriod[],

@@ -73,7 +73,7 @@ export function AdvisoryListPage({ view, buildId }: { view: AdvisoryListView; bu
                     <a href={advisoryPath(a.vendor, a.advisory_id)}>
                       {a.vendor} {a.advisory_id}
                     </a>
-                    {a.title ? <div>{a.title}</div> : null}
+                    {a.title ? <div class="prose">{a.title}</div> : null}
                   </td>
                   <td class="date" data-label="Published">
                     {day(a.published)}
@@ -159,28 +159,35 @@ export function AdvisoryPage({ advisory: a, buildId }: { advisory: AdvisoryDetai
         {a.cves.length === 0 ? (
           <p>This advisory names no CVE yet. Subscriptions to {a.vendor} receive it all the same.</p>
         ) : (
-          <div class="table-wrap">
-            <table id="advisory-cves" class="stack">
-              <thead>
-                <tr>
-                  <th scope="col">CVE</th>
-                  <th scope="col">Vendor's band</th>
-                  <th scope="col">CVSS</th>
-                  <th scope="col">Exploited</th>
-                </tr>
-              </thead>
-              <tbody>
-                {a.cves.map((link) => (
+          <>
+            {/* The advisory's own words on each CVE: a "—" here is the vendor giving no CVSS, not the
+                CVE having none (its page has its scores). */}
+            <p class="muted" id="advisory-cves-note">
+              As {a.vendor} rates each CVE in this advisory; a CVE's page has its own scores.
+            </p>
+            <div class="table-wrap">
+              <table id="advisory-cves" class="stack">
+                <thead>
                   <tr>
-                    <td>{link.api_path ? <a href={cvePath(link.cve_id)}>{link.cve_id}</a> : <span class="cve-id">{link.cve_id}</span>}</td>
-                    <td data-label="Vendor's band">{link.vendor_severity ?? '—'}</td>
-                    <td data-label="CVSS">{link.cvss_score !== null ? fixed(link.cvss_score) : '—'}</td>
-                    <td data-label="Exploited">{link.exploited ? `yes${link.exploited_evidence ? ` (${link.exploited_evidence})` : ''}` : 'no'}</td>
+                    <th scope="col">CVE</th>
+                    <th scope="col">Vendor's band</th>
+                    <th scope="col">Vendor's CVSS</th>
+                    <th scope="col">Exploited</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {a.cves.map((link) => (
+                    <tr>
+                      <td>{link.api_path ? <a href={cvePath(link.cve_id)}>{link.cve_id}</a> : <span class="cve-id">{link.cve_id}</span>}</td>
+                      <td data-label="Vendor's band">{link.vendor_severity ?? '—'}</td>
+                      <td data-label="Vendor's CVSS">{link.cvss_score !== null ? fixed(link.cvss_score) : '—'}</td>
+                      <td data-label="Exploited">{link.exploited ? `yes${link.exploited_evidence ? ` (${link.exploited_evidence})` : ''}` : 'no'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
         )}
       </section>
       {a.products.length > 0 ? (

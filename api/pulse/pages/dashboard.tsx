@@ -30,7 +30,11 @@ export interface DashboardChanges {
 export interface DashboardData {
   buildId: string;
   builtAt: string;
-  cves: number;
+  /**
+   * The CVEs the list shows by default (status active: the summary's `total`) and the rejected
+   * ones, apart: one count of both ("86 CVEs") disagreed with the list ("of 82 matching").
+   */
+  cves: { active: number; rejected: number };
   /** null when this snapshot carries no change history (a first build, or before the change step). */
   changes: DashboardChanges | null;
   kev: KevRecent;
@@ -144,7 +148,20 @@ export function DashboardPage({ data }: { data: DashboardData }) {
     <Layout title="Dashboard" section="dashboard" buildId={data.buildId}>
       <h1>What changed, and what matters</h1>
       <p class="lead">
-        {counted(data.cves, 'CVE')} in the snapshot built {minute(data.builtAt)}.
+        <a href="/pulse/cves" id="active-count">
+          {counted(data.cves.active, 'CVE')}
+        </a>
+        {data.cves.rejected > 0 ? (
+          <>
+            {' '}
+            (and{' '}
+            <a href="/pulse/cves?status=rejected" id="rejected-count">
+              {count(data.cves.rejected)} rejected
+            </a>
+            )
+          </>
+        ) : null}{' '}
+        in the snapshot built {minute(data.builtAt)}.
       </p>
       <ChangesSection changes={data.changes} />
       <section aria-labelledby="live-h" class="panel live">

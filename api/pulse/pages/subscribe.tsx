@@ -13,6 +13,7 @@
  */
 import { SeverityBadge } from '../components/badges.tsx';
 import { advisoryPath, count, cvePath, kindLabel, minute } from '../format.ts';
+import { CadenceField } from '../components/cadence-field.tsx';
 import { KindsFieldset } from '../components/kinds-fieldset.tsx';
 import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/field-error.tsx';
 import { Layout } from '../layout.tsx';
@@ -265,21 +266,7 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
                 <input id="s-url" type="url" name="url" placeholder="https://hooks.example.com/…" value={channel.url} {...bad('url')} />
                 <p class="hint">Signed with a secret shown once; it must answer a ping with 2xx.</p>
               </div>
-              <div>
-                <label for="s-cadence">How often</label>
-                {message('cadence')}
-                <select id="s-cadence" name="cadence" {...bad('cadence')}>
-                  <option value="realtime" selected={channel.cadence !== 'daily' && channel.cadence !== 'weekly'}>
-                    After each build with matches
-                  </option>
-                  <option value="daily" selected={channel.cadence === 'daily'}>
-                    Daily digest
-                  </option>
-                  <option value="weekly" selected={channel.cadence === 'weekly'}>
-                    Weekly digest
-                  </option>
-                </select>
-              </div>
+              <CadenceField value={channel.cadence} problem={problem} prefix="s" hint />
               <div>
                 <button type="submit" name="intent" value="subscribe">
                   Subscribe
@@ -291,9 +278,27 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
           )}
         </section>
       </form>
-      <p class="muted">
-        Prefer a feed? The same filter as Atom:{' '}
-        <a href={`/pulse/feeds/changes.atom${Object.keys(f).length > 0 ? `?${new URLSearchParams(f).toString()}` : ''}`}>changes.atom</a>.
+      {/* The feed's filter is the one the page was drawn with (the last previewed), not what is
+          typed since: said so, and with none, that the link is every change (it said "the same
+          filter" of a form typed but not previewed, and led to every change). */}
+      <p class="muted" id="feed-offer">
+        {Object.keys(f).length > 0 ? (
+          <>
+            Prefer a feed? The filter last previewed, as Atom:{' '}
+            <a href={`/pulse/feeds/changes.atom?${new URLSearchParams(f).toString()}`} id="feed-link">
+              changes.atom
+            </a>
+            .
+          </>
+        ) : (
+          <>
+            Prefer a feed? Every change, as Atom:{' '}
+            <a href="/pulse/feeds/changes.atom" id="feed-link">
+              changes.atom
+            </a>
+            ; preview a filter to have its own feed linked here.
+          </>
+        )}
       </p>
     </Layout>
   );

@@ -5,7 +5,8 @@
  * Every action is a plain HTML form POST, so all of it works without JavaScript.
  */
 import type { ChangeFilter } from '../../../lib/changes/model.ts';
-import { kindLabel, minute } from '../format.ts';
+import { cadenceLabel, kindLabel, minute } from '../format.ts';
+import { CadenceField } from '../components/cadence-field.tsx';
 import { KindsFieldset } from '../components/kinds-fieldset.tsx';
 import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/field-error.tsx';
 import { Breakable } from '../components/breakable.tsx';
@@ -87,7 +88,10 @@ function Facts({ view }: { view: SubscriptionPageView }) {
         {view.channel}: <span id="sub-address">{view.address}</span>
       </dd>
       <dt>How often</dt>
-      <dd id="sub-cadence">{view.cadence}</dd>
+      {/* In the words of the form below ("Daily digest", not the stored "daily"). */}
+      <dd id="sub-cadence" data-cadence={view.cadence}>
+        {cadenceLabel(view.cadence)}
+      </dd>
       <dt>Filter</dt>
       <dd id="sub-filter">{filterText(view.filter)}</dd>
       <dt>Status</dt>
@@ -184,25 +188,12 @@ function EditForm({ values, action, problem }: { values: EditValues; action: str
       </div>
       <div>
         <label>
-          <input type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
+          {/* Its id is the target of the notice's "Go to the field" link when kev_only is refused. */}
+          <input id="m-kev-only" type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
         </label>
         {message('kev_only')}
       </div>
-      <div>
-        <label for="m-cadence">How often</label>
-        {message('cadence')}
-        <select id="m-cadence" name="cadence" {...bad('cadence')}>
-          {[
-            ['realtime', 'After each build with matches'],
-            ['daily', 'Daily digest'],
-            ['weekly', 'Weekly digest'],
-          ].map(([value, label]) => (
-            <option value={value} selected={values.cadence === value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </div>
+      <CadenceField value={values.cadence} problem={problem} prefix="m" />
       <KindsFieldset checked={kinds} problem={problem} prefix="m" />
       <div>
         <button type="submit">Save changes</button>

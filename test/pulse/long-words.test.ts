@@ -1,0 +1,80 @@
+/**
+ * Upstream prose with a word longer than any line (a 300-letter advisory title) in a table of the
+ * /pulse pages, in real Chromium: the page is rendered by its component with the served
+ * stylesheet, so the test needs no corpus holding such a record.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ASSETS } from '../../api/pulse/assets.ts';
+import { documentOf } from '../../api/pulse/page-response.ts';
+import { AdvisoryListPage } from '../../api/pulse/pages/advisories.tsx';
+import type { AdvisoryListView } from '../../api/pulse/load/advisories.ts';
+import type { AdvisorySummary } from '../../api/queries/advisories.ts';
+import { launchChromium, screenshot, type RealBrowser } from './browser.ts';
+
+const ORIGIN = 'http://pulse.test';
+const LONG_WORD = `A${'Supercalifragilisticexpialidocious'.repeat(9)}`;
+
+function advisory(id: string, title: string): AdvisorySummary {
+  return {
+    vendor: 'cisco',
+    advisory_id: id,
+    api_path: `/api/v1/public/vendor-advisories/cisco/${id}`,
+    title,
+    published: '2026-11-24T16:00:00.000Z',
+    modified: '2026-11-24T16:00:00.000Z',
+    aggregate_severity: 'Medium',
+    vendor_severity: 'MEDIUM',
+    vendor_severity_source: 'cisco',
+    vendor_severity_evidence: 'Medium',
+    cvss_score: 5.3,
+    has_cve: false,
+    cve_ids: [],
+    exploited: false,
+    url: null,
+  };
+}
+
+let browser: RealBrowser;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('a word longer than a line in a table', () => {
+  it('an advisory title breaks inside the list\'s column: the published, severity and CVE columns stay in sight on a desktop (they went off to the right)', async () => {
+    const view: AdvisoryListView = {
+      page: { advisories: [advisory('cisco-sa-long-Zz9', `Harmless ${LONG_WORD} name`), advisory('cisco-sa-short-Aa1', 'A short title')], total: 2, limit: 25, offset: 0 },
+      vendors: ['cisco'],
+      vendor: null,
+      hasCve: null,
+      next: null,
+      prev: null,
+      pastEnd: null,
+      knownCves: new Set(),
+    };
+    const html = await documentOf(AdvisoryListPage({ view, buildId: 'test-build' }));
+    for (const width of [1280, 390]) {
+      const page = await browser.newPage({ width });
+      await page.route(`${ORIGIN}/**`, (route) => {
+        const path = new URL(route.request().url()).pathname;
+        const asset = Object.entries(ASSETS).find(([name]) => path === `/pulse/assets/${name}`)?.[1];
+        return asset ? route.fulfill({ body: asset.body, contentType: asset.contentType }) : route.fulfill({ body: html, contentType: 'text/html; charset=utf-8' });
+      });
+      await page.goto(`${ORIGIN}/pulse/advisories`);
+      const wrap = page.locator('#advisories').locator('xpath=..');
+      const scroll = (await wrap.evaluate((el) => [el.scrollWidth, el.clientWidth])) as [number, number];
+      expect(scroll[0], `the table's scroll width at ${width} px`).toBeLessThanOrEqual(scroll[1]);
+      // Every row's published date is drawn inside the window.
+      for (const cell of await page.locator('#advisories td.date').all()) {
+        const box = (await cell.boundingBox())!;
+        expect(box.x + box.width, `a published date at ${width} px`).toBeLessThanOrEqual(width);
+      }
+      await screenshot(page, `advisories-long-title${width < 500 ? '-phone' : ''}`);
+      await page.close();
+    }
+  });
+});
