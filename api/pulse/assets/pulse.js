@@ -144,7 +144,6 @@
   function start() {
     startLive();
     startSuggest();
-    if (window.pulseSubscribe) window.pulseSubscribe();
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
