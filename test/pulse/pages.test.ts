@@ -226,6 +226,9 @@ describe('/pulse in Chromium', () => {
       ['/pulse/cves?sort=epss&before_published=2026-01-01&before_cve_id=CVE-2026-0001', 'sort'],
       ['/pulse/cves?back=garbage&before_published=2026-01-01&before_cve_id=CVE-2026-0001', 'back'],
       ['/pulse/advisories?has_cve=maybe', 'has_cve'],
+      // Sent twice: refused as on /pulse/cves (the first was taken, the second silently dropped).
+      ['/pulse/advisories?vendor=redhat&vendor=cisco', 'vendor'],
+      ['/pulse/advisories?offset=0&offset=25', 'offset'],
     ] as const) {
       const { page, status } = await open(query);
       expect(status, query).toBe(400);

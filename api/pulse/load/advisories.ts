@@ -32,13 +32,20 @@ async function advisoryVendors(snapshot: ServingSnapshot): Promise<string[]> {
   });
 }
 
+/** A filter of the list as sent, trimmed (null when absent or blank); sent twice, refused as on /pulse/cves. */
+function single(c: Context, name: string): string | null {
+  const values = (c.req.queries(name) ?? []).map((v) => v.trim()).filter((v) => v !== '');
+  if (values.length > 1) fail(name, `${name}: given more than once`);
+  return values[0] ?? null;
+}
+
 export async function loadAdvisoryList(snapshot: ServingSnapshot, c: Context): Promise<AdvisoryListView> {
-  const vendor = c.req.query('vendor')?.trim() || null;
+  const vendor = single(c, 'vendor');
   // The form's yes/no, and the API's true/false.
-  const hasCveSent = c.req.query('has_cve')?.trim().toLowerCase() || null;
+  const hasCveSent = single(c, 'has_cve')?.toLowerCase() ?? null;
   const hasCveRaw = hasCveSent === 'true' ? 'yes' : hasCveSent === 'false' ? 'no' : hasCveSent;
   if (hasCveRaw !== null && hasCveRaw !== 'yes' && hasCveRaw !== 'no') fail('has_cve', 'has_cve: expected yes or no (or true or false)');
-  const offsetRaw = c.req.query('offset')?.trim() || '0';
+  const offsetRaw = single(c, 'offset') ?? '0';
   let offset: number;
   try {
     offset = parseInteger(offsetRaw, 0, 1_000_000_000);
