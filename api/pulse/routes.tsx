@@ -25,6 +25,7 @@ import { SubscribePage } from './pages/subscribe.tsx';
 import type { Handoffs } from './handoff.ts';
 import { pulsePagePatterns } from './page-methods.ts';
 import { withSnapshot } from './snapshot-access.ts';
+import { CVE_ID } from '../http/params.ts';
 
 /** Renders an error as its HTML page. */
 export async function errorPage(c: Context, err: PageError, buildId?: string): Promise<Response> {
@@ -174,6 +175,13 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
   );
   app.get(
     '/pulse/cves/:id',
+    // One address per CVE page: `cve-2024-3400` is sent to `CVE-2024-3400` (a copy under each
+    // spelling splits bookmarks, history and caches).
+    async (c, next) => {
+      const raw = c.req.param('id') ?? '';
+      if (!CVE_ID.test(raw) || raw === raw.toUpperCase()) return next();
+      return c.redirect(`/pulse/cves/${raw.toUpperCase()}${new URL(c.req.url).search}`, 301);
+    },
     snapshotPage(config, async (snapshot, c) => <CvePage data={await loadCve(snapshot, c.req.param('id') ?? '')} buildId={snapshot.buildId} />),
   );
   app.get(

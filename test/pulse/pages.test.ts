@@ -372,6 +372,16 @@ describe('/pulse over plain HTTP', () => {
     expect(past).not.toContain('100000–99999');
   });
 
+  it('a CVE page asked in lower case is sent to its one address (it was a 200 copy)', async () => {
+    const id = (await (await api.get('/api/v1/public/cves?limit=1')).json() as { cves: { cve_id: string }[] }).cves[0]!.cve_id;
+    const lower = await fetch(`${api.base}/pulse/cves/${id.toLowerCase()}?x=1`, { redirect: 'manual' });
+    expect(lower.status).toBe(301);
+    expect(lower.headers.get('location')).toBe(`/pulse/cves/${id}?x=1`);
+    expect((await api.get(`/pulse/cves/${id}`)).status).toBe(200);
+    // Not a CVE id at all: still the 404 page, not a redirect.
+    expect((await fetch(`${api.base}/pulse/cves/not-a-cve`, { redirect: 'manual' })).status).toBe(404);
+  });
+
   it('a page past the end says so and leads to the last page (it said "No CVE matches these filters" and linked one page back, past the end again)', async () => {
     const resultLine = (html: string) => /id="result-line"[^>]*>([^<]*)</.exec(html)?.[1];
     const link = (html: string, rel: string) => new RegExp(`href="([^"]*)" rel="${rel}"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
