@@ -3,17 +3,14 @@
  * and a real local SMTP server): double opt-in by following the e-mailed link, managing,
  * RFC 8058 one-click unsubscribe, abuse limits, and bad input always a 400 naming the field.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../api/server.ts';
+import type { RunningServer } from '../../api/server.ts';
 import { checkAnswer, documentValidator } from '../api/server-harness.ts';
 import type { OpenApiValidator } from '../helpers/openapi-validator.ts';
-import { startSmtpSink, startWebhookReceiver, type SmtpSink } from './sinks.ts';
+import { PUBLIC_URL as PUBLIC, startPulseServer, type PulseServer } from './pulse-server.ts';
+import { startWebhookReceiver, type SmtpSink } from './sinks.ts';
 
-let dataDir: string;
+let pulse: PulseServer;
 let server: RunningServer;
 let smtp: SmtpSink;
 /** Each server's document validator, fetched once (the hook test starts a second server). */
@@ -23,25 +20,13 @@ const validatorOf = (on: RunningServer): Promise<OpenApiValidator> => {
   if (!get) validators.set(on, (get = documentValidator(on.url)));
   return get();
 };
-const PUBLIC = 'https://alerts.example.org';
-
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-api-'));
-  smtp = await startSmtpSink();
-  server = await startServer({
-    dataDir,
-    host: '127.0.0.1',
-    port: 0,
-    rateLimit: false,
-    logger: pino({ level: 'silent' }),
-    pulse: { smtp: smtp.url, publicUrl: PUBLIC, limits: { createsPerCallerPerHour: 10, createsPerAddressPerHour: 3 } },
-  });
+  pulse = await startPulseServer({ limits: { createsPerCallerPerHour: 10, createsPerAddressPerHour: 3 } });
+  ({ server, smtp } = pulse);
 });
 
 afterAll(async () => {
-  await server?.close();
-  await smtp?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await pulse?.close();
 });
 
 /**
@@ -460,15 +445,8 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
 describe('a webhook subscription over HTTP, every answer as the document says', () => {
   it('is created (pinged, its secret shown once), read, paused, resumed and deleted', async () => {
     const hooks = await startWebhookReceiver();
-    const hookData = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-hook-'));
-    const hookServer = await startServer({
-      dataDir: hookData,
-      host: '127.0.0.1',
-      port: 0,
-      rateLimit: false,
-      logger: pino({ level: 'silent' }),
-      pulse: { publicUrl: PUBLIC, pulseAllowPrivateWebhooks: true },
-    });
+    const hookPulse = await startPulseServer({ pulseAllowPrivateWebhooks: true });
+    const hookServer = hookPulse.server;
     try {
       const json = { 'content-type': 'application/json' };
       const body = { channel: 'webhook', url: hooks.url('/ops'), cadence: 'realtime', filter: { cwe: 'cwe-79', kev_only: true } };
@@ -487,9 +465,8 @@ describe('a webhook subscription over HTTP, every answer as the document says', 
       expect(await (await call(path, { method: 'DELETE' }, hookServer)).json()).toEqual({ deleted: true });
       expect((await call(path, {}, hookServer)).status).toBe(404);
     } finally {
-      await hookServer.close();
+      await hookPulse.close();
       await hooks.close();
-      await rm(hookData, { recursive: true, force: true });
     }
   });
 });

@@ -3,37 +3,23 @@
  * the subscription API and the web area's forms, told by `Sec-Fetch-Site` or `Origin`; the same
  * requests from this site's pages, or from programs (no such headers), go through.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../api/server.ts';
+import type { RunningServer } from '../../api/server.ts';
 import { checkAnswer, documentValidator } from '../api/server-harness.ts';
-import { startSmtpSink, type SmtpSink } from './sinks.ts';
+import { PUBLIC_URL as PUBLIC, startPulseServer, type PulseServer } from './pulse-server.ts';
+import type { SmtpSink } from './sinks.ts';
 
+let pulse: PulseServer;
 let server: RunningServer;
 let smtp: SmtpSink;
-let dataDir: string;
-const PUBLIC = 'https://alerts.example.org';
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-cross-site-'));
-  smtp = await startSmtpSink();
-  server = await startServer({
-    dataDir,
-    host: '127.0.0.1',
-    port: 0,
-    rateLimit: false,
-    logger: pino({ level: 'silent' }),
-    pulse: { smtp: smtp.url, publicUrl: PUBLIC },
-  });
+  pulse = await startPulseServer();
+  ({ server, smtp } = pulse);
 });
 
 afterAll(async () => {
-  await server?.close();
-  await smtp?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await pulse?.close();
 });
 
 const subscribe = async (email: string, headers: Record<string, string>) => {
