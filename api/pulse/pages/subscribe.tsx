@@ -15,11 +15,11 @@ import { SeverityBadge } from '../components/badges.tsx';
 import { advisoryPath, count, cvePath, kindLabel, minute } from '../format.ts';
 import { CadenceField } from '../components/cadence-field.tsx';
 import { KindsFieldset } from '../components/kinds-fieldset.tsx';
+import { FilterFields } from '../components/filter-fields.tsx';
 import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/field-error.tsx';
 import { Layout } from '../layout.tsx';
 import { FILTER_FIELDS, PREVIEW_DAYS, type SubscribeView } from '../load/subscribe.ts';
 
-const SEVERITY_OPTIONS = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
 
 export interface SubscribeNotice {
   kind: 'ok' | 'error';
@@ -148,76 +148,7 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
         <section aria-labelledby="filter-h">
           <h2 id="filter-h">1. What to watch</h2>
           <div class="filters" id="filter-fields">
-            <div>
-              <label for="s-vendor">Vendor (a whole vendor)</label>
-              {message('vendor')}
-              <input id="s-vendor" type="text" name="vendor" value={f.vendor ?? ''} list="dl-vendor" data-suggest="vendor" autocomplete="off" placeholder="e.g. cisco" {...bad('vendor')} />
-              <datalist id="dl-vendor">
-                {view.vendors.map((v) => (
-                  <option value={v.vendor}>{`${v.name} (${v.cve_count} CVE${v.cve_count === 1 ? '' : 's'})`}</option>
-                ))}
-              </datalist>
-            </div>
-            <div>
-              <label for="s-product">Product of that vendor</label>
-              {message('product')}
-              <input id="s-product" type="text" name="product" value={f.product ?? ''} list="dl-product" data-suggest="product" data-suggest-scope="s-vendor" autocomplete="off" {...bad('product')} />
-              <datalist id="dl-product"></datalist>
-            </div>
-            <div>
-              <label for="s-ecosystem">Ecosystem</label>
-              {message('ecosystem')}
-              <input id="s-ecosystem" type="text" name="ecosystem" value={f.ecosystem ?? ''} list="dl-ecosystem" data-suggest="ecosystem" autocomplete="off" placeholder="e.g. npm" {...bad('ecosystem')} />
-              <datalist id="dl-ecosystem">
-                {view.ecosystems.map((e) => (
-                  <option value={e.ecosystem}>{`${e.ecosystem} (${e.package_count} package${e.package_count === 1 ? '' : 's'})`}</option>
-                ))}
-              </datalist>
-            </div>
-            <div>
-              <label for="s-package">Package</label>
-              {message('package')}
-              <input id="s-package" type="text" name="package" value={f.package ?? ''} list="dl-package" data-suggest="package" data-suggest-scope="s-ecosystem" autocomplete="off" {...bad('package')} />
-              <datalist id="dl-package"></datalist>
-            </div>
-            <div>
-              <label for="s-cwe">Weakness (CWE)</label>
-              {message('cwe')}
-              <input id="s-cwe" type="text" name="cwe" value={f.cwe ?? ''} list="dl-cwe" data-suggest="cwe" autocomplete="off" placeholder="e.g. CWE-79" {...bad('cwe')} />
-              <datalist id="dl-cwe">
-                {view.cwes.map((c) => (
-                  <option value={c.cwe_id}>{`${c.cwe_id}${c.name ? ` ${c.name}` : ''}`}</option>
-                ))}
-              </datalist>
-            </div>
-            <div>
-              <label for="s-search">Words</label>
-              {message('search')}
-              <input id="s-search" type="text" name="search" value={f.search ?? ''} placeholder="e.g. remote code execution" {...bad('search')} />
-            </div>
-            <div>
-              <label for="s-min-severity">Lowest severity</label>
-              {message('min_severity')}
-              <select id="s-min-severity" name="min_severity" {...bad('min_severity')}>
-                <option value="">Any</option>
-                {SEVERITY_OPTIONS.map((s) => (
-                  <option value={s} selected={f.min_severity?.toUpperCase() === s}>
-                    {s.toLowerCase()}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div>
-              <label for="s-min-risk">Lowest risk (0–100)</label>
-              {message('min_risk')}
-              <input id="s-min-risk" type="text" inputmode="decimal" name="min_risk" value={f.min_risk ?? ''} {...bad('min_risk')} />
-            </div>
-            <div>
-              <label>
-                <input id="s-kev-only" type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
-              </label>
-              {message('kev_only')}
-            </div>
+            <FilterFields form={f} problem={problem} prefix="s" suggestions={view} />
             <KindsFieldset checked={kinds} problem={problem} prefix="s" />
             <div>
               {canSubscribe ? (

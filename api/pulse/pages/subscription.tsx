@@ -8,7 +8,8 @@ import type { ChangeFilter } from '../../../lib/changes/model.ts';
 import { cadenceLabel, kindLabel, minute } from '../format.ts';
 import { CadenceField } from '../components/cadence-field.tsx';
 import { KindsFieldset } from '../components/kinds-fieldset.tsx';
-import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/field-error.tsx';
+import { FilterFields } from '../components/filter-fields.tsx';
+import type { FieldProblem } from '../components/field-error.tsx';
 import { Breakable } from '../components/breakable.tsx';
 import { Layout } from '../layout.tsx';
 import type { CreatedHandoff } from '../handoff.ts';
@@ -151,48 +152,10 @@ const EDIT_FIELDS = new Set(['vendor', 'product', 'ecosystem', 'package', 'cwe',
 function EditForm({ values, action, problem }: { values: EditValues; action: string; problem: FieldProblem | undefined }) {
   const f = values.form;
   const kinds = new Set((f.kind ?? '').split(',').filter(Boolean));
-  const bad = (field: string) => invalidAttrs(problem, 'm', field);
-  const message = (field: string) => <FieldMessage problem={problem} prefix="m" field={field} />;
-  const text = (field: string, label: string) => (
-    <div>
-      <label for={`m-${field}`}>{label}</label>
-      {message(field)}
-      <input id={`m-${field}`} type="text" name={field} value={f[field] ?? ''} {...bad(field)} />
-    </div>
-  );
   return (
     <form method="post" action={action} class="filters" id="edit-form" aria-label="Edit the subscription">
       <input type="hidden" name="action" value="update" />
-      {text('vendor', 'Vendor')}
-      {text('product', 'Product')}
-      {text('ecosystem', 'Ecosystem')}
-      {text('package', 'Package')}
-      {text('cwe', 'Weakness (CWE)')}
-      {text('search', 'Words')}
-      <div>
-        <label for="m-min-severity">Lowest severity</label>
-        {message('min_severity')}
-        <select id="m-min-severity" name="min_severity" {...bad('min_severity')}>
-          <option value="">Any</option>
-          {['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'].map((s) => (
-            <option value={s} selected={f.min_severity?.toUpperCase() === s}>
-              {s.toLowerCase()}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for="m-min-risk">Lowest risk (0–100)</label>
-        {message('min_risk')}
-        <input id="m-min-risk" type="text" inputmode="decimal" name="min_risk" value={f.min_risk ?? ''} {...bad('min_risk')} />
-      </div>
-      <div>
-        <label>
-          {/* Its id is the target of the notice's "Go to the field" link when kev_only is refused. */}
-          <input id="m-kev-only" type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
-        </label>
-        {message('kev_only')}
-      </div>
+      <FilterFields form={f} problem={problem} prefix="m" />
       <CadenceField value={values.cadence} problem={problem} prefix="m" />
       <KindsFieldset checked={kinds} problem={problem} prefix="m" />
       <div>
