@@ -9,6 +9,7 @@ import type { Context } from 'hono';
 import {
   CHANGE_KINDS,
   FILTER_CWE_PATTERN,
+  canonicalCwe,
   FILTER_TEXT_MAX,
   FILTER_TEXT_PATTERN,
   filterTextProblem,
@@ -42,9 +43,9 @@ export const changeFilterParams = {
   cwe: queryParam(
     (raw) => {
       if (!CWE.test(raw)) throw new Error('expected a CWE identifier such as CWE-79');
-      return raw.trim().toUpperCase();
+      return canonicalCwe(raw);
     },
-    { description: 'A CWE identifier, any case.', example: 'CWE-79', pattern: FILTER_CWE_PATTERN },
+    { description: 'A CWE identifier, any case (leading zeros of its number ignored: CWE-079 is CWE-79).', example: 'CWE-79', pattern: FILTER_CWE_PATTERN },
   ),
   search: textFilter('Words that must all occur in the subject id, title, why, vendors or products (at least one letter or digit).', 'remote code execution', searchTextProblem, SEARCH_TEXT_PATTERN),
   min_severity: enumParam(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const, {

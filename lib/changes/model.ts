@@ -176,6 +176,15 @@ export const PRODUCT_NEEDS_VENDOR = 'name a vendor too (a product is matched wit
 /** A CWE id as a filter takes it: any case, white space around it (JSON Schema pattern and RegExp). */
 export const FILTER_CWE_PATTERN = '^\\s*[Cc][Ww][Ee]-\\d{1,6}\\s*$';
 
+/**
+ * A CWE filter as stored and compared: upper case, no white space, the number without leading
+ * zeros (`cwe-0917` is CWE-917, the id MITRE and every feed write: a filter of `CWE-0917`
+ * matched nothing). Takes a value FILTER_CWE_PATTERN accepts.
+ */
+export function canonicalCwe(raw: string): string {
+  return `CWE-${Number.parseInt(raw.trim().slice(4), 10)}`;
+}
+
 /** The key form products.parquet uses: lower case, spaces as '_'. */
 export function vendorKey(text: string): string {
   return text.trim().toLowerCase().replace(/\s+/g, '_');

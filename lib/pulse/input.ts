@@ -9,6 +9,7 @@ import { z } from '@hono/zod-openapi';
 import {
   CHANGE_KINDS,
   FILTER_CWE_PATTERN,
+  canonicalCwe,
   FILTER_TEXT_MAX,
   FILTER_TEXT_PATTERN,
   filterTextProblem,
@@ -53,7 +54,7 @@ export const FilterSchema = z.strictObject({
     // and a JSON Schema pattern has no flags (the generator wrote `…$/i`, which nothing matches).
     // (white space around it allowed too: the document describes the value as sent, before the trim above.)
     .regex(new RegExp(FILTER_CWE_PATTERN), 'cwe must look like CWE-79')
-    .transform((s) => s.toUpperCase())
+    .transform(canonicalCwe)
     .optional(),
   search: keyText(searchTextProblem, SEARCH_TEXT_PATTERN).optional(),
   min_severity: z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']).optional(),

@@ -85,6 +85,8 @@ describe('GET /api/v1/public/changes', () => {
     ['vendor=Cisco&product=Adaptive%20Security%20Appliance%20Software', { vendor: 'Cisco', product: 'Adaptive Security Appliance Software' }],
     ['vendor=apache&product=syncope', { vendor: 'apache', product: 'syncope' }],
     ['cwe=cwe-416', { cwe: 'CWE-416' }],
+    // Leading zeros of the number are no part of the id (it matched nothing).
+    ['cwe=CWE-0416', { cwe: 'CWE-416' }],
     ['search=cisco%20reload', { search: 'cisco reload' }],
     ['search=KEV', { search: 'KEV' }],
     ['min_severity=critical', { min_severity: 'CRITICAL' }],
@@ -109,6 +111,7 @@ describe('GET /api/v1/public/changes', () => {
       'kind=kev_added,epss_crossed': 2,
       'vendor=cisco': 3,
       'cwe=cwe-416': 4,
+      'cwe=CWE-0416': 4,
       'kev_only=true': 4,
       'min_risk=60': 7,
       'kind=new_advisory,advisory_linked&min_severity=HIGH': 1,

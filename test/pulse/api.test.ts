@@ -449,7 +449,7 @@ describe('a webhook subscription over HTTP, every answer as the document says', 
     const hookServer = hookPulse.server;
     try {
       const json = { 'content-type': 'application/json' };
-      const body = { channel: 'webhook', url: hooks.url('/ops'), cadence: 'realtime', filter: { cwe: 'cwe-79', kev_only: true } };
+      const body = { channel: 'webhook', url: hooks.url('/ops'), cadence: 'realtime', filter: { cwe: 'cwe-079', kev_only: true } };
       const created = await call('/pulse/api/subscriptions', { method: 'POST', headers: json, body: JSON.stringify(body) }, hookServer);
       expect(created.status).toBe(201);
       const answer = (await created.json()) as { subscription: { status: string; filter: unknown }; manage_url: string; secret: string; confirmation: null };
