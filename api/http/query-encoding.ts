@@ -1,10 +1,11 @@
 /**
- * Query strings (and path parameters, below) whose percent-encoding does not decode to UTF-8 text (`?search=%FF`,
- * `?q=%ED%A0%80`, a lone surrogate's bytes) are refused with a 400 naming the parameter. Hono
- * keeps such a value as the raw characters it was sent as (`%FF` stays the three characters
- * `%FF`), so a search for the byte 0xFF looked for the word "ff" and answered CVEs that
- * happened to hold it. A `%` not followed by two hex digits is not an escape and stays itself,
- * as the WHATWG URL standard's form-urlencoded parser reads it (`?search=100%` is "100%").
+ * Query strings (and path parameters, below) whose percent-encoding does not decode to UTF-8
+ * text (`?search=%FF`, `?q=%ED%A0%80`, a lone surrogate's bytes) are refused with a 400 naming
+ * the parameter. Hono keeps such a value as the raw characters it was sent as (`%FF` stays the
+ * three characters `%FF`), so a search for the byte 0xFF looked for the word "ff" and answered
+ * CVEs that happened to hold it. A `%` not followed by two hex digits is not an escape and
+ * stays itself, as the WHATWG URL standard's form-urlencoded parser reads it (`?search=100%`
+ * is "100%").
  */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
