@@ -140,9 +140,14 @@ export function groupChanges(changes: readonly ChangeRow[], links: PulseLinks): 
   return [...groups.values()].sort((a, b) => (b.service_risk ?? -1) - (a.service_risk ?? -1) || subjectName(a).localeCompare(subjectName(b)));
 }
 
+/**
+ * The subject, its title and its facts. The title is left out when a change's why already quotes
+ * it (a new advisory's does): the mail said it twice, one line apart, as the Atom feed did.
+ */
 function headline(item: MessageItem): string {
   const facts = [item.service_severity, item.service_risk !== null ? `risk ${Math.round(item.service_risk)}` : null, item.in_kev ? 'KEV' : null].filter(Boolean);
-  return `${subjectName(item)}${item.title ? ` — ${item.title}` : ''}${facts.length ? ` (${facts.join(', ')})` : ''}`;
+  const title = item.title && !item.changes.some((c) => c.why.includes(item.title!)) ? ` — ${item.title}` : '';
+  return `${subjectName(item)}${title}${facts.length ? ` (${facts.join(', ')})` : ''}`;
 }
 
 function changeLine(change: MessageChange): { label: string; delta: string } {

@@ -27,4 +27,27 @@ describe('composeMessage', () => {
     // The webhook's structured items carry the data as recorded (a program reads them, not a person).
     expect(message.items[0]!.title).toBe('Update to \u202e1.2.3 fixed\u202c now');
   });
+
+  it('says a subject\'s title once: not in the heading when a change\'s why quotes it (a new advisory\'s does)', () => {
+    const links = new PulseLinks('https://pulse.example.org');
+    const title = 'Important: kernel security update';
+    const advisory = change({
+      build_id: 'b1',
+      detected_at: '2026-11-24T09:00:00.000Z',
+      kind: 'new_advisory',
+      subject_type: 'advisory',
+      cve_id: null,
+      vendor: 'redhat',
+      advisory_id: 'RHSA-2026:0001',
+      title,
+      why: `New redhat advisory RHSA-2026:0001 (Important) for CVE-2026-0001: ${title}.`,
+    });
+    const once = composeMessage([advisory], { cadence: 'realtime', periodKey: 'build:b1', links });
+    expect(once.text.split(title).length - 1).toBe(1);
+    expect(once.html.split(title).length - 1).toBe(1);
+    // A why that does not quote it: the heading carries the title.
+    const cve = change({ build_id: 'b1', detected_at: '2026-11-24T09:00:00.000Z', kind: 'kev_added', cve_id: 'CVE-2026-0002', title: 'Acme gateway RCE', why: 'Added to CISA KEV.' });
+    const both = composeMessage([cve], { cadence: 'realtime', periodKey: 'build:b1', links });
+    expect(both.text).toContain('CVE-2026-0002 — Acme gateway RCE');
+  });
 });
