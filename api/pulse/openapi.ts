@@ -52,26 +52,30 @@ const Subscription = z
   .openapi('PulseSubscription');
 // One shape per channel, strict like the handler (lib/pulse/input.ts): what the document takes,
 // the server takes, but for what no schema can say (a webhook that must answer its ping).
-const CreateBody = z
-  .discriminatedUnion('channel', [
-    z
-      .strictObject({
-        channel: z.literal('email'),
-        email: EmailField.openapi({ description: 'The address (a confirmation link is sent to it).' }),
-        cadence: CadenceField,
-        filter: Filter.optional(),
-      })
-      .openapi('PulseCreateEmail'),
-    z
-      .strictObject({
-        channel: z.literal('webhook'),
-        url: UrlField.openapi({ description: 'An http(s) URL that must answer a signed ping with 2xx. Internal addresses are refused.' }),
-        cadence: CadenceField,
-        filter: Filter.optional(),
-      })
-      .openapi('PulseCreateWebhook'),
-  ])
-  .openapi('PulseCreate');
+const CreateEmail = z
+  .strictObject({
+    channel: z.literal('email'),
+    email: EmailField.openapi({ description: 'The address (a confirmation link is sent to it).' }),
+    cadence: CadenceField,
+    filter: Filter.optional(),
+  })
+  .openapi('PulseCreateEmail');
+const CreateWebhook = z
+  .strictObject({
+    channel: z.literal('webhook'),
+    url: UrlField.openapi({ description: 'An http(s) URL that must answer a signed ping with 2xx. Internal addresses are refused.' }),
+    cadence: CadenceField,
+    filter: Filter.optional(),
+  })
+  .openapi('PulseCreateWebhook');
+/**
+ * The creation's body as this server takes it: a server that sends no mail (no `--smtp`) refuses
+ * the e-mail channel, so its document offers webhooks only (a client generating requests from
+ * it would otherwise send what is always refused).
+ */
+function createBody(email: boolean) {
+  return email ? z.discriminatedUnion('channel', [CreateEmail, CreateWebhook]).openapi('PulseCreate') : CreateWebhook;
+}
 const Created = z
   .object({
     subscription: Subscription,
@@ -81,7 +85,8 @@ const Created = z
   })
   .openapi('PulseCreated');
 
-export function registerPulseOpenApi(app: ApiApp): void {
+/** `email`: whether this server sends mail (`--smtp`), so takes e-mail subscriptions. */
+export function registerPulseOpenApi(app: ApiApp, { email }: { email: boolean }): void {
   const r = app.openAPIRegistry;
   const jsonOf = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
   r.registerPath({
@@ -90,7 +95,7 @@ export function registerPulseOpenApi(app: ApiApp): void {
     tags: [TAG],
     summary: 'Create a subscription (filter + channel + cadence)',
     description: 'Limited to 10 creations per hour per caller and a few per e-mail address or webhook URL. Bodies are limited to 16 KiB; unknown members are refused.',
-    request: { body: { content: { 'application/json': { schema: CreateBody } }, required: true } },
+    request: { body: { content: { 'application/json': { schema: createBody(email) } }, required: true } },
     responses: { 201: jsonOf(Created, 'Created: webhooks are active at once, e-mail subscriptions once confirmed.'), ...errors(400, 429, 503) },
   });
   r.registerPath({ method: 'get', path: '/pulse/api/subscriptions/{token}', tags: [TAG], summary: 'A subscription and its last deliveries', request: { params: z.object({ token }) }, responses: { 200: jsonOf(Subscription, 'The subscription.'), ...errors(404) } });

@@ -136,5 +136,5 @@ export function registerPulseRoutes(app: ApiApp, opts: PulseHttpOptions): void {
   }
 
   // The pages these links lead to are the web area's (api/pulse/link-pages.tsx).
-  registerPulseOpenApi(app);
+  registerPulseOpenApi(app, { email: service.emailEnabled });
 }

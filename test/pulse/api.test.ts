@@ -442,6 +442,28 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
   });
 });
 
+describe('a server that sends no mail (no --smtp)', () => {
+  it('documents webhook subscriptions only, and refuses the e-mail channel it does not document', async () => {
+    const noMail = await startPulseServer({}, { mail: false });
+    try {
+      const doc = (await (await fetch(`${noMail.server.url}/api/v1/openapi.json`)).json()) as {
+        paths: Record<string, { post?: { requestBody: { content: Record<string, { schema: Record<string, unknown> }> } } }>;
+      };
+      const schema = doc.paths['/pulse/api/subscriptions']!.post!.requestBody.content['application/json']!.schema;
+      expect(JSON.stringify(schema)).toContain('PulseCreateWebhook');
+      expect(JSON.stringify(schema)).not.toContain('PulseCreateEmail');
+      const refused = await call('/pulse/api/subscriptions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'email', email: 'ops@example.org' }) }, noMail.server);
+      expect(refused.status).toBe(400);
+      expect(noMail.smtp.messages).toHaveLength(0);
+    } finally {
+      await noMail.close();
+    }
+    // With mail, both channels.
+    const doc = JSON.stringify(await (await fetch(`${server.url}/api/v1/openapi.json`)).json());
+    expect(doc).toContain('PulseCreateEmail');
+  });
+});
+
 describe('a webhook subscription over HTTP, every answer as the document says', () => {
   it('is created (pinged, its secret shown once), read, paused, resumed and deleted', async () => {
     const hooks = await startWebhookReceiver();

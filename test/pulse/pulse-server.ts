@@ -20,7 +20,8 @@ export interface PulseServer {
   close(): Promise<void>;
 }
 
-export async function startPulseServer(pulse: Omit<NonNullable<ServerOptions['pulse']>, 'smtp' | 'publicUrl'> = {}): Promise<PulseServer> {
+/** `mail: false`: the server is not given the SMTP server (as without `--smtp`), which still runs. */
+export async function startPulseServer(pulse: Omit<NonNullable<ServerOptions['pulse']>, 'smtp' | 'publicUrl'> = {}, { mail = true } = {}): Promise<PulseServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-'));
   const smtp = await startSmtpSink();
   const server = await startServer({
@@ -29,7 +30,7 @@ export async function startPulseServer(pulse: Omit<NonNullable<ServerOptions['pu
     port: 0,
     rateLimit: false,
     logger: pino({ level: 'silent' }),
-    pulse: { ...pulse, smtp: smtp.url, publicUrl: PUBLIC_URL },
+    pulse: { ...pulse, ...(mail ? { smtp: smtp.url } : {}), publicUrl: PUBLIC_URL },
   });
   return {
     server,
