@@ -4,6 +4,7 @@ import { findVendorAdvisory, listVendorAdvisories, type AdvisoryDetail, type Adv
 import { parseInteger } from '../../http/params.ts';
 import type { ServingSnapshot } from '../../snapshot/serving.ts';
 import { PageError } from '../page-response.ts';
+import { formFields, refuseFilter } from './form-fields.ts';
 
 export const ADVISORY_PAGE_LIMIT = 25;
 
@@ -21,9 +22,6 @@ export interface AdvisoryListView {
   knownCves: Set<string>;
 }
 
-function fail(parameter: string, message: string): never {
-  throw new PageError(400, 'A filter is not valid', message, parameter);
-}
 
 async function advisoryVendors(snapshot: ServingSnapshot): Promise<string[]> {
   return snapshot.memo('pulse-advisory-vendors', async () => {
@@ -32,29 +30,23 @@ async function advisoryVendors(snapshot: ServingSnapshot): Promise<string[]> {
   });
 }
 
-/** A filter of the list as sent, trimmed (null when absent or blank); sent twice, refused as on /pulse/cves. */
-function single(c: Context, name: string): string | null {
-  const values = (c.req.queries(name) ?? []).map((v) => v.trim()).filter((v) => v !== '');
-  if (values.length > 1) fail(name, `${name}: given more than once`);
-  return values[0] ?? null;
-}
-
 export async function loadAdvisoryList(snapshot: ServingSnapshot, c: Context): Promise<AdvisoryListView> {
-  const vendor = single(c, 'vendor');
+  const form = formFields(c.req.queries(), ['vendor', 'has_cve', 'offset']);
+  const vendor = form.vendor ?? null;
   // The form's yes/no, and the API's true/false.
-  const hasCveSent = single(c, 'has_cve')?.toLowerCase() ?? null;
+  const hasCveSent = form.has_cve?.toLowerCase() ?? null;
   const hasCveRaw = hasCveSent === 'true' ? 'yes' : hasCveSent === 'false' ? 'no' : hasCveSent;
-  if (hasCveRaw !== null && hasCveRaw !== 'yes' && hasCveRaw !== 'no') fail('has_cve', 'has_cve: expected yes or no (or true or false)');
-  const offsetRaw = single(c, 'offset') ?? '0';
+  if (hasCveRaw !== null && hasCveRaw !== 'yes' && hasCveRaw !== 'no') refuseFilter('has_cve', 'has_cve: expected yes or no (or true or false)');
+  const offsetRaw = form.offset ?? '0';
   let offset: number;
   try {
     offset = parseInteger(offsetRaw, 0, 1_000_000_000);
   } catch (err) {
-    fail('offset', `offset: ${(err as Error).message}`);
+    refuseFilter('offset', `offset: ${(err as Error).message}`);
   }
   const vendors = snapshot.unreadableTables.has('advisories') ? [] : await advisoryVendors(snapshot);
   if (vendor !== null && !vendors.some((v) => v.toLowerCase() === vendor.toLowerCase())) {
-    fail('vendor', `vendor: no advisory of "${vendor}" in this snapshot (known: ${vendors.join(', ') || 'none'})`);
+    refuseFilter('vendor', `vendor: no advisory of "${vendor}" in this snapshot (known: ${vendors.join(', ') || 'none'})`);
   }
   const page = await listVendorAdvisories(snapshot, {
     ...(vendor !== null ? { vendor } : {}),

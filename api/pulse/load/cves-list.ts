@@ -13,7 +13,7 @@ import { interpretList, type ListQuery } from '../../routes/cves-params.ts';
 import { CveListQuery, CveMatchQuery } from '../../routes/cves-schemas.ts';
 import { productKey, vendorScope } from '../../routes/cves.ts';
 import type { ServingSnapshot } from '../../snapshot/serving.ts';
-import { PageError } from '../page-response.ts';
+import { formFields, refuseFilter } from './form-fields.ts';
 
 /** Parameters the page reads; anything else in the query string is ignored. */
 export const LIST_PARAMS = [
@@ -84,22 +84,9 @@ export function isFormField(parameter: string | undefined): parameter is (typeof
   return (FORM_FIELDS as readonly (string | undefined)[]).includes(parameter);
 }
 
-function fail(parameter: string, message: string): never {
-  throw new PageError(400, 'A filter is not valid', message, parameter);
-}
-
 /** The query as the form sent it: empty fields dropped, ticked severities joined. */
 function formValues(c: Context): Record<string, string> {
-  const all = c.req.queries();
-  const out: Record<string, string> = {};
-  for (const name of [...LIST_PARAMS, 'back'] as const) {
-    const values = (all[name] ?? []).map((v) => v.trim()).filter((v) => v !== '');
-    if (values.length === 0) continue;
-    if (name === 'severity') out[name] = values.join(',');
-    else if (values.length > 1) fail(name, `${name}: given more than once`);
-    else out[name] = values[0]!;
-  }
-  return out;
+  return formFields(c.req.queries(), [...LIST_PARAMS, 'back'], 'severity');
 }
 
 function parseTrail(raw: string | undefined): (Cursor | null)[] {
@@ -110,7 +97,7 @@ function parseTrail(raw: string | undefined): (Cursor | null)[] {
     const published = entry.slice(0, at);
     const cveId = entry.slice(at + 1);
     if (at <= 0 || !/^CVE-\d{4}-\d{4,19}$/.test(cveId) || Number.isNaN(Date.parse(published))) {
-      fail('back', 'back: not a trail of page cursors (follow the page links instead of editing it)');
+      refuseFilter('back', 'back: not a trail of page cursors (follow the page links instead of editing it)');
     }
     return { published, cve_id: cveId };
   });
@@ -131,12 +118,12 @@ function validated(form: Record<string, string>): ListQuery & { vendor?: string;
   const { back: _back, vendor, product, ...rest } = form;
   const schema = vendor !== undefined ? CveMatchQuery : CveListQuery;
   const input = vendor !== undefined ? { ...rest, vendor, ...(product !== undefined ? { product } : {}) } : rest;
-  if (vendor === undefined && product !== undefined) fail('product', 'product: name a vendor too (a product is matched within its vendor)');
+  if (vendor === undefined && product !== undefined) refuseFilter('product', 'product: name a vendor too (a product is matched within its vendor)');
   const parsed = (schema as z.ZodType).safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'query';
-    fail(parameter, `${parameter}: ${issue?.message ?? 'malformed'}`);
+    refuseFilter(parameter, `${parameter}: ${issue?.message ?? 'malformed'}`);
   }
   return parsed.data as ListQuery & { vendor?: string; product?: string };
 }
@@ -182,30 +169,30 @@ export async function loadCveList(snapshot: ServingSnapshot, c: Context, budgetM
   const limit = query.limit ?? PAGE_LIMIT;
   const sort = query.sort ?? 'published';
   const keyset = sort === 'published';
-  if (!keyset && form.before_published !== undefined) fail('sort', `sort: pages of the ${sort} order are numbered, not keyed by a cursor`);
+  if (!keyset && form.before_published !== undefined) refuseFilter('sort', `sort: pages of the ${sort} order are numbered, not keyed by a cursor`);
 
   const cursor: Cursor | null = form.before_published !== undefined ? { published: form.before_published, cve_id: form.before_cve_id! } : null;
   // The page links never carry both; a page after a cursor and an offset has no number, and its
   // way back would lead to another page.
-  if (cursor !== null && form.offset !== undefined && form.offset !== '0') fail('offset', 'offset: a page reached by its links takes no offset (follow the page links, or start again from the first page)');
+  if (cursor !== null && form.offset !== undefined && form.offset !== '0') refuseFilter('offset', 'offset: a page reached by its links takes no offset (follow the page links, or start again from the first page)');
 
   let request;
   try {
     request = interpretList({ ...query, limit }, (name) => form[name] !== undefined, query.vendor !== undefined ? 'vendor' : undefined).request;
   } catch (err) {
-    if (err instanceof ApiError) fail(String(err.extra.parameter ?? 'query'), err.message);
+    if (err instanceof ApiError) refuseFilter(String(err.extra.parameter ?? 'query'), err.message);
     throw err;
   }
   if (query.vendor !== undefined) {
     const vendor = productKey(query.vendor);
-    if (vendor === '') fail('vendor', 'vendor: empty');
+    if (vendor === '') refuseFilter('vendor', 'vendor: empty');
     request.scope = vendorScope(vendor, query.product === undefined ? null : productKey(query.product));
   }
   let result: ListResult;
   try {
     result = await listCves(snapshot, request, performance.now() + budgetMs);
   } catch (err) {
-    if (err instanceof ApiError) fail(String(err.extra.parameter ?? 'query'), err.message);
+    if (err instanceof ApiError) refuseFilter(String(err.extra.parameter ?? 'query'), err.message);
     throw err;
   }
 

@@ -11,7 +11,7 @@ import { listEcosystems, type EcosystemEntry } from '../../queries/catalogs.ts';
 import { TableUnavailableError } from '../../queries/support.ts';
 import { ChangeFilterQuery, filterOfQuery } from '../../routes/change-params.ts';
 import type { ServingSnapshot } from '../../snapshot/serving.ts';
-import { PageError } from '../page-response.ts';
+import { formFields, refuseFilter } from './form-fields.ts';
 
 export const PREVIEW_DAYS = 30;
 export const PREVIEW_ROWS = 50;
@@ -35,15 +35,7 @@ export interface SubscribeView {
 
 /** The builder's fields from a query or a posted form: empty ones dropped, ticked kinds joined. */
 export function filterFormOf(all: Record<string, string[]>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of FILTER_FIELDS) {
-    const values = (all[name] ?? []).map((v) => v.trim()).filter((v) => v !== '');
-    if (values.length === 0) continue;
-    if (name === 'kind') out[name] = values.join(',');
-    else if (values.length > 1) throw new PageError(400, 'A filter is not valid', `${name}: given more than once`, name);
-    else out[name] = values[0]!;
-  }
-  return out;
+  return formFields(all, FILTER_FIELDS, 'kind');
 }
 
 export function filterOfForm(form: Record<string, string>): ChangeFilter {
@@ -51,7 +43,7 @@ export function filterOfForm(form: Record<string, string>): ChangeFilter {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'filter';
-    throw new PageError(400, 'A filter is not valid', `${parameter}: ${issue?.message ?? 'malformed'}`, parameter);
+    refuseFilter(parameter, `${parameter}: ${issue?.message ?? 'malformed'}`);
   }
   return filterOfQuery(parsed.data);
 }
