@@ -13,7 +13,7 @@
 import { Feed } from 'feed';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { ChangeFilter, ChangeRow } from '../../lib/changes/model.ts';
+import { whyQuotesTitle, type ChangeFilter, type ChangeRow } from '../../lib/changes/model.ts';
 import { withoutBidiControls } from '../../lib/html.ts';
 import { advisoryPath, cvePath } from '../../lib/pulse/links.ts';
 import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
@@ -119,7 +119,7 @@ export function feedUpdated(changes: ChangeRow[], snapshot: ServingSnapshot): st
 
 /** Why, then the subject's title unless why already quotes it (a new advisory's does). */
 function summaryOf(change: ChangeRow): string {
-  return change.title && !change.why.includes(change.title) ? `${change.why} ${change.title}` : change.why;
+  return change.title && !whyQuotesTitle(change.why, change.title) ? `${change.why} ${change.title}` : change.why;
 }
 
 export function renderAtom(changes: ChangeRow[], opts: { id: string; selfUrl: string; nextUrl: string | null; origin: string; snapshot: ServingSnapshot }): string {

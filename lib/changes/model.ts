@@ -173,6 +173,14 @@ export function searchTextProblem(raw: string): string | null {
  */
 export const PRODUCT_NEEDS_VENDOR = 'name a vendor too (a product is matched within its vendor)';
 
+/**
+ * Whether a change's `why` already quotes its subject's `title` (a new advisory's does): the
+ * readers that show both (the Atom feed, the alert e-mails) then say the title once.
+ */
+export function whyQuotesTitle(why: string, title: string | null): boolean {
+  return title !== null && title !== '' && why.includes(title);
+}
+
 /** A CWE id as a filter takes it: any case, white space around it (JSON Schema pattern and RegExp). */
 export const FILTER_CWE_PATTERN = '^\\s*[Cc][Ww][Ee]-\\d{1,6}\\s*$';
 

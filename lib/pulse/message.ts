@@ -6,7 +6,7 @@
  * escaped HTML (e-mail HTML part), and structured items (webhook JSON). Bounded: at most
  * MAX_SUBJECTS subjects; the rest are counted, not listed.
  */
-import type { ChangeRow } from '../changes/model.ts';
+import { whyQuotesTitle, type ChangeRow } from '../changes/model.ts';
 import { BIDI_CONTROLS, escapeHtml } from '../html.ts';
 import type { PulseLinks } from './links.ts';
 import type { Cadence } from './types.ts';
@@ -146,7 +146,7 @@ export function groupChanges(changes: readonly ChangeRow[], links: PulseLinks): 
  */
 function headline(item: MessageItem): string {
   const facts = [item.service_severity, item.service_risk !== null ? `risk ${Math.round(item.service_risk)}` : null, item.in_kev ? 'KEV' : null].filter(Boolean);
-  const title = item.title && !item.changes.some((c) => c.why.includes(item.title!)) ? ` — ${item.title}` : '';
+  const title = item.title && !item.changes.some((c) => whyQuotesTitle(c.why, item.title)) ? ` — ${item.title}` : '';
   return `${subjectName(item)}${title}${facts.length ? ` (${facts.join(', ')})` : ''}`;
 }
 
