@@ -128,6 +128,15 @@ describe('PyPI (PEP 440)', () => {
   it('refuses non-PEP 440 strings', () => {
     expect(() => PEP440.check('1.0-foo-bar')).toThrow(VersionSyntaxError);
   });
+  it('compares numbers past 2^53 exactly, as Python integers', () => {
+    // The library reads numbers as JS numbers: these pairs came out equal.
+    expectAscending(PEP440, ['1.12345678901234567', '1.12345678901234568', '2.0']);
+    expectAscending(PEP440, ['99999999999999999999991', '99999999999999999999999']);
+    expectAscending(PEP440, ['1!1.0', '18446744073709551616!1.0', '18446744073709551617!0.1']);
+    expectAscending(PEP440, ['1.0rc12345678901234567', '1.0rc12345678901234568', '1.0']);
+    expectAscending(PEP440, ['1.0+12345678901234567', '1.0+12345678901234568', '1.0.post12345678901234567', '1.0.post12345678901234568']);
+    expectEqual(PEP440, '12345678901234567.0', '12345678901234567');
+  });
   it('compares its kept sort keys exactly as the library compares the strings', () => {
     const versions = ['1.dev0', '1.0.dev456', '1.0a1', '1.0a2.dev456', '1.0a12.dev456', '1.0a12', '1.0b1.dev456', '1.0b2', '1.0b2.post345.dev456', '1.0b2.post345', '1.0rc1.dev456', '1.0rc1', '1.0', '1.0+abc.5', '1.0+abc.7', '1.0+5', '1.0+5.abc', '1.0+ABC', '1.0.post456.dev34', '1.0.post456', '1.0.15', '1.1.dev1', '2024.1', '1!1.0', '1!0.9', '1.0.0', '1.0-alpha1', '1.0c1', '1.0-1', '1.0.post0', '1.0rev2', '0', '0.0.0.1', '1.0.dev0+local', 'v2.0'];
     for (const a of versions) for (const b of versions) expect(PEP440.compare(a, b), `${a} vs ${b}`).toBe(Math.sign(pep440Compare(a, b)));
@@ -159,8 +168,16 @@ describe('RubyGems (Gem::Version)', () => {
     expectAscending(GEM, ['1.0.a', '1.0.a10', '1.0.b1', '1.0.rc1', '1.0', '1.0.1', '1.1', '10.0']);
     expectEqual(GEM, '1.0', '1.0.0');
   });
-  it('gives the same order as the library on fresh, unkept versions', () => {
-    const versions = ['1.0.a', '1.0.a10', '1.0.b1', '1.0.rc1', '1.0', '1.0.0', '1.0.1', '1.1', '10.0', '1.0.0.pre', '2.a.1', '0.9.9.9', '1.0.0.0.1', '1.0.B1', '1.0.beta2', '1.0.beta10', '3.0.0.rc.2', '1.a2b', '9999999999999999999999.1', '1.0.0-pre.1', '0', '00.1', '1.0.0.a.0'];
+  it('compares letters as String#<=> does (bytes: every capital first) and numbers exactly', () => {
+    // The library collates letters by locale (RC after beta) and reads numbers as JS numbers.
+    expectAscending(GEM, ['1.0.RC1', '1.0.a', '1.0.beta1', '1.0']);
+    expectAscending(GEM, ['1.0.B1', '1.0.Z', '1.0.a']);
+    expectAscending(GEM, ['12345678901234567', '12345678901234568', '99999999999999999999991', '99999999999999999999999.0.1']);
+    expectAscending(GEM, ['1.0.a12345678901234567', '1.0.a12345678901234568']);
+    expectEqual(GEM, '99999999999999999999999.0.0', '99999999999999999999999');
+  });
+  it('gives the same order as the library on lower-case versions of safe numbers', () => {
+    const versions = ['1.0.a', '1.0.a10', '1.0.b1', '1.0.rc1', '1.0', '1.0.0', '1.0.1', '1.1', '10.0', '1.0.0.pre', '2.a.1', '0.9.9.9', '1.0.0.0.1', '1.0.beta2', '1.0.beta10', '3.0.0.rc.2', '1.a2b', '1.0.0-pre.1', '0', '00.1', '1.0.0.a.0', ' 1.0.1 ', '1.0-1'];
     for (const a of versions) for (const b of versions) expect(GEM.compare(a, b), `${a} vs ${b}`).toBe(Math.sign(Version.create(a)!.compare(Version.create(b))));
   });
 });
