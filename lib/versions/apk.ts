@@ -26,6 +26,8 @@ const isLower = (c: string | undefined) => c !== undefined && c >= 'a' && c <= '
 class Cursor {
   type = DIGIT;
   pos = 0;
+  /** The digits of the last token when it was a run of digits (else null): see apkCompare. */
+  digits: string | null = null;
   constructor(readonly s: string) {}
 
   private nextType(): void {
@@ -57,6 +59,7 @@ class Cursor {
     let v = 0;
     let i = this.pos;
     let nt = INVALID;
+    this.digits = null;
     if (this.type === DIGIT_OR_ZERO && s[i] === '0') {
       // Leading zeros: the count of zeros, negated, so 1.02 < 1.2 (apk's fractional reading).
       while (s[i] === '0') i++;
@@ -64,7 +67,9 @@ class Cursor {
       v = -(i - this.pos);
     } else if (this.type === DIGIT_OR_ZERO || this.type === DIGIT || this.type === SUFFIX_NO || this.type === REVISION_NO) {
       // An empty run is 0 (apk reads `1.0-r1` as 1, 0 zeros, an empty digit run, then -r1).
+      const from = i;
       while (isDigit(s[i])) v = v * 10 + (s.charCodeAt(i++) - 48);
+      this.digits = s.slice(from, i);
     } else if (this.type === LETTER) {
       v = s.charCodeAt(i++);
     } else if (this.type === SUFFIX) {
@@ -103,6 +108,14 @@ export function apkValid(v: string): boolean {
   return c.type === END;
 }
 
+/** Two runs of decimal digits by the numbers they write (leading zeros do not count). */
+function compareDigitRuns(a: string, b: string): number {
+  const x = a.replace(/^0+/, '');
+  const y = b.replace(/^0+/, '');
+  if (x.length !== y.length) return x.length < y.length ? -1 : 1;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 export function apkCompare(a: string, b: string): number {
   const ca = new Cursor(a);
   const cb = new Cursor(b);
@@ -111,6 +124,13 @@ export function apkCompare(a: string, b: string): number {
   while (ca.type === cb.type && ca.type !== END && ca.type !== INVALID && av === bv) {
     av = ca.token();
     bv = cb.token();
+    // Past 2^53 a number is not exact (two different runs came out equal): long runs of digits
+    // compare by their digits, as the numbers they write.
+    if (ca.digits !== null && cb.digits !== null && Math.max(ca.digits.length, cb.digits.length) > 15) {
+      const order = compareDigitRuns(ca.digits, cb.digits);
+      if (order !== 0) return order;
+      av = bv = 0;
+    }
   }
   if (av < bv) return -1;
   if (av > bv) return 1;

@@ -111,6 +111,12 @@ describe('Alpine (apk)', () => {
   it('orders the suffixes', () => {
     expectAscending(APK, ['1.2_alpha1', '1.2_beta', '1.2_pre2', '1.2_rc1', '1.2_rc2', '1.2.1', '1.2.1_cvs1', '1.2.1_git20240101', '1.2.1_p1', '1.2.1_p1-r1']);
   });
+  it('compares runs of digits past 2^53 by the numbers they write', () => {
+    expectAscending(APK, ['12345678901234567', '12345678901234568', '0012345678901234569', '99999999999999999999991']);
+    expectAscending(APK, ['1.0_git12345678901234567', '1.0_git12345678901234568', '1.0_p1']);
+    expectAscending(APK, ['1.0-r12345678901234567', '1.0-r12345678901234568']);
+    expectEqual(APK, '1.12345678901234567890', '1.12345678901234567890');
+  });
   it('refuses what apk refuses', () => {
     for (const bad of ['', 'foo', 'a.39.0-', '1.0-x1', '1.0_blah']) expect(() => APK.check(bad), bad).toThrow(VersionSyntaxError);
   });
