@@ -13,7 +13,7 @@ const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = cvssCalculator as unknown as {
   Cvss3P1: CvssCtor;
   Cvss4P0: CvssCtor;
 };
-type CvssCtor = new (vector: string) => { calculateScores(): { base?: number } };
+type CvssCtor = new (vector: string) => { calculateScores(): { base?: number; baseMetricsOnly?: number } };
 
 export const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 
@@ -142,13 +142,18 @@ function cvssClass(version: CvssVersion | null): CvssCtor | null {
 /**
  * Base score of a vector, computed by ae-cvss-calculator (metrics read by key, so
  * non-canonical order and temporal/threat suffixes are fine). Null when the vector is invalid.
+ * For CVSS 4.0 it is the score of the base metrics alone (CVSS-B), the `baseScore` FIRST's
+ * schema and every publisher give: the library's `base` of a v4 vector scores every metric
+ * present, so a vector carrying `E:P` came out 1.9 where the CNA publishes 4.8.
  */
 export function cvssBaseScore(vector: string): number | null {
   const v = vector.trim();
-  const Ctor = cvssClass(cvssVersionOf(v));
+  const version = cvssVersionOf(v);
+  const Ctor = cvssClass(version);
   if (!Ctor) return null;
   try {
-    const base = new Ctor(v).calculateScores().base;
+    const scores = new Ctor(v).calculateScores();
+    const base = version === '4.0' ? scores.baseMetricsOnly : scores.base;
     return typeof base === 'number' && Number.isFinite(base) ? base : null;
   } catch {
     return null;

@@ -4,7 +4,7 @@
  * severe CVEs); scores come from ae-cvss-calculator, computed once per distinct vector.
  */
 import cvssCalculator from 'ae-cvss-calculator';
-import { cvssSeverity, cvssV2Severity } from '../parse/common.ts';
+import { cvssBaseScore, cvssSeverity, cvssV2Severity } from '../parse/common.ts';
 import { Rng, rngFor } from './random.ts';
 
 type Scores = { base?: number; impact?: number; exploitability?: number };
@@ -40,7 +40,7 @@ function parseMetrics(vector: string): Record<string, string> {
 function describe(version: CvssVersion, vector: string): VectorInfo {
   const Ctor = version === '2.0' ? Cvss2 : version === '3.0' ? Cvss3P0 : version === '3.1' ? Cvss3P1 : Cvss4P0;
   const s = new Ctor(vector).calculateScores();
-  const score = s.base ?? 0;
+  const score = cvssBaseScore(vector) ?? 0;
   return {
     version,
     vector,

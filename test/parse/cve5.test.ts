@@ -144,6 +144,18 @@ describe('CVE 5 records', () => {
     expect(sink.rows.cvss.find((r) => r.role === 'adp')).toMatchObject({ provider: 'CISA-ADP', base_score: 9.8, base_severity: null, modified: '2024-10-03T13:52:46.917Z' });
   });
 
+  it('scores a v4 vector published without its score by the base metrics alone (CVSS-B), threat metrics aside', () => {
+    const rec = sample('CVE-2025-14617.json');
+    const metric = rec.containers.cna.metrics.find((m: Record<string, unknown>) => m.cvssV4_0).cvssV4_0;
+    // VulDB publishes 4.8 for this vector, which carries E:P; scored with E:P it is 1.9 (CVSS-BT).
+    expect(metric.vectorString).toContain('/E:P');
+    const published = metric.baseScore;
+    delete metric.baseScore;
+    const sink = new MemoryStageSink();
+    stageCve5Record(rec, 'x.json', sink);
+    expect(sink.rows.cvss.find((r) => r.version === '4.0')!.base_score).toBe(published);
+  });
+
   it('a CNA without providerMetadata.dateUpdated falls back to the record dateUpdated', () => {
     const rec = sample('CVE-2025-14617.json');
     delete rec.containers.cna.providerMetadata.dateUpdated;

@@ -110,6 +110,16 @@ describe('OSV / GHSA records', () => {
     });
   });
 
+  it('scores a v4 vector by its base metrics alone (CVSS-B), whatever threat metric it carries', () => {
+    const file = join(DIR, 'GHSA-2326-hx7g-3m9r.json');
+    const record = JSON.parse(readFileSync(file, 'utf8'));
+    const v4 = record.severity.find((s: { type: string }) => s.type === 'CVSS_V4');
+    v4.score += '/E:U';
+    const { advisory } = parseOsvRecord(record, file);
+    // 8.2 is the base score GitHub shows; with E:U counted (CVSS-BT) the library gives less.
+    expect(advisory).toMatchObject({ cvss_v4_vector: v4.score, cvss_v4_score: 8.2 });
+  });
+
   it('reads an unreviewed record with no summary and no affected packages', () => {
     const { advisory, packages, ranges } = parseFixture('GHSA-235v-2948-prr3.json');
     expect(advisory).toMatchObject({ summary: null, github_reviewed: false, cwe_ids: ['CWE-79'] });
