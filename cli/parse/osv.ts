@@ -7,6 +7,8 @@
  * as the same rows.
  */
 import { RawFormatError } from '../../lib/errors.ts';
+import { orderFor } from '../../lib/versions/ecosystems.ts';
+import { VersionSyntaxError, type VersionOrder } from '../../lib/versions/scheme.ts';
 import type { OsvAdvisoryRow, OsvPackageRow, OsvRangeRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { cvssBaseScore, isObject, normalizeCveId, normalizeCweId, servableCvssVector, optionalTimestamp, stringOrNull } from './common.ts';
@@ -169,7 +171,7 @@ export function parseOsvRecord(record: unknown, file: string): OsvRows {
         throw new RawFormatError(file, id, `${whereRange}.events is not an array`);
       }
       const events = arrayOf(range.events).map((ev, i) => readEvent(ev, file, id, `${whereRange}.events[${i}]`));
-      rangeBranches(events).forEach((branch, branchIndex) => {
+      rangeBranches(events, orderFor(ecosystem, type)).forEach((branch, branchIndex) => {
         ranges.push({
           advisory_id: id,
           affected_index: affectedIndex,
@@ -206,25 +208,71 @@ function readEvent(event: unknown, file: string, id: string, where: string): Ran
 
 type Branch = Pick<OsvRangeRow, 'introduced' | 'fixed' | 'last_affected' | 'limit'>;
 
+/** A bound that bounds nothing: `0` (introduced: from the first version) or `*` (limit: none). */
+const UNBOUNDED = new Set(['0', '*']);
+
 /**
- * Pairs a range's events into branches, walking them in the record's order: `introduced` opens
- * a branch, the next `fixed`/`last_affected` closes it. An `introduced` while a branch is open
- * leaves that branch open-ended (both ends null). A closing event with no open branch (not
- * valid OSV, but seen in converted data) becomes a branch with `introduced` null rather than
- * being lost. `limit` applies to the whole range, so every branch carries it (the first one
- * when a range has several).
+ * The events in the order the OSV schema evaluates them (its IncludedInRanges walks
+ * `sorted(range.events)`): by version in the range's order, `0` first, record order kept
+ * between equal versions. Null when the range has no version order (GIT) or an event is no
+ * version there: such a range is read in record order.
  */
-export function rangeBranches(events: RangeEvent[]): Branch[] {
+function sortedEvents(events: RangeEvent[], order: VersionOrder | null): RangeEvent[] | null {
+  if (order === null) return null;
+  const compare = (a: RangeEvent, b: RangeEvent) => {
+    if (a.value === b.value) return 0;
+    if (UNBOUNDED.has(a.value)) return -1;
+    if (UNBOUNDED.has(b.value)) return 1;
+    return order.compare(a.value, b.value);
+  };
+  try {
+    return events.filter((e) => e.kind !== 'limit').sort(compare);
+  } catch (err) {
+    if (err instanceof VersionSyntaxError) return null;
+    throw err;
+  }
+}
+
+/**
+ * The range's limit: the schema's BeforeLimits holds a version below any `limit` event, so with
+ * several the greatest bounds (`*`, no limit, above all); the first one when they cannot be
+ * ordered.
+ */
+function rangeLimit(events: RangeEvent[], order: VersionOrder | null): string | null {
+  const limits = events.filter((e) => e.kind === 'limit').map((e) => e.value);
+  if (limits.length <= 1 || order === null) return limits[0] ?? null;
+  if (limits.includes('*')) return '*';
+  try {
+    return limits.reduce((greatest, limit) => (order.compare(limit, greatest) > 0 ? limit : greatest));
+  } catch (err) {
+    if (err instanceof VersionSyntaxError) return limits[0]!;
+    throw err;
+  }
+}
+
+/**
+ * Pairs a range's events into branches, each an interval of affected versions. With a version
+ * order the events are walked sorted, as the schema evaluates them: `introduced` opens a
+ * branch (another one while it is open adds nothing: those versions are affected already), the
+ * next `fixed`/`last_affected` closes it, and a closing event with nothing open changes nothing
+ * — so the branches hold exactly the versions the schema's walk finds affected. Without an
+ * order (GIT, or a bound that is no version) they are walked in record order, and an
+ * `introduced` while a branch is open leaves that branch open-ended. A range with no
+ * `introduced` at all (not valid OSV, but seen in converted data) keeps each closing event as a
+ * branch with `introduced` null rather than losing it. Every branch carries the range's limit.
+ */
+export function rangeBranches(events: RangeEvent[], order: VersionOrder | null = null): Branch[] {
+  const sorted = sortedEvents(events, order);
+  const hasIntroduced = events.some((e) => e.kind === 'introduced');
   const branches: Branch[] = [];
   let open: Branch | null = null;
-  let limit: string | null = null;
-  for (const { kind, value } of events) {
-    if (kind === 'limit') {
-      limit ??= value;
-    } else if (kind === 'introduced') {
+  for (const { kind, value } of sorted ?? events) {
+    if (kind === 'limit') continue;
+    if (kind === 'introduced') {
+      if (open && sorted) continue;
       if (open) branches.push(open);
       open = { introduced: value, fixed: null, last_affected: null, limit: null };
-    } else {
+    } else if (open || !sorted || !hasIntroduced) {
       const closed: Branch = open ?? { introduced: null, fixed: null, last_affected: null, limit: null };
       closed[kind] = value;
       branches.push(closed);
@@ -232,6 +280,7 @@ export function rangeBranches(events: RangeEvent[]): Branch[] {
     }
   }
   if (open) branches.push(open);
+  const limit = rangeLimit(events, sorted ? order : null);
   for (const b of branches) b.limit = limit;
   return branches;
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RawFormatError } from '../../lib/errors.ts';
 import { osvParser, parseOsvRecord, rangeBranches } from '../../cli/parse/osv.ts';
+import { orderFor } from '../../lib/versions/ecosystems.ts';
 import { MemoryStageSink } from '../../cli/stage/writer.ts';
 
 const DIR = fileURLToPath(new URL('../fixtures/ghsa/', import.meta.url));
@@ -149,6 +150,50 @@ describe('range branches', () => {
   it('walks events in record order, not sorted order', () => {
     const branches = rangeBranches([ev('introduced', '2.0'), ev('fixed', '2.1'), ev('introduced', '1.0'), ev('fixed', '1.1')]);
     expect(branches.map((b) => b.introduced)).toEqual(['2.0', '1.0']);
+  });
+
+  describe('with a version order: the events walked sorted, as the schema evaluates them', () => {
+    const pep440 = orderFor('PyPI', 'ECOSYSTEM');
+    const branch = (introduced: string | null, fixed: string | null, limit: string | null = null, last_affected: string | null = null) => ({ introduced, fixed, last_affected, limit });
+
+    it('pairs events listed out of order by version', () => {
+      expect(rangeBranches([ev('introduced', '2.0'), ev('fixed', '2.1'), ev('introduced', '1.0'), ev('fixed', '1.1')], pep440)).toEqual([branch('1.0', '1.1'), branch('2.0', '2.1')]);
+      expect(rangeBranches([ev('fixed', '2.0'), ev('introduced', '1.0')], pep440)).toEqual([branch('1.0', '2.0')]);
+      expect(rangeBranches([ev('last_affected', '1.9'), ev('introduced', '0')], pep440)).toEqual([branch('0', null, null, '1.9')]);
+    });
+
+    it('reads a second introduced inside an open branch, and a close with nothing open, as changing nothing', () => {
+      // The schema's walk: 2.7 is past the fix of 2.5, so not affected (record order left 1.0 open-ended).
+      expect(rangeBranches([ev('introduced', '1.0'), ev('introduced', '2.0'), ev('fixed', '2.5')], pep440)).toEqual([branch('1.0', '2.5')]);
+      // 1.5 is after the first fix and before no new introduced: not affected.
+      expect(rangeBranches([ev('introduced', '1.0'), ev('fixed', '1.2'), ev('fixed', '2.0')], pep440)).toEqual([branch('1.0', '1.2')]);
+    });
+
+    it('keeps closing events as branches when the range has no introduced at all', () => {
+      expect(rangeBranches([ev('fixed', '1.2')], pep440)).toEqual([branch(null, '1.2')]);
+    });
+
+    it('takes the greatest of several limits (a version below any limit is inside)', () => {
+      expect(rangeBranches([ev('introduced', '0'), ev('limit', '2.0'), ev('limit', '10.0'), ev('limit', '3.0')], pep440)).toEqual([branch('0', null, '10.0')]);
+      expect(rangeBranches([ev('introduced', '0'), ev('limit', '2.0'), ev('limit', '*')], pep440)).toEqual([branch('0', null, '*')]);
+    });
+
+    it('walks a range in record order when a bound is no version of its order', () => {
+      expect(rangeBranches([ev('introduced', 'not a version'), ev('introduced', '2.0'), ev('fixed', '2.5')], pep440)).toEqual([branch('not a version', null), branch('2.0', '2.5')]);
+    });
+
+    it('sorts the events of a parsed record by its ecosystem order', () => {
+      const record = {
+        id: 'PYSEC-0000-0001',
+        modified: '2024-01-01T00:00:00Z',
+        affected: [{ package: { ecosystem: 'PyPI', name: 'demo' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '1.10' }, { fixed: '1.10.3' }, { introduced: '0' }, { fixed: '1.9.2' }] }] }],
+      };
+      const { ranges } = parseOsvRecord(record, 'demo.json');
+      expect(ranges.map((r) => [r.branch_index, r.introduced, r.fixed])).toEqual([
+        [0, '0', '1.9.2'],
+        [1, '1.10', '1.10.3'],
+      ]);
+    });
   });
 
   it('keeps a closing event with no open branch instead of dropping it', () => {
