@@ -3,7 +3,8 @@
  * it (with the distribution release where the purl gives one), package name as OSV spells it,
  * and version. Mapping: npm (`@scope/name`), pypi → PyPI, maven → Maven (`group:artifact`),
  * golang → Go (`namespace/name`), cargo → crates.io, gem → RubyGems, nuget → NuGet,
- * composer → Packagist (`vendor/name`), deb → Debian / Ubuntu (release from `distro`:
+ * composer → Packagist (`vendor/name`), hex → Hex, pub → Pub, swift → SwiftURL
+ * (`github.com/owner/repo`), githubactions → GitHub Actions (`owner/repo`), deb → Debian / Ubuntu (release from `distro`:
  * `debian-12`, `bookworm`, `ubuntu-22.04`, `jammy`), apk → Alpine (`alpine-3.20` → `Alpine:v3.20`)
  * / Wolfi / Chainguard, rpm → Red Hat, Rocky Linux, AlmaLinux, openSUSE, SUSE, Mageia,
  * openEuler by namespace (release of Rocky/Alma from `distro`, the `epoch` qualifier put before
@@ -103,6 +104,25 @@ export function parsePurl(text: string): PurlPackage {
       ecosystem = 'Packagist';
       name = ns ? `${ns}/${p.name}` : p.name;
       break;
+    case 'hex':
+      // A namespace names a private Hex organisation; OSV's Hex packages are the public names.
+      ecosystem = 'Hex';
+      break;
+    case 'pub':
+      ecosystem = 'Pub';
+      break;
+    case 'swift':
+      // pkg:swift/github.com/apple/swift-nio: OSV names the package by its source URL without scheme.
+      if (!ns) throw unsupported('a swift purl needs a namespace (the source host and owner, github.com/apple)');
+      ecosystem = 'SwiftURL';
+      name = `${ns}/${p.name}`;
+      break;
+    case 'githubactions':
+      // pkg:githubactions/actions/checkout: OSV's GitHub Actions package is owner/repository.
+      if (!ns) throw unsupported('a githubactions purl needs a namespace (the repository owner)');
+      ecosystem = 'GitHub Actions';
+      name = `${ns}/${p.name}`;
+      break;
     case 'deb': {
       const n = (ns ?? '').toLowerCase();
       if (n !== 'debian' && n !== 'ubuntu') throw unsupported(`deb namespace "${ns ?? ''}" is neither debian nor ubuntu`);
@@ -123,7 +143,7 @@ export function parsePurl(text: string): PurlPackage {
       break;
     }
     default:
-      throw unsupported(`purl type "${p.type}" has no OSV ecosystem here (supported: npm, pypi, maven, golang, cargo, gem, nuget, composer, deb, apk, rpm)`);
+      throw unsupported(`purl type "${p.type}" has no OSV ecosystem here (supported: npm, pypi, maven, golang, cargo, gem, nuget, composer, hex, pub, swift, githubactions, deb, apk, rpm)`);
   }
   return { purl: text.trim(), ecosystem, name, version };
 }

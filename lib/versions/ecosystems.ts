@@ -14,7 +14,7 @@ import { PEP440 } from './pep440.ts';
 import { RPM } from './rpm.ts';
 import { GEM } from './rubygems.ts';
 import type { VersionOrder } from './scheme.ts';
-import { GO, SEMVER } from './semver-orders.ts';
+import { GO, PUB, SEMVER } from './semver-orders.ts';
 
 export { SEMVER };
 
@@ -28,6 +28,10 @@ export const ECOSYSTEM_ORDERS: Readonly<Record<string, VersionOrder>> = {
   RubyGems: GEM,
   NuGet: NUGET_ORDER,
   Packagist: COMPOSER,
+  Hex: SEMVER,
+  Pub: PUB,
+  SwiftURL: SEMVER,
+  'GitHub Actions': SEMVER,
   Debian: DPKG,
   Ubuntu: DPKG,
   Alpine: APK,

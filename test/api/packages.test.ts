@@ -88,21 +88,32 @@ describe('GET /packages?purl=', () => {
   });
   it('400 for a malformed or unsupported purl, and for none', async () => {
     expect((await api.json<Body>(`${P}/packages?purl=npm/x`)).body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'purl' });
-    expect((await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:hex/plug@1.0.0')}`)).status).toBe(400);
+    expect((await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:cocoapods/AFNetworking@4.0.1')}`)).status).toBe(400);
+    // Hex, Pub, Swift and GitHub Actions purls name OSV ecosystems: answered, not refused.
+    for (const [purl, ecosystem, name] of [
+      ['pkg:hex/plug@1.0.0', 'Hex', 'plug'],
+      ['pkg:pub/http@1.1.0', 'Pub', 'http'],
+      ['pkg:swift/github.com/apple/swift-nio@2.40.0', 'SwiftURL', 'github.com/apple/swift-nio'],
+      ['pkg:githubactions/actions/checkout@4.1.0', 'GitHub Actions', 'actions/checkout'],
+    ]) {
+      const answer = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent(purl!)}`);
+      expect(answer.status, purl).toBe(200);
+      expect(answer.body).toMatchObject({ ecosystem, name, affected: false });
+    }
     expect((await api.json<Body>(`${P}/packages`)).body).toMatchObject({ parameter: 'purl' });
   });
 });
 
 describe('batches', () => {
   it('/packages/batch answers each distinct purl in order, errors in place', async () => {
-    const purls = ['pkg:pypi/torch@2.8.0', 'pkg:npm/koa@2.16.3', 'pkg:hex/plug@1.0.0', 'pkg:pypi/torch@2.8.0', 'pkg:gem/rack@3.0.13', 'pkg:nuget/System.Text.Json@6.0.9'];
+    const purls = ['pkg:pypi/torch@2.8.0', 'pkg:npm/koa@2.16.3', 'pkg:cocoapods/AFNetworking@4.0.1', 'pkg:pypi/torch@2.8.0', 'pkg:gem/rack@3.0.13', 'pkg:nuget/System.Text.Json@6.0.9'];
     const { status, body } = await api.json<Body>(`${P}/packages/batch?purls=${encodeURIComponent(purls.join(','))}`);
     expect(status).toBe(200);
     expect(body.requested).toBe(5);
     expect(body.results.map((r: Body) => [r.purl, r.affected ?? r.error.code])).toEqual([
       ['pkg:pypi/torch@2.8.0', true],
       ['pkg:npm/koa@2.16.3', false],
-      ['pkg:hex/plug@1.0.0', 'INVALID_PARAMETER'],
+      ['pkg:cocoapods/AFNetworking@4.0.1', 'INVALID_PARAMETER'],
       ['pkg:gem/rack@3.0.13', true],
       ['pkg:nuget/System.Text.Json@6.0.9', true],
     ]);

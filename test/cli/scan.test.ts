@@ -75,7 +75,7 @@ describe('scanning', () => {
   it('lists what it cannot judge: no purl, unknown ecosystem, unparseable version', () => {
     expect(result.unjudged.map((u) => [u.component.name, u.reason.split(':')[0]])).toEqual([
       ['internal-tool', 'no purl'],
-      ['plug', 'unknown ecosystem'],
+      ['AFNetworking', 'unknown ecosystem'],
       ['transformers', 'unparseable version'],
     ]);
     expect(result.judged + result.unjudged.length).toBe(result.components);

@@ -104,3 +104,46 @@ describe('limit, several branches in one range, GIT, versions lists', async () =
     ]);
   });
 });
+
+describe('GHSA ecosystems ordered as SemVer (Hex, SwiftURL, GitHub Actions) and Pub (build metadata counts)', async () => {
+  const index = await indexOf([
+    { record: osv('GHSA-T-7', [{ package: { ecosystem: 'Hex', name: 'plug' }, ranges: [range('ECOSYSTEM', ['introduced', '0'], ['fixed', '1.10.4'])] }]), cve: 'CVE-2000-0007' },
+    { record: osv('GHSA-T-8', [{ package: { ecosystem: 'Pub', name: 'http' }, ranges: [range('ECOSYSTEM', ['introduced', '0'], ['fixed', '0.13.3+1'])] }]), cve: 'CVE-2000-0008' },
+    { record: osv('GHSA-T-9', [{ package: { ecosystem: 'SwiftURL', name: 'github.com/apple/swift-nio-http2' }, ranges: [range('ECOSYSTEM', ['introduced', '1.0.0'], ['fixed', '1.19.2'])] }]), cve: 'CVE-2000-0009' },
+    { record: osv('GHSA-T-10', [{ package: { ecosystem: 'GitHub Actions', name: 'tj-actions/changed-files' }, ranges: [range('ECOSYSTEM', ['introduced', '0'], ['fixed', '46.0.1'])] }]), cve: 'CVE-2000-0010' },
+  ]);
+  const affected = (ecosystem: string, name: string, version: string) => checkVersion(index, { ecosystem, name, version }).affected;
+
+  it('judges each by its order instead of answering "undetermined"', () => {
+    expect(affected('Hex', 'plug', '1.10.3')).toBe(true);
+    expect(affected('Hex', 'plug', '1.10.4')).toBe(false);
+    expect(affected('SwiftURL', 'github.com/apple/swift-nio-http2', '1.19.1')).toBe(true);
+    expect(affected('SwiftURL', 'github.com/apple/swift-nio-http2', '0.9.0')).toBe(false);
+    expect(affected('GitHub Actions', 'tj-actions/changed-files', 'v45.0.0')).toBe(true);
+    expect(affected('GitHub Actions', 'tj-actions/changed-files', '46.0.1')).toBe(false);
+  });
+  it('orders Pub build metadata after the release it decorates', () => {
+    expect(affected('Pub', 'http', '0.13.3')).toBe(true);
+    expect(affected('Pub', 'http', '0.13.3+1')).toBe(false);
+    expect(affected('Pub', 'http', '0.13.3+2')).toBe(false);
+  });
+});
+
+describe('a range whose events are out of version order is walked sorted, as the OSV schema evaluates it', async () => {
+  const index = await indexOf([
+    { record: osv('PYSEC-T-11', [{ package: { ecosystem: 'PyPI', name: 'walked' }, ranges: [range('ECOSYSTEM', ['introduced', '1.10'], ['fixed', '1.10.3'], ['introduced', '0'], ['fixed', '1.9.2'])] }]), cve: 'CVE-2000-0011' },
+    { record: osv('PYSEC-T-12', [{ package: { ecosystem: 'PyPI', name: 'reopened' }, ranges: [range('ECOSYSTEM', ['introduced', '1.0'], ['introduced', '2.0'], ['fixed', '2.5'])] }]), cve: 'CVE-2000-0012' },
+  ]);
+  const affected = (name: string, version: string) => checkVersion(index, { ecosystem: 'PyPI', name, version }).affected;
+
+  it('pairs each introduced with the next fix by version', () => {
+    expect(affected('walked', '1.9.1')).toBe(true);
+    expect(affected('walked', '1.9.5')).toBe(false);
+    expect(affected('walked', '1.10.1')).toBe(true);
+    expect(affected('walked', '1.10.3')).toBe(false);
+  });
+  it('ends a range reopened by a second introduced at its fix', () => {
+    expect(affected('reopened', '1.5')).toBe(true);
+    expect(affected('reopened', '2.7')).toBe(false);
+  });
+});

@@ -169,6 +169,16 @@ describe('SemVer (npm, crates.io, OSV SEMVER)', () => {
   });
 });
 
+describe('Pub (pub_semver) and the SemVer ecosystems of GHSA', () => {
+  it('orders build metadata after the version it decorates, identifiers as pre-release identifiers', () => {
+    const pub = orderFor('Pub', 'ECOSYSTEM')!;
+    expectAscending(pub, ['1.0.0-pre', '1.0.0-pre+build', '1.0.0', '1.0.0+1', '1.0.0+2', '1.0.0+900', '1.0.0+a', '1.0.0+a1', '1.0.0+b', '1.0.1']);
+    expectAscending(pub, ['1.2.3+1z', '1.2.3+9a']);
+    // SemVer itself ignores build metadata: Hex, SwiftURL and GitHub Actions do too.
+    for (const ecosystem of ['Hex', 'SwiftURL', 'GitHub Actions']) expectEqual(orderFor(ecosystem, 'ECOSYSTEM')!, '1.0.0', '1.0.0+1');
+  });
+});
+
 describe('RubyGems (Gem::Version)', () => {
   it('orders pre-releases (any letter) before the release', () => {
     expectAscending(GEM, ['1.0.a', '1.0.a10', '1.0.b1', '1.0.rc1', '1.0', '1.0.1', '1.1', '10.0']);
