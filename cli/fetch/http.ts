@@ -21,8 +21,12 @@ const version: string = createRequire(import.meta.url)('../../package.json').ver
 
 export const DEFAULT_USER_AGENT = `vulnintel/${version} (self-hosted vulnerability intelligence fetcher; Node.js ${process.versions.node})`;
 
-/** Statuses worth another try for any source. NVD adds 403, its throttling answer. */
-export const RETRY_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
+/**
+ * Statuses worth another try for any source. NVD adds 403, its throttling answer. 520–524 are
+ * Cloudflare's answers for an origin that failed or timed out behind it (NVD's API answers 524
+ * when its backend is slow, as aquasecurity/vuln-list-update#459 saw): transient like a 502/504.
+ */
+export const RETRY_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524];
 
 export interface UrlRewrite {
   /** A URL prefix, e.g. `https://github.com/`. */

@@ -38,6 +38,22 @@ describe('HTTP client', () => {
     await server.close();
   });
 
+  it("retries Cloudflare's origin errors (NVD answers 524 when its backend times out)", async () => {
+    const answers = [
+      { status: 524, headers: { 'content-type': 'text/html', server: 'cloudflare' }, body: '<!DOCTYPE html><title>A timeout occurred | services.nvd.nist.gov | Cloudflare</title>' },
+      { status: 522, headers: { server: 'cloudflare' }, body: 'Connection timed out' },
+      { status: 520, headers: { server: 'cloudflare' }, body: '' },
+      { body: 'ok' },
+    ];
+    let n = 0;
+    const server = await startServer(() => answers[n++]!);
+    const { http, sleeps } = testHttp();
+    expect((await http.getBytes(`${server.base}/rest/json/cves/2.0`)).body.toString()).toBe('ok');
+    expect(server.requests).toHaveLength(4);
+    expect(sleeps).toHaveLength(3);
+    await server.close();
+  });
+
   // GitHub's answer when the unauthenticated API's 60 calls an hour are spent (the CVE List's
   // release listing reads api.github.com), headers and body as GitHub sends them.
   const exhausted = (resetAt: number) => ({
