@@ -317,7 +317,10 @@ export class HttpClient {
           }
           const retryable = waitable || (resetIn === null && retryOn.includes(status));
           if (!retryable || failed >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
-          const hinted = parseRetryAfter(res.headers['retry-after'], now);
+          // `Retry-After: 0` is no wait at all: NVD sends it with its 429 and 403 throttling
+          // answers (aquasecurity/vuln-list-update#396), and taken literally every retry went out
+          // at once and was refused again. It counts as no hint: the backoff applies.
+          const hinted = parseRetryAfter(res.headers['retry-after'], now) || null;
           const least = opts.minRetryWaitMs?.[status] ?? 0;
           const proposed = hinted ?? (waitable ? resetIn + 1000 : this.backoff(failed));
           const wait = Math.min(Math.max(proposed, least), this.maxRetryWaitMs);

@@ -144,6 +144,19 @@ describe('HTTP client', () => {
     await server.close();
   });
 
+  it('takes Retry-After: 0 as no hint: the backoff applies, the retry does not go out at once', async () => {
+    let n = 0;
+    const server = await startServer(() => (n++ < 2 ? { status: n === 1 ? 503 : 429, headers: { 'retry-after': '0' } } : { body: 'ok' }));
+    const sleeps: number[] = [];
+    const http = new HttpClient({ backoffMs: 2000, sleep: async (ms) => void sleeps.push(ms) });
+    expect((await http.getBytes(`${server.base}/x`)).body.toString()).toBe('ok');
+    expect(sleeps).toHaveLength(2);
+    // 2 s then 4 s, ±25 % jitter.
+    expect(sleeps[0]).toBeGreaterThanOrEqual(1500);
+    expect(sleeps[1]).toBeGreaterThanOrEqual(3000);
+    await server.close();
+  });
+
   it('caps a huge Retry-After at maxRetryWaitMs', async () => {
     let n = 0;
     const server = await startServer(() => (n++ === 0 ? { status: 429, headers: { 'retry-after': '86400' } } : { body: 'ok' }));

@@ -141,6 +141,21 @@ describe('NVD fetcher', () => {
     expect(clientRateWindowMs(30)).toBe(31_000);
   });
 
+  // NVD's 429 carries `Retry-After: 0`: taken at its word, the three retries went out within
+  // milliseconds, inside the same spent window, and the source failed.
+  it('retries a 429 with Retry-After: 0 once a whole rate window has passed, like a 403', async () => {
+    const all = await records();
+    let refused = 0;
+    const { result, sleeps } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => (refused++ < 1 ? { status: 429, headers: { 'retry-after': '0' } } : page(all, Number(u.searchParams.get('startIndex')), 2)),
+      }),
+      { nvd: { rateWindowSeconds: 30 } },
+    );
+    expect(result.ok).toBe(true);
+    expect(sleeps).toEqual([clientRateWindowMs(30)]);
+  });
+
   it('resumes a killed full pull from the saved cursor and ends with the complete set', async () => {
     const all = await records();
     const controller = new AbortController();

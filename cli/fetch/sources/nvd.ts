@@ -9,7 +9,7 @@
  * far enough back that no record is skipped (readPages).
  *
  * The client enforces NVD's budget itself (5 requests / 30 s, 50 with `NVD_API_KEY`, sent as
- * the `apiKey` header) and retries 429/5xx with backoff and `Retry-After`; a 403 (the budget
+ * the `apiKey` header) and retries 5xx with backoff and `Retry-After`; a 403 or 429 (the budget
  * used up, by another client on the same address or key) is retried once a whole window has
  * passed.
  */
@@ -166,9 +166,10 @@ class NvdRun {
       {
         limiter: this.limiter,
         retryOn: [...RETRY_STATUSES, 403],
-        // A 403 says the window's budget is spent (another client on the address or key, or the
-        // run just before this one): retried sooner, it is refused again.
-        minRetryWaitMs: { 403: this.windowMs },
+        // A 403 or a 429 says the window's budget is spent (another client on the address or
+        // key, or the run just before this one): retried sooner, it is refused again. NVD sends
+        // both, with `Retry-After: 0` (aquasecurity/vuln-list-update#396).
+        minRetryWaitMs: { 403: this.windowMs, 429: this.windowMs },
         headers: { accept: 'application/json', ...(this.apiKey ? { apiKey: this.apiKey } : {}) },
         signal: this.ctx.signal,
       },
