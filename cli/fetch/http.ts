@@ -315,7 +315,11 @@ export class HttpClient {
             const host = new URL(target).host;
             detail = `${detail ? `${detail}; ` : ''}${host}'s rate limit is used up until ${new Date(now + resetIn).toISOString()}${host === 'api.github.com' ? ' (GITHUB_TOKEN raises GitHub\'s limit)' : ''}`;
           }
-          const retryable = waitable || (resetIn === null && retryOn.includes(status));
+          // GitHub's secondary rate limit answers 403 (or 429) with Retry-After and no used-up
+          // counter, and asks for a retry after that many seconds ("Rate limits for the REST
+          // API"): a 403 that says when to come back is a throttle, not a refusal.
+          const throttled = status === 403 && headerValue(res.headers, 'retry-after') !== undefined;
+          const retryable = waitable || (resetIn === null && (retryOn.includes(status) || throttled));
           if (!retryable || failed >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
           // `Retry-After: 0` is no wait at all: NVD sends it with its 429 and 403 throttling
           // answers (aquasecurity/vuln-list-update#396), and taken literally every retry went out

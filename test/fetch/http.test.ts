@@ -82,6 +82,24 @@ describe('HTTP client', () => {
     await server.close();
   });
 
+  it("waits out GitHub's secondary rate limit (403 with Retry-After, calls still left), then reads", async () => {
+    let n = 0;
+    const server = await startServer(() =>
+      n++ === 0
+        ? {
+            status: 403,
+            headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '60', 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '41' },
+            body: '{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits","status":"403"}',
+          }
+        : { body: '[]' },
+    );
+    const sleeps: number[] = [];
+    const http = new HttpClient({ maxRetryWaitMs: 300_000, sleep: async (ms) => void sleeps.push(ms) });
+    expect((await http.getBytes(`${server.base}/repos/CVEProject/cvelistV5/releases`)).body.toString()).toBe('[]');
+    expect(sleeps).toEqual([60_000]);
+    await server.close();
+  });
+
   it('says until when a rate limit is used up when its reset is further than one wait, without retrying', async () => {
     const now = Date.parse('2026-11-26T12:00:00Z');
     const server = await startServer(() => exhausted(now / 1000 + 3600));
