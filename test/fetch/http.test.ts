@@ -38,6 +38,31 @@ describe('HTTP client', () => {
     await server.close();
   });
 
+  it('follows redirects to another host; a loop or too long a chain fails at once, saying so', async () => {
+    const target = await startServer(() => ({ body: 'moved here' }));
+    // Another origin: same address, host named differently.
+    const elsewhere = target.base.replace('127.0.0.1', 'localhost');
+    const server = await startServer((req) => {
+      if (req.url === '/moved') return { status: 302, headers: { location: `${elsewhere}/file.json` } };
+      if (req.url === '/loop') return { status: 301, headers: { location: '/loop-b' } };
+      if (req.url === '/loop-b') return { status: 301, headers: { location: '/loop' } };
+      if (req.url === '/nowhere') return { status: 302 };
+      const n = Number(/^\/chain-(\d+)$/.exec(req.url ?? '')?.[1] ?? NaN);
+      return { status: 308, headers: { location: `/chain-${n + 1}` } };
+    });
+    const { http, sleeps } = testHttp();
+    expect((await http.getBytes(`${server.base}/moved`)).body.toString()).toBe('moved here');
+    expect(target.requests.map((r) => r.headers.host)).toEqual([new URL(elsewhere).host]);
+    await expect(http.getBytes(`${server.base}/loop`)).rejects.toThrow(/^GET http:\/\/127\.0\.0\.1:\d+\/loop: redirect loop \(a redirect led back to a URL already visited\)$/);
+    await expect(http.getBytes(`${server.base}/chain-0`)).rejects.toThrow(/\/chain-0: HTTP 308 \(more than 5 redirects, the last to \/chain-6\)$/);
+    await expect(http.getBytes(`${server.base}/nowhere`)).rejects.toThrow(/\/nowhere: HTTP 302 \(a redirect without a Location header\)$/);
+    // Each failed once, without retries.
+    expect(server.requests.filter((r) => r.path === '/loop')).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+    await server.close();
+    await target.close();
+  });
+
   it("retries Cloudflare's origin errors (NVD answers 524 when its backend times out)", async () => {
     const answers = [
       { status: 524, headers: { 'content-type': 'text/html', server: 'cloudflare' }, body: '<!DOCTYPE html><title>A timeout occurred | services.nvd.nist.gov | Cloudflare</title>' },
