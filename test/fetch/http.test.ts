@@ -6,7 +6,7 @@ import { Agent } from 'undici';
 import { DEFAULT_CONFIG } from '../../cli/fetch/config.ts';
 import { HttpClient, deadHostSeconds, parseRetryAfter } from '../../cli/fetch/http.ts';
 import { RollingWindowLimiter } from '../../cli/fetch/rate-limit.ts';
-import { routes, startServer, testHttp } from './helpers.ts';
+import { routes, startServer, testHttp, type Reply } from './helpers.ts';
 
 describe('HTTP client', () => {
   it('reads Retry-After as seconds or as an HTTP date', () => {
@@ -64,7 +64,7 @@ describe('HTTP client', () => {
   });
 
   it("retries Cloudflare's origin errors (NVD answers 524 when its backend times out)", async () => {
-    const answers = [
+    const answers: Reply[] = [
       { status: 524, headers: { 'content-type': 'text/html', server: 'cloudflare' }, body: '<!DOCTYPE html><title>A timeout occurred | services.nvd.nist.gov | Cloudflare</title>' },
       { status: 522, headers: { server: 'cloudflare' }, body: 'Connection timed out' },
       { status: 520, headers: { server: 'cloudflare' }, body: '' },
