@@ -279,6 +279,33 @@ describe('NVD fetcher', () => {
     expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
   });
 
+  it('asks again for a page that comes back empty though totalResults says more follow, and names it once retries are spent', async () => {
+    const all = await records();
+    const empty = (startIndex: number): Reply => ({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resultsPerPage: 0, startIndex, totalResults: all.length, format: 'NVD_CVE', version: '2.0', timestamp: '2026-10-01T11:59:00.000', vulnerabilities: [] }),
+    });
+    let glitches = 1;
+    const { result } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => {
+          const start = Number(u.searchParams.get('startIndex'));
+          return start === 2 && glitches-- > 0 ? empty(start) : page(all, start, 2);
+        },
+      }),
+    );
+    expect(result.ok).toBe(true);
+    expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
+
+    await server!.close();
+    server = undefined;
+    const again = await run(routes({ '/rest/json/cves/2.0': (u) => empty(Number(u.searchParams.get('startIndex'))) }), { full: true });
+    expect(again.result.ok).toBe(false);
+    expect(again.result.error).toMatch(/NVD page startIndex=0: empty page before the end \(totalResults 5\).*after 4 attempts/);
+    // The complete set already in place stays.
+    expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
+  });
+
   it('rejects malformed JSON with a clear message and leaves the previous raw pages untouched', async () => {
     const dir = join(raw, 'nvd');
     await mkdir(join(dir, 'full'), { recursive: true });

@@ -19,7 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { formatCount, progress } from '../../../lib/log.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
 import { FetchError } from '../errors.ts';
-import { RETRY_STATUSES, parseJsonOrRetry } from '../http.ts';
+import { RETRY_STATUSES, UnusableBodyError, parseJsonOrRetry } from '../http.ts';
 import { RollingWindowLimiter, realSleep, type RateLimiter } from '../rate-limit.ts';
 import { PartialProgressError, type FetchContext, type SourceFetcher, type SourceOutcome } from './types.ts';
 
@@ -159,8 +159,9 @@ class NvdRun {
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     url.searchParams.set('resultsPerPage', String(this.cfg.pageSize));
     url.searchParams.set('startIndex', String(startIndex));
-    // An HTML error page, cut JSON or an empty body answered 200 is asked for again (retried
-    // like a network failure); valid JSON of the wrong shape is not (checkEnvelope).
+    // An HTML error page, cut JSON, an empty body or an empty page before the end answered 200
+    // is asked for again (retried like a network failure); valid JSON of the wrong shape is not
+    // (checkEnvelope).
     const { res, value } = await this.ctx.http.getParsed(
       url.toString(),
       {
@@ -173,11 +174,19 @@ class NvdRun {
         headers: { accept: 'application/json', ...(this.apiKey ? { apiKey: this.apiKey } : {}) },
         signal: this.ctx.signal,
       },
-      (got) => parseJsonOrRetry(got, what),
+      (got) => {
+        const envelope = checkEnvelope(parseJsonOrRetry(got, what), startIndex, what);
+        // NVD answers the odd page with no records though its totalResults says more follow
+        // (aquasecurity/vuln-list-update#328 saw whole windows come back empty, then whole
+        // again): the same request a moment later has them.
+        if (envelope.count === 0 && startIndex < envelope.totalResults) {
+          throw new UnusableBodyError(`${what}: empty page before the end (totalResults ${envelope.totalResults})`);
+        }
+        return envelope;
+      },
     );
     const raw = res.body;
-    const { count, totalResults } = checkEnvelope(value, startIndex, what);
-    if (count === 0 && startIndex < totalResults) throw new FetchError(`${what}: empty page before the end (${totalResults} results)`);
+    const { count, totalResults } = value;
     this.bytes += raw.length;
     this.pages++;
     return { raw, count, totalResults };
