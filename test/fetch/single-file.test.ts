@@ -136,6 +136,17 @@ describe('single-file sources', () => {
     expect(await files('kev')).toEqual([]);
   });
 
+  // A server or proxy that gzips every answer on the fly, the .gz included: stored as it came,
+  // the file was gzip inside gzip and refused as a CSV with an "unexpected header" of binary.
+  it('takes the outer layer off a .gz that was gzipped again on its way (Content-Encoding: gzip over a gzip file)', async () => {
+    const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
+    const ok = await run('epss', routes({ '/epss.csv.gz': { headers: { 'content-encoding': 'gzip', 'content-type': 'application/gzip' }, body: gzipSync(gz) } }));
+    expect(ok.ok).toBe(true);
+    expect(await readFile(join(raw, 'epss', 'epss_scores-current.csv.gz'))).toEqual(gz);
+    expect((await readSourceStatuses(raw)).epss).toMatchObject({ records: 59, watermark: '2026-09-29T12:00:22.000Z' });
+    expect(await files('epss')).toEqual(['epss_scores-current.csv.gz']);
+  });
+
   it('a connection cut mid-body on every attempt is retried, then fails naming the URL, nothing stored', async () => {
     const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
     const result = await run('epss', routes({ '/epss.csv.gz': { body: gz, cutAfter: 100 } }));
