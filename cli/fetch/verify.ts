@@ -38,12 +38,43 @@ export function refuseShrink(before: number, after: number, what: string): void 
   }
 }
 
+/**
+ * What a file that should be binary starts with, for an error message: a server's HTML or text
+ * page answered with 200 in place of the file reads as itself, anything else as hex.
+ */
+async function fileStart(file: string): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(64);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const bytes = head.subarray(0, bytesRead);
+    if (bytesRead === 0) return 'nothing (an empty file)';
+    // A character cut by the 64-byte limit decodes as U+FFFD: not a sign of binary.
+    const text = bytes.toString('utf8').replace(/\ufffd+$/, '');
+    return /^[\t\n\r\x20-\x7e\u00a0-\uffff]*$/.test(text) && !text.includes('\ufffd')
+      ? JSON.stringify(text.replace(/\s+/g, ' ').trim())
+      : `bytes ${bytes.subarray(0, 8).toString('hex')}`;
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Full gunzip pass: a truncated or corrupt gzip fails here, not in the build. */
 export async function verifyGzipText(
   file: string,
   what: string,
   onLine: (line: string, index: number) => void,
 ): Promise<void> {
+  // Not gzip at all (an HTML error page answered 200, a CSV sent uncompressed) is said so: "not a
+  // complete gzip file (incorrect header check)" sent the reader looking for a cut download.
+  const magic = Buffer.alloc(2);
+  const handle = await open(file, 'r');
+  try {
+    await handle.read(magic, 0, 2, 0);
+  } finally {
+    await handle.close();
+  }
+  if (magic[0] !== 0x1f || magic[1] !== 0x8b) throw new FetchError(`${what}: not a gzip file (it starts with ${await fileStart(file)})`);
   const gunzip = createGunzip();
   const source = createReadStream(file);
   source.on('error', (err) => gunzip.destroy(err));

@@ -136,6 +136,19 @@ describe('single-file sources', () => {
     expect(await files('kev')).toEqual([]);
   });
 
+  it('EPSS: an HTML page answered 200 in place of the gzip is named as such, the file in place kept', async () => {
+    const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
+    expect((await run('epss', routes({ '/epss.csv.gz': { body: gz } }))).ok).toBe(true);
+    await server!.close();
+    server = undefined;
+    const page = '<!DOCTYPE html>\n<html lang="en">\n<head><title>503 Service Temporarily Unavailable</title></head></html>\n';
+    const bad = await run('epss', routes({ '/epss.csv.gz': { headers: { 'content-type': 'text/html' }, body: page } }));
+    expect(bad.ok).toBe(false);
+    expect(bad.error).toMatch(/^epss epss_scores-current\.csv\.gz from http:\/\/127\.0\.0\.1:\d+\/epss\.csv\.gz: not a gzip file \(it starts with "<!DOCTYPE html> <html lang=\\"en\\"> <head><title>503 Service/);
+    expect(await readFile(join(raw, 'epss', 'epss_scores-current.csv.gz'))).toEqual(gz);
+    expect(await files('epss')).toEqual(['epss_scores-current.csv.gz']);
+  });
+
   // A server or proxy that gzips every answer on the fly, the .gz included: stored as it came,
   // the file was gzip inside gzip and refused as a CSV with an "unexpected header" of binary.
   it('takes the outer layer off a .gz that was gzipped again on its way (Content-Encoding: gzip over a gzip file)', async () => {
