@@ -59,6 +59,21 @@ async function fileStart(file: string): Promise<string> {
   }
 }
 
+/** Throws FetchError naming what `file` starts with unless it starts with one of `magics`. */
+async function requireMagic(file: string, magics: Buffer[], kind: string, what: string): Promise<void> {
+  const head = Buffer.alloc(Math.max(...magics.map((m) => m.length)));
+  const handle = await open(file, 'r');
+  let bytesRead: number;
+  try {
+    ({ bytesRead } = await handle.read(head, 0, head.length, 0));
+  } finally {
+    await handle.close();
+  }
+  if (!magics.some((m) => bytesRead >= m.length && head.subarray(0, m.length).equals(m))) {
+    throw new FetchError(`${what}: not ${kind} (it starts with ${await fileStart(file)})`);
+  }
+}
+
 /** Full gunzip pass: a truncated or corrupt gzip fails here, not in the build. */
 export async function verifyGzipText(
   file: string,
@@ -67,14 +82,7 @@ export async function verifyGzipText(
 ): Promise<void> {
   // Not gzip at all (an HTML error page answered 200, a CSV sent uncompressed) is said so: "not a
   // complete gzip file (incorrect header check)" sent the reader looking for a cut download.
-  const magic = Buffer.alloc(2);
-  const handle = await open(file, 'r');
-  try {
-    await handle.read(magic, 0, 2, 0);
-  } finally {
-    await handle.close();
-  }
-  if (magic[0] !== 0x1f || magic[1] !== 0x8b) throw new FetchError(`${what}: not a gzip file (it starts with ${await fileStart(file)})`);
+  await requireMagic(file, [Buffer.from([0x1f, 0x8b])], 'a gzip file', what);
   const gunzip = createGunzip();
   const source = createReadStream(file);
   source.on('error', (err) => gunzip.destroy(err));
@@ -204,8 +212,13 @@ function openZip(file: string): Promise<yauzl.ZipFile> {
   );
 }
 
+/** A local file header, or the end record of an empty archive: how every zip file starts. */
+const ZIP_MAGICS = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06', 'latin1')];
+
 /** Names of a zip's entries, read from the central directory (a truncated download has none). */
 export async function zipEntryNames(file: string, what: string): Promise<string[]> {
+  // An HTML page answered 200 is named as one, not as "a zip archive" cut short.
+  await requireMagic(file, ZIP_MAGICS, 'a zip archive', what);
   let zip: yauzl.ZipFile;
   try {
     zip = await openZip(file);

@@ -283,5 +283,12 @@ describe('single-file sources', () => {
     expect(truncated.ok).toBe(false);
     expect(truncated.error).toMatch(/not a complete zip archive/);
     expect(await readFile(join(raw, 'cwe', 'cwec_latest.xml.zip'))).toEqual(cweZip);
+
+    // An HTML page answered 200 is named as one, not as an archive cut short.
+    await server!.close();
+    server = undefined;
+    const page = await run('cwe', routes({ '/cwec_latest.xml.zip': { headers: { 'content-type': 'text/html' }, body: '<html><head><title>Maintenance</title></head></html>' } }));
+    expect(page.error).toMatch(/^cwe cwec_latest\.xml\.zip from \S+: not a zip archive \(it starts with "<html><head><title>Maintenance<\/title>/);
+    expect(await readFile(join(raw, 'cwe', 'cwec_latest.xml.zip'))).toEqual(cweZip);
   });
 });
