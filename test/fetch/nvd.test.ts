@@ -335,6 +335,15 @@ describe('NVD fetcher', () => {
     expect(status.error).toMatch(/malformed JSON/);
   });
 
+  it('refuses valid JSON of the wrong shape at once, naming the page and its URL', async () => {
+    const { result } = await run(
+      routes({ '/rest/json/cves/2.0': { headers: { 'content-type': 'application/json' }, body: '{"message":"Unable to process the request"}' } }),
+    );
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/^NVD page startIndex=0 from http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0\?resultsPerPage=2&startIndex=0: no vulnerabilities array$/);
+    expect(server!.requests).toHaveLength(1);
+  });
+
   it('--full re-pulls beside the served set: an interrupted re-pull keeps the old pages, a finished one replaces them', async () => {
     const all = await records();
     const dir = join(raw, 'nvd');

@@ -180,7 +180,8 @@ class NvdRun {
         signal: this.ctx.signal,
       },
       (got) => {
-        const envelope = checkEnvelope(parseJsonOrRetry(got, what), startIndex, what);
+        // Not retried, so not wrapped by the client: the message names the URL itself.
+        const envelope = checkEnvelope(parseJsonOrRetry(got, what), startIndex, `${what} from ${got.url}`);
         // NVD answers the odd page with no records though its totalResults says more follow
         // (aquasecurity/vuln-list-update#328 saw whole windows come back empty, then whole
         // again): the same request a moment later has them.
