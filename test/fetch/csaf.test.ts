@@ -155,6 +155,16 @@ describe('CSAF providers', () => {
       /^redhat: 1 documents failed \(first: http:\/\/127\.0\.0\.1:\d+\/redhat\/advisories\/2024\/rhsa-2024_6163\.json: does not match its SHA-512 hash published at http:\/\/\S+\.json\.sha512 /,
     );
     expect(await readFile(kept)).toEqual(redhatDoc);
+    // An HTML page answered 200 in place of the document is named as what it is, not as a
+    // document that fails its hash, and its hash file is not asked for.
+    table['/redhat/advisories/changes.csv'] = { body: '"2024/rhsa-2024_6163.json","2024-10-04T10:00:00+00:00"\n' };
+    table['/redhat/advisories/2024/rhsa-2024_6163.json'] = { headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html><html><body>Access Denied</body></html>' };
+    const hashAsked = server.requests.filter((r) => r.path.endsWith('.sha512')).length;
+    expect((await run([redhat()])).error).toMatch(/^redhat: 1 documents failed \(first: \S+\/rhsa-2024_6163\.json: malformed JSON \(Unexpected token '<'/);
+    expect(server.requests.filter((r) => r.path.endsWith('.sha512')).length).toBe(hashAsked);
+    expect(await readFile(kept)).toEqual(redhatDoc);
+    table['/redhat/advisories/2024/rhsa-2024_6163.json'] = { body: redhatDoc.toString().replace('"lang": "en"', '"lang": "en", "x": 1') };
+
     // A hash file that holds no hash is refused too.
     table['/redhat/advisories/2024/rhsa-2024_6163.json.sha512'] = { body: '<html>moved</html>' };
     expect((await run([redhat()])).error).toMatch(/rhsa-2024_6163\.json: its hash file \S+ holds no SHA-512 hash/);

@@ -255,7 +255,6 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
       ctx.config.sources.csaf.concurrency,
       async (e) => {
         const raw = (await ctx.http.getBytes(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
-        if ((await checkPublishedHash(ctx.http, raw, e.url, e.hashUrls, ctx.signal)) === 'unpublished') unhashed++;
         let doc: unknown;
         try {
           doc = JSON.parse(raw.toString('utf8'));
@@ -264,6 +263,9 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
         }
         const tracking = asObject(asObject(asObject(doc)?.document)?.tracking);
         if (typeof tracking?.id !== 'string') throw new FetchError(`${e.url}: not a CSAF document (no document.tracking.id)`);
+        // After the shape: an HTML page answered 200 is named as one (not as a hash mismatch),
+        // and costs no request for its hash file.
+        if ((await checkPublishedHash(ctx.http, raw, e.url, e.hashUrls, ctx.signal)) === 'unpublished') unhashed++;
         const path = e.yearFolder ? e.localPath : `${initialReleaseYear(doc) ?? e.localPath.slice(0, 4)}/${basename(e.localPath)}`;
         const file = join(vendorDir, path);
         await writeFileAtomic(file, raw);
