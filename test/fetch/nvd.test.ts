@@ -189,26 +189,20 @@ describe('NVD fetcher', () => {
     const watermark = new Date(NOW.getTime() - 200 * 86_400_000).toISOString();
     await writeFile(join(dir, '_state.json'), JSON.stringify({ watermark, full: null, window: null }));
     const windows: Array<[string, string]> = [];
-    const asked: string[] = [];
-    const replay = routes({
-      '/rest/json/cves/2.0': (u) => {
-        const start = u.searchParams.get('lastModStartDate')!;
-        const end = u.searchParams.get('lastModEndDate')!;
-        if (!windows.some(([s]) => s === start)) windows.push([start, end]);
-        // Two changes in the first window, one in the second.
-        const inWindow = windows.length === 1 ? all.slice(0, 2) : all.slice(2, 3);
-        return page(inWindow, Number(u.searchParams.get('startIndex')), 2);
-      },
-    });
-    const { result } = await run((req, u) => {
-      asked.push(req.url ?? '');
-      return replay(req, u);
-    });
+    const { result } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => {
+          const start = u.searchParams.get('lastModStartDate')!;
+          const end = u.searchParams.get('lastModEndDate')!;
+          if (!windows.some(([s]) => s === start)) windows.push([start, end]);
+          // Two changes in the first window, one in the second.
+          const inWindow = windows.length === 1 ? all.slice(0, 2) : all.slice(2, 3);
+          return page(inWindow, Number(u.searchParams.get('startIndex')), 2);
+        },
+      }),
+    );
     expect(result.ok).toBe(true);
     expect(windows).toHaveLength(2);
-    // As NVD documents the dates: colons as they are, the offset's `+` encoded.
-    expect(asked[0]).toMatch(/[?&]lastModStartDate=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}%2B00:00(&|$)/);
-    expect(asked[0]).toMatch(/[?&]lastModEndDate=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}%2B00:00(&|$)/);
     const day = 86_400_000;
     const [w1, w2] = windows.map(([s, e]) => [Date.parse(s), Date.parse(e)] as const);
     expect(w1![0]).toBe(Date.parse(watermark) - 15 * 60_000);

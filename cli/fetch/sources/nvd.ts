@@ -159,11 +159,6 @@ class NvdRun {
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     url.searchParams.set('resultsPerPage', String(this.cfg.pageSize));
     url.searchParams.set('startIndex', String(startIndex));
-    // The form NVD documents: a date's colons as they are, only the `+` of its offset encoded
-    // (`lastModStartDate=2021-08-04T13:00:00.000%2B01:00`). URLSearchParams also encodes the
-    // colons (`%3A`), which clients of the API report it refusing (aquasecurity/vuln-list-update,
-    // nvd.go); a colon needs no encoding in a query (RFC 3986 §3.4).
-    url.search = url.searchParams.toString().replace(/%3A/gi, ':');
     // An HTML error page, cut JSON, an empty body or an empty page before the end answered 200
     // is asked for again (retried like a network failure); valid JSON of the wrong shape is not
     // (checkEnvelope).
