@@ -192,7 +192,9 @@ export async function verifyCsvFile(file: string, what: string, columns: string[
       if (header === null) {
         header = row.map((c) => c.trim());
         const missing = columns.filter((c) => !header!.includes(c));
-        if (missing.length) throw new FetchError(`${what}: CSV header lacks ${missing.join(', ')}`);
+        // What the first line was says whether it is another CSV or a page (an HTML sign-in page
+        // answered 200 parsed as a one-column "header").
+        if (missing.length) throw new FetchError(`${what}: CSV header lacks ${missing.join(', ')} (first line ${JSON.stringify(row.join(',').slice(0, 80))})`);
         continue;
       }
       records++;

@@ -262,7 +262,7 @@ describe('single-file sources', () => {
   it('Exploit-DB: an HTML page served with 200 is not a CSV', async () => {
     const result = await run('exploitdb', routes({ '/files_exploits.csv': { body: '<html><body>Sign in</body></html>\n' } }));
     expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/CSV header lacks id, file, description, codes/);
+    expect(result.error).toMatch(/CSV header lacks id, file, description, codes \(first line "<html><body>Sign in<\/body><\/html>"\)$/);
   });
 
   it('PoC-in-GitHub and CWE: zip archives checked through their central directory', async () => {
