@@ -129,6 +129,30 @@ describe('CSAF providers', () => {
     expect((await readdir(join(raw, 'csaf', 'cisa', '2024'))).length).toBe(20);
   });
 
+  it('skips a listed document the provider answers 404 for, fetching the others, and asks for it again next run', async () => {
+    table['/redhat/advisories/changes.csv'] = {
+      body: '"2024/rhsa-2024_9999.json","2024-10-05T10:00:00+00:00"\n"2024/rhsa-2024_6163.json","2024-09-03T10:00:00+00:00"\n"2024/rhsa-2024_0001.json","2024-01-02T00:00:00+00:00"\n',
+    };
+    const first = await run([redhat()]);
+    expect(first.ok).toBe(true);
+    expect(first.outcome?.detail).toBe('redhat 2/3 (1 listed but missing)');
+    expect((await readdir(join(raw, 'csaf', 'redhat', '2024'))).sort()).toEqual(['rhsa-2024_0001.json', 'rhsa-2024_6163.json']);
+    // Published at last: the next run fetches it, and only it.
+    table['/redhat/advisories/2024/rhsa-2024_9999.json'] = { body: redhatDoc };
+    const asked = docRequests().length;
+    expect((await run([redhat()])).ok).toBe(true);
+    expect(docRequests().slice(asked).map((r) => r.path)).toEqual(['/redhat/advisories/2024/rhsa-2024_9999.json']);
+    expect(existsSync(join(raw, 'csaf', 'redhat', '2024', 'rhsa-2024_9999.json'))).toBe(true);
+  });
+
+  it('fails a provider none of whose listed documents is there (a listing that does not match its documents)', async () => {
+    delete table['/redhat/advisories/2024/rhsa-2024_6163.json'];
+    delete table['/redhat/advisories/2024/rhsa-2024_0001.json'];
+    const result = await run([redhat()]);
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/^redhat: every one of the 2 listed documents answers 404\/410 \(first: http:\/\/127\.0\.0\.1:\d+\/redhat\/advisories\/2024\/rhsa-2024_6163\.json\)$/);
+  });
+
   // CSAF 2.0 §7.1.18: a trusted provider publishes `<document>.sha512` / `.sha256` beside each
   // document; the BSI csaf_downloader refuses a document that does not match. We stored it.
   it('checks each document against the hash file published beside it and refuses one that does not match, keeping the stored copy', async () => {

@@ -201,6 +201,8 @@ interface ProviderResult {
   listed: number;
   newest: string | null;
   failures: string[];
+  /** Listed documents the provider answered 404/410 for: skipped, asked for again next run. */
+  missing: number;
 }
 
 async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise<ProviderResult> {
@@ -243,7 +245,7 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
     // A document kept twice (under two years, by an earlier version) is fetched again: that keeps one.
     if (refetchAll || stored.length !== 1 || !(await isCurrent(join(vendorDir, stored[0]!), e.updated))) todo.push(e);
   }
-  const result: ProviderResult = { fetched: fromArchive, bytes: listingBytes, deleted: 0, listed: byPath.size, newest: null, failures: [] };
+  const result: ProviderResult = { fetched: fromArchive, bytes: listingBytes, deleted: 0, listed: byPath.size, newest: null, failures: [], missing: 0 };
   for (const e of byPath.values()) if (!result.newest || e.updated > result.newest) result.newest = e.updated;
 
   const bar = progress(`csaf ${provider.vendor}`, todo.length, 'documents');
@@ -254,7 +256,18 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
       todo,
       ctx.config.sources.csaf.concurrency,
       async (e) => {
-        const raw = (await ctx.http.getBytes(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
+        let raw: Buffer;
+        try {
+          raw = (await ctx.http.getBytes(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
+        } catch (err) {
+          // A listed document the provider answers 404 or 410 for (a listing ahead of its
+          // documents, one withdrawn without deletions.csv): failing for it marked CSAF failed at
+          // every run. It is named, and asked for again next run (no file: it is not current).
+          if (!(err instanceof HttpStatusError && (err.status === 404 || err.status === 410))) throw err;
+          ctx.log(`  csaf ${provider.vendor}: ${e.url} is listed (updated ${e.updated}) but answers ${err.status}; skipped`);
+          result.missing++;
+          return;
+        }
         let doc: unknown;
         try {
           doc = JSON.parse(raw.toString('utf8'));
@@ -280,6 +293,11 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
       ctx.signal,
     );
     result.failures = failures.map((f) => describeError(f.error));
+    // Not one listed document there: the listing and the documents' URLs do not match (a mirror
+    // serving one but not the other), not a few documents ahead of their publication.
+    if (result.missing > 0 && result.missing === todo.length && todo.length === byPath.size) {
+      throw new FetchError(`every one of the ${result.missing} listed documents answers 404/410 (first: ${todo[0]!.url})`);
+    }
   } finally {
     bar.stop();
   }
@@ -311,7 +329,7 @@ export const csafSource: SourceFetcher = {
         fetched += r.fetched;
         bytes += r.bytes;
         if (r.newest) newest.push(r.newest);
-        details.push(`${provider.vendor} ${formatCount(r.fetched)}/${formatCount(r.listed)}${r.deleted ? ` −${r.deleted}` : ''}`);
+        details.push(`${provider.vendor} ${formatCount(r.fetched)}/${formatCount(r.listed)}${r.deleted ? ` −${r.deleted}` : ''}${r.missing ? ` (${formatCount(r.missing)} listed but missing)` : ''}`);
         if (r.failures.length) errors.push(`${provider.vendor}: ${r.failures.length} documents failed (first: ${r.failures[0]})`);
       } catch (err) {
         if (ctx.signal.aborted) throw err;
