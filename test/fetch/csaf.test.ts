@@ -145,6 +145,13 @@ describe('CSAF providers', () => {
     expect(existsSync(join(raw, 'csaf', 'redhat', '2024', 'rhsa-2024_9999.json'))).toBe(true);
   });
 
+  it('names the vendor once and the provider-metadata.json URL when it lists nothing to read', async () => {
+    table['/redhat/provider-metadata.json'] = { body: JSON.stringify({ metadata_version: '2.0', canonical_url: 'x' }) };
+    expect((await run([redhat()])).error).toMatch(/^redhat: provider-metadata\.json from http:\/\/127\.0\.0\.1:\d+\/redhat\/provider-metadata\.json has no distributions$/);
+    table['/redhat/provider-metadata.json'] = { body: JSON.stringify({ distributions: [{ directory_url: `${server.base}/redhat/vex/` }] }) };
+    expect((await run([redhat()])).error).toMatch(/^redhat: provider-metadata\.json from \S+: no ROLIE feed or directory left after the include\/exclude filters$/);
+  });
+
   it('fails a provider none of whose listed documents is there (a listing that does not match its documents)', async () => {
     delete table['/redhat/advisories/2024/rhsa-2024_6163.json'];
     delete table['/redhat/advisories/2024/rhsa-2024_0001.json'];

@@ -53,7 +53,8 @@ function asObject(v: unknown): Record<string, unknown> | null {
 /** Feeds and directories a provider lists, filtered by the provider's include/exclude. */
 export function listingsOf(meta: unknown, provider: CsafProvider): Listing[] {
   const distributions = asObject(meta)?.distributions;
-  if (!Array.isArray(distributions)) throw new FetchError(`${provider.vendor}: provider-metadata.json from ${provider.url} has no distributions`);
+  // The caller prefixes the vendor (csafSource): said here too, it read "redhat: redhat: …".
+  if (!Array.isArray(distributions)) throw new FetchError(`provider-metadata.json from ${provider.url} has no distributions`);
   const rolie: Listing[] = [];
   const dirs: Listing[] = [];
   for (const d of distributions.map(asObject)) {
@@ -70,7 +71,7 @@ export function listingsOf(meta: unknown, provider: CsafProvider): Listing[] {
   const keep = (l: Listing) =>
     (provider.include.length === 0 || provider.include.some((s) => l.url.includes(s))) && !provider.exclude.some((s) => l.url.includes(s));
   const chosen = (rolie.some(keep) ? rolie : dirs).filter(keep);
-  if (chosen.length === 0) throw new FetchError(`${provider.vendor}: no ROLIE feed or directory left after the include/exclude filters`);
+  if (chosen.length === 0) throw new FetchError(`provider-metadata.json from ${provider.url}: no ROLIE feed or directory left after the include/exclude filters`);
   return chosen;
 }
 
