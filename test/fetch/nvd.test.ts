@@ -338,6 +338,34 @@ describe('NVD fetcher', () => {
     expect(server!.requests).toHaveLength(1);
   });
 
+  // NVD has answered whole queries with no records. Swapped in, a re-pull answered so replaced
+  // the full set with nothing, dropped the deltas, and moved the watermark past all of it.
+  it('refuses a full re-pull with fewer than half the records of the set in place, keeping it, and goes on incrementally', async () => {
+    const all = await records();
+    expect((await run(routes({ '/rest/json/cves/2.0': (u) => page(all, Number(u.searchParams.get('startIndex')), 2) }))).result.ok).toBe(true);
+    const dir = join(raw, 'nvd');
+    const state = await loadNvdState(dir);
+    expect(state.fullRecords).toBe(5);
+    const kept = await idsIn(join(dir, 'full'));
+    await server!.close();
+    server = undefined;
+
+    const later = new Date(NOW.getTime() + 86_400_000);
+    const empty = routes({ '/rest/json/cves/2.0': (u) => page(u.searchParams.has('lastModStartDate') ? all.slice(0, 1) : [], Number(u.searchParams.get('startIndex')), 2) });
+    const refused = await run(empty, { full: true, now: later });
+    expect(refused.result.ok).toBe(false);
+    expect(refused.result.error).toMatch(/^NVD full pull from http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0: totalResults 0, fewer than half of the 5 CVE records in nvd\/full\/; refused, the set in place is kept/);
+    expect(await idsIn(join(dir, 'full'))).toEqual(kept);
+    expect(existsSync(join(dir, '_full-partial'))).toBe(false);
+    expect(await loadNvdState(dir)).toMatchObject({ watermark: state.watermark, full: null, fullRecords: 5 });
+
+    // The next run goes on from the watermark in place.
+    const next = await run(empty, { now: later });
+    expect(next.result.ok).toBe(true);
+    expect(await idsIn(join(dir, 'delta'))).toEqual([IDS[0]]);
+    expect((await loadNvdState(dir)).watermark).toBe(later.toISOString());
+  });
+
   it('--full re-pulls beside the served set: an interrupted re-pull keeps the old pages, a finished one replaces them', async () => {
     const all = await records();
     const dir = join(raw, 'nvd');

@@ -13,6 +13,7 @@
  * used up, by another client on the same address or key) is retried once a whole window has
  * passed.
  */
+import { existsSync } from 'node:fs';
 import { readFile, rename, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -37,6 +38,8 @@ export interface NvdState {
   full: (Cursor & { startedAt: string }) | null;
   /** An incremental window in progress (bounds kept so a resumed run asks the same query). */
   window: (Cursor & { start: string; end: string }) | null;
+  /** CVE records in `full/` as NVD counted them (totalResults) when the last full pull was swapped in. */
+  fullRecords: number | null;
 }
 
 const STATE_FILE = '_state.json';
@@ -57,9 +60,9 @@ export function clientRateWindowMs(rateWindowSeconds: number): number {
 export async function loadNvdState(dir: string): Promise<NvdState> {
   try {
     const s = JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as Partial<NvdState>;
-    return { watermark: s.watermark ?? null, full: s.full ?? null, window: s.window ?? null };
+    return { watermark: s.watermark ?? null, full: s.full ?? null, window: s.window ?? null, fullRecords: s.fullRecords ?? null };
   } catch {
-    return { watermark: null, full: null, window: null };
+    return { watermark: null, full: null, window: null, fullRecords: null };
   }
 }
 
@@ -113,7 +116,7 @@ export const nvdSource: SourceFetcher = {
 };
 
 class NvdRun {
-  state: NvdState = { watermark: null, full: null, window: null };
+  state: NvdState = { watermark: null, full: null, window: null, fullRecords: null };
   private records = 0;
   private bytes = 0;
   private pages = 0;
@@ -262,10 +265,25 @@ class NvdRun {
     } finally {
       bar.stop();
     }
+    const pulled = full.totalResults ?? 0;
+    const inPlace = this.state.fullRecords;
+    if (inPlace !== null && pulled * 2 < inPlace && existsSync(join(this.ctx.dir, 'full'))) {
+      // NVD has answered whole queries with no records (aquasecurity/vuln-list-update#328). Swapped
+      // in, such a pull replaced the full set (and dropped the deltas) with next to nothing, and
+      // the watermark moved past all that was lost. The pull is dropped; the increments go on
+      // from the watermark in place.
+      this.state.full = null;
+      await rm(join(this.ctx.dir, PARTIAL_DIR), { recursive: true, force: true });
+      await this.save();
+      throw new FetchError(
+        `NVD full pull from ${this.ctx.http.rewrite(this.cfg.url)}: totalResults ${pulled}, fewer than half of the ${inPlace} CVE records in nvd/full/; refused, the set in place is kept (\`vulnintel fetch --sources nvd --full\` pulls again)`,
+      );
+    }
     await this.swapInFull();
     this.state.watermark = full.startedAt;
     this.state.full = null;
     this.state.window = null;
+    this.state.fullRecords = pulled;
     await this.save();
   }
 
