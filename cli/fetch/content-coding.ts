@@ -60,6 +60,33 @@ const OWN_CODING: Array<[RegExp, string[]]> = [
 ];
 
 /**
+ * Whether `file`, its transport `coding` undone, still starts with gzip's magic bytes: a `.gz`
+ * that a server or proxy compressed again on the fly (gzip inside gzip), not one merely labelled
+ * with its own coding. Only the first decoded chunk is read.
+ */
+async function gzipUnderCoding(file: string, coding: string): Promise<boolean> {
+  const decoder = DECODERS[coding]?.stream();
+  if (!decoder) return false;
+  const source = createReadStream(file);
+  source.on('error', (err) => decoder.destroy(err));
+  source.pipe(decoder);
+  try {
+    const head = await new Promise<Buffer>((resolve, reject) => {
+      decoder.once('data', (chunk: Buffer) => resolve(chunk));
+      decoder.once('end', () => resolve(Buffer.alloc(0)));
+      decoder.once('error', reject);
+    });
+    return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } catch {
+    // Not even one layer decodes: certainly not gzip inside gzip (the file's own check says what it is).
+    return false;
+  } finally {
+    source.destroy();
+    decoder.destroy();
+  }
+}
+
+/**
  * Decodes `tmp` in place when it was sent with a Content-Encoding (`dest` names the file it
  * becomes); FetchError naming the URL and the coding when it cannot be decoded.
  *
@@ -69,13 +96,14 @@ const OWN_CODING: Array<[RegExp, string[]]> = [
  * downloads (a resumed Range counts bytes of the encoded body) and decoded once complete. A file
  * that is itself of that format stays as it came: a `.gz` sent with `Content-Encoding: gzip` is
  * a common server misconfiguration (Apache's `AddEncoding x-gzip .gz`), and decoding it would
- * store a CSV under `epss_scores-current.csv.gz`.
+ * store a CSV under `epss_scores-current.csv.gz`; unless what the coding wraps is itself gzip
+ * (gzipUnderCoding): then the file was compressed again on its way and the outer layer goes.
  */
 export async function decodeUnaskedCoding(tmp: string, dest: string, contentEncoding: string | undefined, url: string): Promise<void> {
   const codings = codingsOf(contentEncoding);
   if (codings.length === 0) return;
   const own = OWN_CODING.find(([name]) => name.test(dest))?.[1];
-  if (codings.length === 1 && own?.includes(codings[0]!)) return;
+  if (codings.length === 1 && own?.includes(codings[0]!) && !(await gzipUnderCoding(tmp, codings[0]!))) return;
   const unknown = codings.find((c) => !DECODERS[c]);
   if (unknown) throw new FetchError(`GET ${url}: unsupported Content-Encoding "${unknown}" (not asked for)`);
   const decoded = tempPathFor(dest);

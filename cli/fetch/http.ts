@@ -21,8 +21,12 @@ const version: string = createRequire(import.meta.url)('../../package.json').ver
 
 export const DEFAULT_USER_AGENT = `vulnintel/${version} (self-hosted vulnerability intelligence fetcher; Node.js ${process.versions.node})`;
 
-/** Statuses worth another try for any source. NVD adds 403, its throttling answer. */
-export const RETRY_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
+/**
+ * Statuses worth another try for any source. NVD adds 403, its throttling answer. 520–524 are
+ * Cloudflare's answers for an origin that failed or timed out behind it (NVD's API answers 524
+ * when its backend is slow, as aquasecurity/vuln-list-update#459 saw): transient like a 502/504.
+ */
+export const RETRY_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524];
 
 export interface UrlRewrite {
   /** A URL prefix, e.g. `https://github.com/`. */
@@ -169,12 +173,22 @@ export class UnusableBodyError extends Error {
  */
 const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
 
+/** Redirects followed per request; the answer after that many is an error that says so. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * undici's refusals of a request it was given (UND_ERR_INVALID_ARG: among them a redirect back
+ * to a URL already visited): no retry mends them, unlike every other UND_ERR_*.
+ */
+const PERMANENT_CODES = new Set(['UND_ERR_INVALID_ARG']);
+
 const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_STREAM_PREMATURE_CLOSE', 'BODY_TRUNCATED', 'BODY_UNDECODABLE', 'BODY_TOO_SLOW', 'BODY_UNUSABLE']);
 
 /** A failure of the connection (undici's UND_ERR_*, resets, timeouts, truncation), not of our own checks. */
 export function isTransientNetworkError(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && PERMANENT_CODES.has(code)) return false;
     if (typeof code === 'string' && (code.startsWith('UND_ERR_') || TRANSIENT_CODES.has(code))) return true;
   }
   return false;
@@ -233,7 +247,7 @@ export class HttpClient {
       });
     // Credentials must not follow a redirect to another host (GitHub assets → object storage).
     this.dispatcher = base.compose(
-      interceptors.redirect({ maxRedirections: 5, stripHeadersOnCrossOriginRedirect: ['authorization', 'apikey'] }),
+      interceptors.redirect({ maxRedirections: MAX_REDIRECTS, stripHeadersOnCrossOriginRedirect: ['authorization', 'apikey'] }),
     );
   }
 
@@ -279,6 +293,12 @@ export class HttpClient {
         });
       } catch (err) {
         if (isAbortError(err) || opts.signal?.aborted) throw err;
+        // A redirect loop was retried four times, and its message (undici's) spoke of Clients
+        // and Pools; a loop is the server's configuration and stays until someone changes it.
+        if (/redirect loop/i.test((err as Error)?.message ?? '')) {
+          throw new FetchError(`GET ${target}: redirect loop (a redirect led back to a URL already visited)`);
+        }
+        if (PERMANENT_CODES.has(String((err as { code?: unknown })?.code))) throw new FetchError(`GET ${target}: ${describeError(err)}`);
         failure = err;
       } finally {
         // Booked once answered (or failed): the server has counted it by then (rate-limit.ts).
@@ -302,6 +322,11 @@ export class HttpClient {
         } else {
           // NVD puts its reason in a `message` header and often sends an empty body.
           let detail = (await readSnippet(body)) || headerValue(res.headers, 'message') || '';
+          // A 3xx reaches here only when it was not followed: say why, and where it pointed.
+          if (status >= 300 && status < 400) {
+            const location = headerValue(res.headers, 'location');
+            detail = location ? `more than ${MAX_REDIRECTS} redirects, the last to ${location}` : 'a redirect without a Location header';
+          }
           const now = this.now();
           const resetIn = rateLimitResetIn(res.headers, now);
           // A used-up rate limit is retried at its reset whatever the status (GitHub says 403),
@@ -311,9 +336,16 @@ export class HttpClient {
             const host = new URL(target).host;
             detail = `${detail ? `${detail}; ` : ''}${host}'s rate limit is used up until ${new Date(now + resetIn).toISOString()}${host === 'api.github.com' ? ' (GITHUB_TOKEN raises GitHub\'s limit)' : ''}`;
           }
-          const retryable = waitable || (resetIn === null && retryOn.includes(status));
+          // GitHub's secondary rate limit answers 403 (or 429) with Retry-After and no used-up
+          // counter, and asks for a retry after that many seconds ("Rate limits for the REST
+          // API"): a 403 that says when to come back is a throttle, not a refusal.
+          const throttled = status === 403 && headerValue(res.headers, 'retry-after') !== undefined;
+          const retryable = waitable || (resetIn === null && (retryOn.includes(status) || throttled));
           if (!retryable || failed >= this.retries) throw new HttpStatusError(target, status, detail, attempt + 1);
-          const hinted = parseRetryAfter(res.headers['retry-after'], now);
+          // `Retry-After: 0` is no wait at all: NVD sends it with its 429 and 403 throttling
+          // answers (aquasecurity/vuln-list-update#396), and taken literally every retry went out
+          // at once and was refused again. It counts as no hint: the backoff applies.
+          const hinted = parseRetryAfter(res.headers['retry-after'], now) || null;
           const least = opts.minRetryWaitMs?.[status] ?? 0;
           const proposed = hinted ?? (waitable ? resetIn + 1000 : this.backoff(failed));
           const wait = Math.min(Math.max(proposed, least), this.maxRetryWaitMs);

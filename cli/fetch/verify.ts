@@ -38,12 +38,51 @@ export function refuseShrink(before: number, after: number, what: string): void 
   }
 }
 
+/**
+ * What a file that should be binary starts with, for an error message: a server's HTML or text
+ * page answered with 200 in place of the file reads as itself, anything else as hex.
+ */
+async function fileStart(file: string): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(64);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const bytes = head.subarray(0, bytesRead);
+    if (bytesRead === 0) return 'nothing (an empty file)';
+    // A character cut by the 64-byte limit decodes as U+FFFD: not a sign of binary.
+    const text = bytes.toString('utf8').replace(/\ufffd+$/, '');
+    return /^[\t\n\r\x20-\x7e\u00a0-\uffff]*$/.test(text) && !text.includes('\ufffd')
+      ? JSON.stringify(text.replace(/\s+/g, ' ').trim())
+      : `bytes ${bytes.subarray(0, 8).toString('hex')}`;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Throws FetchError naming what `file` starts with unless it starts with one of `magics`. */
+async function requireMagic(file: string, magics: Buffer[], kind: string, what: string): Promise<void> {
+  const head = Buffer.alloc(Math.max(...magics.map((m) => m.length)));
+  const handle = await open(file, 'r');
+  let bytesRead: number;
+  try {
+    ({ bytesRead } = await handle.read(head, 0, head.length, 0));
+  } finally {
+    await handle.close();
+  }
+  if (!magics.some((m) => bytesRead >= m.length && head.subarray(0, m.length).equals(m))) {
+    throw new FetchError(`${what}: not ${kind} (it starts with ${await fileStart(file)})`);
+  }
+}
+
 /** Full gunzip pass: a truncated or corrupt gzip fails here, not in the build. */
 export async function verifyGzipText(
   file: string,
   what: string,
   onLine: (line: string, index: number) => void,
 ): Promise<void> {
+  // Not gzip at all (an HTML error page answered 200, a CSV sent uncompressed) is said so: "not a
+  // complete gzip file (incorrect header check)" sent the reader looking for a cut download.
+  await requireMagic(file, [Buffer.from([0x1f, 0x8b])], 'a gzip file', what);
   const gunzip = createGunzip();
   const source = createReadStream(file);
   source.on('error', (err) => gunzip.destroy(err));
@@ -153,7 +192,9 @@ export async function verifyCsvFile(file: string, what: string, columns: string[
       if (header === null) {
         header = row.map((c) => c.trim());
         const missing = columns.filter((c) => !header!.includes(c));
-        if (missing.length) throw new FetchError(`${what}: CSV header lacks ${missing.join(', ')}`);
+        // What the first line was says whether it is another CSV or a page (an HTML sign-in page
+        // answered 200 parsed as a one-column "header").
+        if (missing.length) throw new FetchError(`${what}: CSV header lacks ${missing.join(', ')} (first line ${JSON.stringify(row.join(',').slice(0, 80))})`);
         continue;
       }
       records++;
@@ -173,8 +214,13 @@ function openZip(file: string): Promise<yauzl.ZipFile> {
   );
 }
 
+/** A local file header, or the end record of an empty archive: how every zip file starts. */
+const ZIP_MAGICS = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06', 'latin1')];
+
 /** Names of a zip's entries, read from the central directory (a truncated download has none). */
 export async function zipEntryNames(file: string, what: string): Promise<string[]> {
+  // An HTML page answered 200 is named as one, not as "a zip archive" cut short.
+  await requireMagic(file, ZIP_MAGICS, 'a zip archive', what);
   let zip: yauzl.ZipFile;
   try {
     zip = await openZip(file);

@@ -129,6 +129,37 @@ describe('CSAF providers', () => {
     expect((await readdir(join(raw, 'csaf', 'cisa', '2024'))).length).toBe(20);
   });
 
+  it('skips a listed document the provider answers 404 for, fetching the others, and asks for it again next run', async () => {
+    table['/redhat/advisories/changes.csv'] = {
+      body: '"2024/rhsa-2024_9999.json","2024-10-05T10:00:00+00:00"\n"2024/rhsa-2024_6163.json","2024-09-03T10:00:00+00:00"\n"2024/rhsa-2024_0001.json","2024-01-02T00:00:00+00:00"\n',
+    };
+    const first = await run([redhat()]);
+    expect(first.ok).toBe(true);
+    expect(first.outcome?.detail).toBe('redhat 2/3 (1 listed but missing)');
+    expect((await readdir(join(raw, 'csaf', 'redhat', '2024'))).sort()).toEqual(['rhsa-2024_0001.json', 'rhsa-2024_6163.json']);
+    // Published at last: the next run fetches it, and only it.
+    table['/redhat/advisories/2024/rhsa-2024_9999.json'] = { body: redhatDoc };
+    const asked = docRequests().length;
+    expect((await run([redhat()])).ok).toBe(true);
+    expect(docRequests().slice(asked).map((r) => r.path)).toEqual(['/redhat/advisories/2024/rhsa-2024_9999.json']);
+    expect(existsSync(join(raw, 'csaf', 'redhat', '2024', 'rhsa-2024_9999.json'))).toBe(true);
+  });
+
+  it('names the vendor once and the provider-metadata.json URL when it lists nothing to read', async () => {
+    table['/redhat/provider-metadata.json'] = { body: JSON.stringify({ metadata_version: '2.0', canonical_url: 'x' }) };
+    expect((await run([redhat()])).error).toMatch(/^redhat: provider-metadata\.json from http:\/\/127\.0\.0\.1:\d+\/redhat\/provider-metadata\.json has no distributions$/);
+    table['/redhat/provider-metadata.json'] = { body: JSON.stringify({ distributions: [{ directory_url: `${server.base}/redhat/vex/` }] }) };
+    expect((await run([redhat()])).error).toMatch(/^redhat: provider-metadata\.json from \S+: no ROLIE feed or directory left after the include\/exclude filters$/);
+  });
+
+  it('fails a provider none of whose listed documents is there (a listing that does not match its documents)', async () => {
+    delete table['/redhat/advisories/2024/rhsa-2024_6163.json'];
+    delete table['/redhat/advisories/2024/rhsa-2024_0001.json'];
+    const result = await run([redhat()]);
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/^redhat: every one of the 2 listed documents answers 404\/410 \(first: http:\/\/127\.0\.0\.1:\d+\/redhat\/advisories\/2024\/rhsa-2024_6163\.json\)$/);
+  });
+
   // CSAF 2.0 §7.1.18: a trusted provider publishes `<document>.sha512` / `.sha256` beside each
   // document; the BSI csaf_downloader refuses a document that does not match. We stored it.
   it('checks each document against the hash file published beside it and refuses one that does not match, keeping the stored copy', async () => {
@@ -155,6 +186,16 @@ describe('CSAF providers', () => {
       /^redhat: 1 documents failed \(first: http:\/\/127\.0\.0\.1:\d+\/redhat\/advisories\/2024\/rhsa-2024_6163\.json: does not match its SHA-512 hash published at http:\/\/\S+\.json\.sha512 /,
     );
     expect(await readFile(kept)).toEqual(redhatDoc);
+    // An HTML page answered 200 in place of the document is named as what it is, not as a
+    // document that fails its hash, and its hash file is not asked for.
+    table['/redhat/advisories/changes.csv'] = { body: '"2024/rhsa-2024_6163.json","2024-10-04T10:00:00+00:00"\n' };
+    table['/redhat/advisories/2024/rhsa-2024_6163.json'] = { headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html><html><body>Access Denied</body></html>' };
+    const hashAsked = server.requests.filter((r) => r.path.endsWith('.sha512')).length;
+    expect((await run([redhat()])).error).toMatch(/^redhat: 1 documents failed \(first: \S+\/rhsa-2024_6163\.json: malformed JSON \(Unexpected token '<'/);
+    expect(server.requests.filter((r) => r.path.endsWith('.sha512')).length).toBe(hashAsked);
+    expect(await readFile(kept)).toEqual(redhatDoc);
+    table['/redhat/advisories/2024/rhsa-2024_6163.json'] = { body: redhatDoc.toString().replace('"lang": "en"', '"lang": "en", "x": 1') };
+
     // A hash file that holds no hash is refused too.
     table['/redhat/advisories/2024/rhsa-2024_6163.json.sha512'] = { body: '<html>moved</html>' };
     expect((await run([redhat()])).error).toMatch(/rhsa-2024_6163\.json: its hash file \S+ holds no SHA-512 hash/);

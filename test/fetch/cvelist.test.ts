@@ -99,6 +99,16 @@ describe('cvelistV5 release assets', () => {
     expect(await readFile(join(raw, 'cvelist', '2026-10-01_delta_CVEs_at_1100Z.zip'))).toEqual(before);
   });
 
+  it('a listing without any baseline asset fails naming the releases URL, the raw set left as it was', async () => {
+    expect((await run()).ok).toBe(true);
+    const before = (await readdir(join(raw, 'cvelist'))).sort();
+    for (const name of [...assets.keys()]) if (name.includes('_all_CVEs_')) assets.delete(name);
+    const result = await run();
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/^cvelistV5 releases from http:\/\/127\.0\.0\.1:\d+\/repos\/CVEProject\/cvelistV5\/releases list no baseline asset \(`\*_all_CVEs_at_midnight\.zip\.zip`\) among 3 recognised assets$/);
+    expect((await readdir(join(raw, 'cvelist'))).sort()).toEqual(before);
+  });
+
   it('takes a new baseline when the local one is too old or a day has no delta', () => {
     const f = (name: string) => ({ ...classifyAsset(name)!, url: `u/${name}` });
     const available = [

@@ -6,7 +6,7 @@ import { Agent } from 'undici';
 import { DEFAULT_CONFIG } from '../../cli/fetch/config.ts';
 import { HttpClient, deadHostSeconds, parseRetryAfter } from '../../cli/fetch/http.ts';
 import { RollingWindowLimiter } from '../../cli/fetch/rate-limit.ts';
-import { routes, startServer, testHttp } from './helpers.ts';
+import { routes, startServer, testHttp, type Reply } from './helpers.ts';
 
 describe('HTTP client', () => {
   it('reads Retry-After as seconds or as an HTTP date', () => {
@@ -38,6 +38,47 @@ describe('HTTP client', () => {
     await server.close();
   });
 
+  it('follows redirects to another host; a loop or too long a chain fails at once, saying so', async () => {
+    const target = await startServer(() => ({ body: 'moved here' }));
+    // Another origin: same address, host named differently.
+    const elsewhere = target.base.replace('127.0.0.1', 'localhost');
+    const server = await startServer((req) => {
+      if (req.url === '/moved') return { status: 302, headers: { location: `${elsewhere}/file.json` } };
+      if (req.url === '/loop') return { status: 301, headers: { location: '/loop-b' } };
+      if (req.url === '/loop-b') return { status: 301, headers: { location: '/loop' } };
+      if (req.url === '/nowhere') return { status: 302 };
+      const n = Number(/^\/chain-(\d+)$/.exec(req.url ?? '')?.[1] ?? NaN);
+      return { status: 308, headers: { location: `/chain-${n + 1}` } };
+    });
+    const { http, sleeps } = testHttp();
+    expect((await http.getBytes(`${server.base}/moved`)).body.toString()).toBe('moved here');
+    expect(target.requests.map((r) => r.headers.host)).toEqual([new URL(elsewhere).host]);
+    await expect(http.getBytes(`${server.base}/loop`)).rejects.toThrow(/^GET http:\/\/127\.0\.0\.1:\d+\/loop: redirect loop \(a redirect led back to a URL already visited\)$/);
+    await expect(http.getBytes(`${server.base}/chain-0`)).rejects.toThrow(/\/chain-0: HTTP 308 \(more than 5 redirects, the last to \/chain-6\)$/);
+    await expect(http.getBytes(`${server.base}/nowhere`)).rejects.toThrow(/\/nowhere: HTTP 302 \(a redirect without a Location header\)$/);
+    // Each failed once, without retries.
+    expect(server.requests.filter((r) => r.path === '/loop')).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+    await server.close();
+    await target.close();
+  });
+
+  it("retries Cloudflare's origin errors (NVD answers 524 when its backend times out)", async () => {
+    const answers: Reply[] = [
+      { status: 524, headers: { 'content-type': 'text/html', server: 'cloudflare' }, body: '<!DOCTYPE html><title>A timeout occurred | services.nvd.nist.gov | Cloudflare</title>' },
+      { status: 522, headers: { server: 'cloudflare' }, body: 'Connection timed out' },
+      { status: 520, headers: { server: 'cloudflare' }, body: '' },
+      { body: 'ok' },
+    ];
+    let n = 0;
+    const server = await startServer(() => answers[n++]!);
+    const { http, sleeps } = testHttp();
+    expect((await http.getBytes(`${server.base}/rest/json/cves/2.0`)).body.toString()).toBe('ok');
+    expect(server.requests).toHaveLength(4);
+    expect(sleeps).toHaveLength(3);
+    await server.close();
+  });
+
   // GitHub's answer when the unauthenticated API's 60 calls an hour are spent (the CVE List's
   // release listing reads api.github.com), headers and body as GitHub sends them.
   const exhausted = (resetAt: number) => ({
@@ -63,6 +104,24 @@ describe('HTTP client', () => {
     // Until the reset, and a second more: no earlier retry that would be refused again.
     expect(sleeps).toEqual([31_000]);
     expect(server.requests).toHaveLength(2);
+    await server.close();
+  });
+
+  it("waits out GitHub's secondary rate limit (403 with Retry-After, calls still left), then reads", async () => {
+    let n = 0;
+    const server = await startServer(() =>
+      n++ === 0
+        ? {
+            status: 403,
+            headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '60', 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '41' },
+            body: '{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits","status":"403"}',
+          }
+        : { body: '[]' },
+    );
+    const sleeps: number[] = [];
+    const http = new HttpClient({ maxRetryWaitMs: 300_000, sleep: async (ms) => void sleeps.push(ms) });
+    expect((await http.getBytes(`${server.base}/repos/CVEProject/cvelistV5/releases`)).body.toString()).toBe('[]');
+    expect(sleeps).toEqual([60_000]);
     await server.close();
   });
 
@@ -125,6 +184,19 @@ describe('HTTP client', () => {
     expect(sleeps.slice(0, 3)).toEqual([31_000, 45_000, 31_000]);
     // Other statuses keep their backoff.
     expect(sleeps[3]).toBeLessThan(1000);
+    await server.close();
+  });
+
+  it('takes Retry-After: 0 as no hint: the backoff applies, the retry does not go out at once', async () => {
+    let n = 0;
+    const server = await startServer(() => (n++ < 2 ? { status: n === 1 ? 503 : 429, headers: { 'retry-after': '0' } } : { body: 'ok' }));
+    const sleeps: number[] = [];
+    const http = new HttpClient({ backoffMs: 2000, sleep: async (ms) => void sleeps.push(ms) });
+    expect((await http.getBytes(`${server.base}/x`)).body.toString()).toBe('ok');
+    expect(sleeps).toHaveLength(2);
+    // 2 s then 4 s, ±25 % jitter.
+    expect(sleeps[0]).toBeGreaterThanOrEqual(1500);
+    expect(sleeps[1]).toBeGreaterThanOrEqual(3000);
     await server.close();
   });
 

@@ -141,6 +141,21 @@ describe('NVD fetcher', () => {
     expect(clientRateWindowMs(30)).toBe(31_000);
   });
 
+  // NVD's 429 carries `Retry-After: 0`: taken at its word, the three retries went out within
+  // milliseconds, inside the same spent window, and the source failed.
+  it('retries a 429 with Retry-After: 0 once a whole rate window has passed, like a 403', async () => {
+    const all = await records();
+    let refused = 0;
+    const { result, sleeps } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => (refused++ < 1 ? { status: 429, headers: { 'retry-after': '0' } } : page(all, Number(u.searchParams.get('startIndex')), 2)),
+      }),
+      { nvd: { rateWindowSeconds: 30 } },
+    );
+    expect(result.ok).toBe(true);
+    expect(sleeps).toEqual([clientRateWindowMs(30)]);
+  });
+
   it('resumes a killed full pull from the saved cursor and ends with the complete set', async () => {
     const all = await records();
     const controller = new AbortController();
@@ -264,6 +279,33 @@ describe('NVD fetcher', () => {
     expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
   });
 
+  it('asks again for a page that comes back empty though totalResults says more follow, and names it once retries are spent', async () => {
+    const all = await records();
+    const empty = (startIndex: number): Reply => ({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resultsPerPage: 0, startIndex, totalResults: all.length, format: 'NVD_CVE', version: '2.0', timestamp: '2026-10-01T11:59:00.000', vulnerabilities: [] }),
+    });
+    let glitches = 1;
+    const { result } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => {
+          const start = Number(u.searchParams.get('startIndex'));
+          return start === 2 && glitches-- > 0 ? empty(start) : page(all, start, 2);
+        },
+      }),
+    );
+    expect(result.ok).toBe(true);
+    expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
+
+    await server!.close();
+    server = undefined;
+    const again = await run(routes({ '/rest/json/cves/2.0': (u) => empty(Number(u.searchParams.get('startIndex'))) }), { full: true });
+    expect(again.result.ok).toBe(false);
+    expect(again.result.error).toMatch(/NVD page startIndex=0: empty page before the end \(totalResults 5\).*after 4 attempts/);
+    // The complete set already in place stays.
+    expect(await idsIn(join(raw, 'nvd', 'full'))).toEqual(IDS);
+  });
+
   it('rejects malformed JSON with a clear message and leaves the previous raw pages untouched', async () => {
     const dir = join(raw, 'nvd');
     await mkdir(join(dir, 'full'), { recursive: true });
@@ -285,6 +327,43 @@ describe('NVD fetcher', () => {
     expect(status.ok).toBe(false);
     expect(status.watermark).toBe(watermark);
     expect(status.error).toMatch(/malformed JSON/);
+  });
+
+  it('refuses valid JSON of the wrong shape at once, naming the page and its URL', async () => {
+    const { result } = await run(
+      routes({ '/rest/json/cves/2.0': { headers: { 'content-type': 'application/json' }, body: '{"message":"Unable to process the request"}' } }),
+    );
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/^NVD page startIndex=0 from http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0\?resultsPerPage=2&startIndex=0: no vulnerabilities array$/);
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  // NVD has answered whole queries with no records. Swapped in, a re-pull answered so replaced
+  // the full set with nothing, dropped the deltas, and moved the watermark past all of it.
+  it('refuses a full re-pull with fewer than half the records of the set in place, keeping it, and goes on incrementally', async () => {
+    const all = await records();
+    expect((await run(routes({ '/rest/json/cves/2.0': (u) => page(all, Number(u.searchParams.get('startIndex')), 2) }))).result.ok).toBe(true);
+    const dir = join(raw, 'nvd');
+    const state = await loadNvdState(dir);
+    expect(state.fullRecords).toBe(5);
+    const kept = await idsIn(join(dir, 'full'));
+    await server!.close();
+    server = undefined;
+
+    const later = new Date(NOW.getTime() + 86_400_000);
+    const empty = routes({ '/rest/json/cves/2.0': (u) => page(u.searchParams.has('lastModStartDate') ? all.slice(0, 1) : [], Number(u.searchParams.get('startIndex')), 2) });
+    const refused = await run(empty, { full: true, now: later });
+    expect(refused.result.ok).toBe(false);
+    expect(refused.result.error).toMatch(/^NVD full pull from http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0: totalResults 0, fewer than half of the 5 CVE records in nvd\/full\/; refused, the set in place is kept/);
+    expect(await idsIn(join(dir, 'full'))).toEqual(kept);
+    expect(existsSync(join(dir, '_full-partial'))).toBe(false);
+    expect(await loadNvdState(dir)).toMatchObject({ watermark: state.watermark, full: null, fullRecords: 5 });
+
+    // The next run goes on from the watermark in place.
+    const next = await run(empty, { now: later });
+    expect(next.result.ok).toBe(true);
+    expect(await idsIn(join(dir, 'delta'))).toEqual([IDS[0]]);
+    expect((await loadNvdState(dir)).watermark).toBe(later.toISOString());
   });
 
   it('--full re-pulls beside the served set: an interrupted re-pull keeps the old pages, a finished one replaces them', async () => {

@@ -136,6 +136,30 @@ describe('single-file sources', () => {
     expect(await files('kev')).toEqual([]);
   });
 
+  it('EPSS: an HTML page answered 200 in place of the gzip is named as such, the file in place kept', async () => {
+    const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
+    expect((await run('epss', routes({ '/epss.csv.gz': { body: gz } }))).ok).toBe(true);
+    await server!.close();
+    server = undefined;
+    const page = '<!DOCTYPE html>\n<html lang="en">\n<head><title>503 Service Temporarily Unavailable</title></head></html>\n';
+    const bad = await run('epss', routes({ '/epss.csv.gz': { headers: { 'content-type': 'text/html' }, body: page } }));
+    expect(bad.ok).toBe(false);
+    expect(bad.error).toMatch(/^epss epss_scores-current\.csv\.gz from http:\/\/127\.0\.0\.1:\d+\/epss\.csv\.gz: not a gzip file \(it starts with "<!DOCTYPE html> <html lang=\\"en\\"> <head><title>503 Service/);
+    expect(await readFile(join(raw, 'epss', 'epss_scores-current.csv.gz'))).toEqual(gz);
+    expect(await files('epss')).toEqual(['epss_scores-current.csv.gz']);
+  });
+
+  // A server or proxy that gzips every answer on the fly, the .gz included: stored as it came,
+  // the file was gzip inside gzip and refused as a CSV with an "unexpected header" of binary.
+  it('takes the outer layer off a .gz that was gzipped again on its way (Content-Encoding: gzip over a gzip file)', async () => {
+    const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
+    const ok = await run('epss', routes({ '/epss.csv.gz': { headers: { 'content-encoding': 'gzip', 'content-type': 'application/gzip' }, body: gzipSync(gz) } }));
+    expect(ok.ok).toBe(true);
+    expect(await readFile(join(raw, 'epss', 'epss_scores-current.csv.gz'))).toEqual(gz);
+    expect((await readSourceStatuses(raw)).epss).toMatchObject({ records: 59, watermark: '2026-09-29T12:00:22.000Z' });
+    expect(await files('epss')).toEqual(['epss_scores-current.csv.gz']);
+  });
+
   it('a connection cut mid-body on every attempt is retried, then fails naming the URL, nothing stored', async () => {
     const gz = gzipSync(await fixture('epss/epss_scores-current.head.csv'));
     const result = await run('epss', routes({ '/epss.csv.gz': { body: gz, cutAfter: 100 } }));
@@ -238,7 +262,7 @@ describe('single-file sources', () => {
   it('Exploit-DB: an HTML page served with 200 is not a CSV', async () => {
     const result = await run('exploitdb', routes({ '/files_exploits.csv': { body: '<html><body>Sign in</body></html>\n' } }));
     expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/CSV header lacks id, file, description, codes/);
+    expect(result.error).toMatch(/CSV header lacks id, file, description, codes \(first line "<html><body>Sign in<\/body><\/html>"\)$/);
   });
 
   it('PoC-in-GitHub and CWE: zip archives checked through their central directory', async () => {
@@ -258,6 +282,13 @@ describe('single-file sources', () => {
     const truncated = await run('cwe', routes({ '/cwec_latest.xml.zip': { body: cweZip.subarray(0, cweZip.length - 30) } }));
     expect(truncated.ok).toBe(false);
     expect(truncated.error).toMatch(/not a complete zip archive/);
+    expect(await readFile(join(raw, 'cwe', 'cwec_latest.xml.zip'))).toEqual(cweZip);
+
+    // An HTML page answered 200 is named as one, not as an archive cut short.
+    await server!.close();
+    server = undefined;
+    const page = await run('cwe', routes({ '/cwec_latest.xml.zip': { headers: { 'content-type': 'text/html' }, body: '<html><head><title>Maintenance</title></head></html>' } }));
+    expect(page.error).toMatch(/^cwe cwec_latest\.xml\.zip from \S+: not a zip archive \(it starts with "<html><head><title>Maintenance<\/title>/);
     expect(await readFile(join(raw, 'cwe', 'cwec_latest.xml.zip'))).toEqual(cweZip);
   });
 });

@@ -53,7 +53,8 @@ function asObject(v: unknown): Record<string, unknown> | null {
 /** Feeds and directories a provider lists, filtered by the provider's include/exclude. */
 export function listingsOf(meta: unknown, provider: CsafProvider): Listing[] {
   const distributions = asObject(meta)?.distributions;
-  if (!Array.isArray(distributions)) throw new FetchError(`${provider.vendor}: provider-metadata.json from ${provider.url} has no distributions`);
+  // The caller prefixes the vendor (csafSource): said here too, it read "redhat: redhat: …".
+  if (!Array.isArray(distributions)) throw new FetchError(`provider-metadata.json from ${provider.url} has no distributions`);
   const rolie: Listing[] = [];
   const dirs: Listing[] = [];
   for (const d of distributions.map(asObject)) {
@@ -70,7 +71,7 @@ export function listingsOf(meta: unknown, provider: CsafProvider): Listing[] {
   const keep = (l: Listing) =>
     (provider.include.length === 0 || provider.include.some((s) => l.url.includes(s))) && !provider.exclude.some((s) => l.url.includes(s));
   const chosen = (rolie.some(keep) ? rolie : dirs).filter(keep);
-  if (chosen.length === 0) throw new FetchError(`${provider.vendor}: no ROLIE feed or directory left after the include/exclude filters`);
+  if (chosen.length === 0) throw new FetchError(`provider-metadata.json from ${provider.url}: no ROLIE feed or directory left after the include/exclude filters`);
   return chosen;
 }
 
@@ -201,6 +202,8 @@ interface ProviderResult {
   listed: number;
   newest: string | null;
   failures: string[];
+  /** Listed documents the provider answered 404/410 for: skipped, asked for again next run. */
+  missing: number;
 }
 
 async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise<ProviderResult> {
@@ -243,7 +246,7 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
     // A document kept twice (under two years, by an earlier version) is fetched again: that keeps one.
     if (refetchAll || stored.length !== 1 || !(await isCurrent(join(vendorDir, stored[0]!), e.updated))) todo.push(e);
   }
-  const result: ProviderResult = { fetched: fromArchive, bytes: listingBytes, deleted: 0, listed: byPath.size, newest: null, failures: [] };
+  const result: ProviderResult = { fetched: fromArchive, bytes: listingBytes, deleted: 0, listed: byPath.size, newest: null, failures: [], missing: 0 };
   for (const e of byPath.values()) if (!result.newest || e.updated > result.newest) result.newest = e.updated;
 
   const bar = progress(`csaf ${provider.vendor}`, todo.length, 'documents');
@@ -254,8 +257,18 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
       todo,
       ctx.config.sources.csaf.concurrency,
       async (e) => {
-        const raw = (await ctx.http.getBytes(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
-        if ((await checkPublishedHash(ctx.http, raw, e.url, e.hashUrls, ctx.signal)) === 'unpublished') unhashed++;
+        let raw: Buffer;
+        try {
+          raw = (await ctx.http.getBytes(e.url, { headers: { accept: 'application/json' }, signal: ctx.signal })).body;
+        } catch (err) {
+          // A listed document the provider answers 404 or 410 for (a listing ahead of its
+          // documents, one withdrawn without deletions.csv): failing for it marked CSAF failed at
+          // every run. It is named, and asked for again next run (no file: it is not current).
+          if (!(err instanceof HttpStatusError && (err.status === 404 || err.status === 410))) throw err;
+          ctx.log(`  csaf ${provider.vendor}: ${e.url} is listed (updated ${e.updated}) but answers ${err.status}; skipped`);
+          result.missing++;
+          return;
+        }
         let doc: unknown;
         try {
           doc = JSON.parse(raw.toString('utf8'));
@@ -264,6 +277,9 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
         }
         const tracking = asObject(asObject(asObject(doc)?.document)?.tracking);
         if (typeof tracking?.id !== 'string') throw new FetchError(`${e.url}: not a CSAF document (no document.tracking.id)`);
+        // After the shape: an HTML page answered 200 is named as one (not as a hash mismatch),
+        // and costs no request for its hash file.
+        if ((await checkPublishedHash(ctx.http, raw, e.url, e.hashUrls, ctx.signal)) === 'unpublished') unhashed++;
         const path = e.yearFolder ? e.localPath : `${initialReleaseYear(doc) ?? e.localPath.slice(0, 4)}/${basename(e.localPath)}`;
         const file = join(vendorDir, path);
         await writeFileAtomic(file, raw);
@@ -278,6 +294,11 @@ async function fetchProvider(ctx: FetchContext, provider: CsafProvider): Promise
       ctx.signal,
     );
     result.failures = failures.map((f) => describeError(f.error));
+    // Not one listed document there: the listing and the documents' URLs do not match (a mirror
+    // serving one but not the other), not a few documents ahead of their publication.
+    if (result.missing > 0 && result.missing === todo.length && todo.length === byPath.size) {
+      throw new FetchError(`every one of the ${result.missing} listed documents answers 404/410 (first: ${todo[0]!.url})`);
+    }
   } finally {
     bar.stop();
   }
@@ -309,7 +330,7 @@ export const csafSource: SourceFetcher = {
         fetched += r.fetched;
         bytes += r.bytes;
         if (r.newest) newest.push(r.newest);
-        details.push(`${provider.vendor} ${formatCount(r.fetched)}/${formatCount(r.listed)}${r.deleted ? ` −${r.deleted}` : ''}`);
+        details.push(`${provider.vendor} ${formatCount(r.fetched)}/${formatCount(r.listed)}${r.deleted ? ` −${r.deleted}` : ''}${r.missing ? ` (${formatCount(r.missing)} listed but missing)` : ''}`);
         if (r.failures.length) errors.push(`${provider.vendor}: ${r.failures.length} documents failed (first: ${r.failures[0]})`);
       } catch (err) {
         if (ctx.signal.aborted) throw err;

@@ -68,10 +68,14 @@ export function planCvelist(
   available: Array<CvelistFile & { url: string }>,
   local: CvelistFile[],
   maxAgeDays: number,
+  /** The listing read, for the error message (its URL). */
+  listedAt = 'the releases listing',
 ): CvelistPlan {
   const baselines = available.filter((f) => f.kind === 'baseline').sort((a, b) => (a.date < b.date ? 1 : -1));
   const newest = baselines[0];
-  if (!newest) throw new FetchError('cvelistV5 releases list no baseline asset (`*_all_CVEs_at_midnight.zip.zip`)');
+  if (!newest) {
+    throw new FetchError(`cvelistV5 releases from ${listedAt} list no baseline asset (\`*_all_CVEs_at_midnight.zip.zip\`) among ${available.length} recognised assets`);
+  }
   const lastDelta = new Map<string, CvelistFile & { url: string }>();
   for (const f of available) {
     if (f.kind !== 'delta') continue;
@@ -163,7 +167,8 @@ export const cvelistSource: SourceFetcher = {
     const available = await listReleases(ctx);
     const localNames = await readdir(ctx.dir).catch(() => [] as string[]);
     const local = localNames.map(classifyAsset).filter((f): f is CvelistFile => f !== null);
-    const plan = planCvelist(available, ctx.full ? [] : local, ctx.config.sources.cvelist.baselineMaxAgeDays);
+    const cfg = ctx.config.sources.cvelist;
+    const plan = planCvelist(available, ctx.full ? [] : local, cfg.baselineMaxAgeDays, ctx.http.rewrite(cfg.releasesUrl));
     const wanted = [plan.baseline, ...plan.deltas];
     let bytes = 0;
     let records = 0;

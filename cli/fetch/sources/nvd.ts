@@ -9,17 +9,18 @@
  * far enough back that no record is skipped (readPages).
  *
  * The client enforces NVD's budget itself (5 requests / 30 s, 50 with `NVD_API_KEY`, sent as
- * the `apiKey` header) and retries 429/5xx with backoff and `Retry-After`; a 403 (the budget
+ * the `apiKey` header) and retries 5xx with backoff and `Retry-After`; a 403 or 429 (the budget
  * used up, by another client on the same address or key) is retried once a whole window has
  * passed.
  */
+import { existsSync } from 'node:fs';
 import { readFile, rename, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { formatCount, progress } from '../../../lib/log.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
 import { FetchError } from '../errors.ts';
-import { RETRY_STATUSES, parseJsonOrRetry } from '../http.ts';
+import { RETRY_STATUSES, UnusableBodyError, parseJsonOrRetry } from '../http.ts';
 import { RollingWindowLimiter, realSleep, type RateLimiter } from '../rate-limit.ts';
 import { PartialProgressError, type FetchContext, type SourceFetcher, type SourceOutcome } from './types.ts';
 
@@ -37,6 +38,8 @@ export interface NvdState {
   full: (Cursor & { startedAt: string }) | null;
   /** An incremental window in progress (bounds kept so a resumed run asks the same query). */
   window: (Cursor & { start: string; end: string }) | null;
+  /** CVE records in `full/` as NVD counted them (totalResults) when the last full pull was swapped in. */
+  fullRecords: number | null;
 }
 
 const STATE_FILE = '_state.json';
@@ -57,9 +60,9 @@ export function clientRateWindowMs(rateWindowSeconds: number): number {
 export async function loadNvdState(dir: string): Promise<NvdState> {
   try {
     const s = JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as Partial<NvdState>;
-    return { watermark: s.watermark ?? null, full: s.full ?? null, window: s.window ?? null };
+    return { watermark: s.watermark ?? null, full: s.full ?? null, window: s.window ?? null, fullRecords: s.fullRecords ?? null };
   } catch {
-    return { watermark: null, full: null, window: null };
+    return { watermark: null, full: null, window: null, fullRecords: null };
   }
 }
 
@@ -113,7 +116,7 @@ export const nvdSource: SourceFetcher = {
 };
 
 class NvdRun {
-  state: NvdState = { watermark: null, full: null, window: null };
+  state: NvdState = { watermark: null, full: null, window: null, fullRecords: null };
   private records = 0;
   private bytes = 0;
   private pages = 0;
@@ -159,24 +162,35 @@ class NvdRun {
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     url.searchParams.set('resultsPerPage', String(this.cfg.pageSize));
     url.searchParams.set('startIndex', String(startIndex));
-    // An HTML error page, cut JSON or an empty body answered 200 is asked for again (retried
-    // like a network failure); valid JSON of the wrong shape is not (checkEnvelope).
+    // An HTML error page, cut JSON, an empty body or an empty page before the end answered 200
+    // is asked for again (retried like a network failure); valid JSON of the wrong shape is not
+    // (checkEnvelope).
     const { res, value } = await this.ctx.http.getParsed(
       url.toString(),
       {
         limiter: this.limiter,
         retryOn: [...RETRY_STATUSES, 403],
-        // A 403 says the window's budget is spent (another client on the address or key, or the
-        // run just before this one): retried sooner, it is refused again.
-        minRetryWaitMs: { 403: this.windowMs },
+        // A 403 or a 429 says the window's budget is spent (another client on the address or
+        // key, or the run just before this one): retried sooner, it is refused again. NVD sends
+        // both, with `Retry-After: 0` (aquasecurity/vuln-list-update#396).
+        minRetryWaitMs: { 403: this.windowMs, 429: this.windowMs },
         headers: { accept: 'application/json', ...(this.apiKey ? { apiKey: this.apiKey } : {}) },
         signal: this.ctx.signal,
       },
-      (got) => parseJsonOrRetry(got, what),
+      (got) => {
+        // Not retried, so not wrapped by the client: the message names the URL itself.
+        const envelope = checkEnvelope(parseJsonOrRetry(got, what), startIndex, `${what} from ${got.url}`);
+        // NVD answers the odd page with no records though its totalResults says more follow
+        // (aquasecurity/vuln-list-update#328 saw whole windows come back empty, then whole
+        // again): the same request a moment later has them.
+        if (envelope.count === 0 && startIndex < envelope.totalResults) {
+          throw new UnusableBodyError(`${what}: empty page before the end (totalResults ${envelope.totalResults})`);
+        }
+        return envelope;
+      },
     );
     const raw = res.body;
-    const { count, totalResults } = checkEnvelope(value, startIndex, what);
-    if (count === 0 && startIndex < totalResults) throw new FetchError(`${what}: empty page before the end (${totalResults} results)`);
+    const { count, totalResults } = value;
     this.bytes += raw.length;
     this.pages++;
     return { raw, count, totalResults };
@@ -251,10 +265,25 @@ class NvdRun {
     } finally {
       bar.stop();
     }
+    const pulled = full.totalResults ?? 0;
+    const inPlace = this.state.fullRecords;
+    if (inPlace !== null && pulled * 2 < inPlace && existsSync(join(this.ctx.dir, 'full'))) {
+      // NVD has answered whole queries with no records (aquasecurity/vuln-list-update#328). Swapped
+      // in, such a pull replaced the full set (and dropped the deltas) with next to nothing, and
+      // the watermark moved past all that was lost. The pull is dropped; the increments go on
+      // from the watermark in place.
+      this.state.full = null;
+      await rm(join(this.ctx.dir, PARTIAL_DIR), { recursive: true, force: true });
+      await this.save();
+      throw new FetchError(
+        `NVD full pull from ${this.ctx.http.rewrite(this.cfg.url)}: totalResults ${pulled}, fewer than half of the ${inPlace} CVE records in nvd/full/; refused, the set in place is kept (\`vulnintel fetch --sources nvd --full\` pulls again)`,
+      );
+    }
     await this.swapInFull();
     this.state.watermark = full.startedAt;
     this.state.full = null;
     this.state.window = null;
+    this.state.fullRecords = pulled;
     await this.save();
   }
 
