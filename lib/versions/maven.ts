@@ -106,7 +106,14 @@ function compareItems(a: Item | null, b: Item | null): number {
     if (b.kind === 'string') return cmp(comparableQualifier(a.value), comparableQualifier(b.value));
     return -1;
   }
-  if (b === null) return a.items.length === 0 ? 0 : compareItems(a.items[0]!, null);
+  if (b === null) {
+    // Every item against "nothing", not only the first (MNG-6964): 1-0.1 > 1, as 1-0 = 1.
+    for (const item of a.items) {
+      const r = compareItems(item, null);
+      if (r !== 0) return r;
+    }
+    return 0;
+  }
   if (b.kind === 'int') return -1;
   if (b.kind === 'string') return 1;
   const n = Math.max(a.items.length, b.items.length);

@@ -38,6 +38,11 @@ describe('Maven (ComparableVersionTest)', () => {
   it('orders the qualifier list', () => {
     expectAscending(MAVEN, ['1-alpha2snapshot', '1-alpha2', '1-alpha-123', '1-beta-2', '1-beta123', '1-m2', '1-m11', '1-rc', '1-cr2', '1-rc123', '1-SNAPSHOT', '1', '1-sp', '1-sp2', '1-sp123', '1-abc', '1-def', '1-pom-1', '1-1-snapshot', '1-1', '1-2', '1-123']);
   });
+  it('compares every item of a sub-list with an absent one, not only the first (MNG-6964)', () => {
+    for (const release of ['1', '1.0', '1-ga', '1.0.0.Final', '1-']) expectAscending(MAVEN, [release, '1-0.1']);
+    expectEqual(MAVEN, '1-0', '1');
+    expectEqual(MAVEN, '1-0.0', '1');
+  });
   it('orders the number list', () => {
     expectAscending(MAVEN, ['2.0', '2.0.a', '2-1', '2.0.2', '2.0.123', '2.1.0', '2.1-a', '2.1b', '2.1-c', '2.1-1', '2.1.0.1', '2.2', '2.123', '11.a2', '11.a11', '11.b2', '11.b11', '11.m2', '11.m11', '11', '11.a', '11b', '11c', '11m']);
   });
