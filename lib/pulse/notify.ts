@@ -7,7 +7,9 @@
  *   - realtime: the matches among changes detected after its cursor (builds not processed yet);
  *   - daily / weekly: when a new period began, the matches since its last digest.
  * Never twice, never lost: the ledger row (subscription, period) is written before sending
- * (its UNIQUE key stops a concurrent notifier), then marked sent — moving the cursor in the same
+ * (its UNIQUE key stops a concurrent notifier; it is written only while the subscription's
+ * cursor is where its range starts, which stops a run holding an older read of the subscription,
+ * on an older snapshot too), then marked sent — moving the cursor in the same
  * transaction — or failed with the next attempt time. A failed delivery is retried with the
  * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
  * given up (shown on the manage page). A webhook answering 410 Gone is paused.
@@ -261,27 +263,31 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       }
     }
 
+    // `sub` was read when the run began: the store writes below only while its cursor is still
+    // the one read (another run may have delivered to it since, or it was paused or deleted).
     const period = periodKey(sub.cadence, at);
     if (period !== null && sub.lastPeriod === period) return; // this period's digest is done
     if (newest === null || newest <= sub.cursorAt) {
-      if (period !== null) await store.updateSubscription(sub.id, { lastPeriod: period }, at.toISOString());
+      if (period !== null) await store.advanceSubscription(sub.id, sub.cursorAt, { lastPeriod: period }, at.toISOString());
       return;
     }
     const matched = index.matches(sub.filter, sub.cursorAt, newest);
     if (matched.length === 0) {
-      await store.updateSubscription(sub.id, period === null ? { cursorAt: newest } : { cursorAt: newest, lastPeriod: period }, at.toISOString());
+      await store.advanceSubscription(sub.id, sub.cursorAt, period === null ? { cursorAt: newest } : { cursorAt: newest, lastPeriod: period }, at.toISOString());
       return;
     }
     const delivery = await store.beginDelivery({
       id: newId(),
       subscriptionId: sub.id,
-      periodKey: period ?? `build:${matched.at(-1)!.build_id}`,
+      // Realtime: named by the build of its first change. Two runs starting from one cursor
+      // (their snapshots differing only in later builds) name it alike, so one of them writes it.
+      periodKey: period ?? `build:${matched[0]!.build_id}`,
       rangeFrom: sub.cursorAt,
       rangeTo: newest,
       items: matched.length,
       at: at.toISOString(),
     });
-    if (!delivery) return; // another notifier took this period
+    if (!delivery) return; // another notifier took this period or moved the cursor
     summary.matched++;
     await attempt(sub, delivery, matched);
   }

@@ -136,6 +136,10 @@ export class SqlPulseStore implements PulseStore {
     return updateSubscription(this.#db, id, patch, now);
   }
 
+  async advanceSubscription(id: string, cursorAt: string, patch: SubscriptionPatch, now: string): Promise<boolean> {
+    return updateSubscription(this.#db, id, patch, now, 'active', cursorAt);
+  }
+
   async confirmSubscription(id: string, patch: SubscriptionPatch, manageToken: TokenRecord, now: string): Promise<boolean> {
     return this.#db.transaction(async (tx) => {
       // The status test is in the UPDATE itself: PostgreSQL re-reads it after waiting for a
@@ -179,9 +183,13 @@ export class SqlPulseStore implements PulseStore {
   }
 
   async beginDelivery(d: NewDelivery): Promise<Delivery | null> {
+    // Written only while the subscription is active and its cursor is still where the range
+    // starts: a run holding an older read of it (another run delivered meanwhile, or it was
+    // paused or deleted) writes nothing, instead of sending that range again.
     const [row] = await this.#db.query(
       `INSERT INTO deliveries (id, subscription_id, period_key, range_from, range_to, items, status, attempts, first_attempt_at, last_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'sending', 1, $7, $7)
+       SELECT $1, s.id, $3, $4, $5, $6, 'sending', 1, $7, $7 FROM subscriptions s
+       WHERE s.id = $2 AND s.status = 'active' AND s.cursor_at = $4
        ON CONFLICT (subscription_id, period_key) DO NOTHING RETURNING *`,
       [d.id, d.subscriptionId, d.periodKey, d.rangeFrom, d.rangeTo, d.items, d.at],
     );
@@ -245,8 +253,11 @@ export class SqlPulseStore implements PulseStore {
   }
 }
 
-/** Patches a subscription (only while it has status `onlyIf`, when given); false when no row was changed. */
-async function updateSubscription(db: Queryable, id: string, patch: SubscriptionPatch, now: string, onlyIf?: SubscriptionStatus): Promise<boolean> {
+/**
+ * Patches a subscription (only while it has status `onlyIf` and its cursor is `onlyAtCursor`,
+ * when given); false when no row was changed.
+ */
+async function updateSubscription(db: Queryable, id: string, patch: SubscriptionPatch, now: string, onlyIf?: SubscriptionStatus, onlyAtCursor?: string): Promise<boolean> {
   const sets: string[] = [];
   const params: SqlValue[] = [id];
   for (const [member, column] of Object.entries(PATCH_COLUMNS) as [keyof SubscriptionPatch, string][]) {
@@ -261,6 +272,10 @@ async function updateSubscription(db: Queryable, id: string, patch: Subscription
   if (onlyIf !== undefined) {
     params.push(onlyIf);
     where += ` AND status = $${params.length}`;
+  }
+  if (onlyAtCursor !== undefined) {
+    params.push(onlyAtCursor);
+    where += ` AND cursor_at = $${params.length}`;
   }
   const rows = await db.query(`UPDATE subscriptions SET ${sets.join(', ')} WHERE ${where} RETURNING id`, params);
   return rows.length > 0;
