@@ -291,6 +291,20 @@ export class PulseService {
     const now = this.#now();
     const at = now.toISOString();
     if (subscription.status === 'paused') {
+      // A delivery still failing when it was paused is given up here, while it is still paused
+      // (no notifier touches it): retried after the resume, it moved the cursor back to the end
+      // of its range, and the next message carried what happened while paused.
+      const open = await this.#opts.store.openDelivery(subscription.id);
+      if (open) {
+        await this.#opts.store.finishDelivery(open.id, {
+          status: 'abandoned',
+          at,
+          error: `not sent: the subscription was paused before it could be delivered (${open.lastError ?? 'interrupted'}); resumed from ${at} on`,
+          cursorAt: at,
+          lastPeriod: null,
+          pauseReason: null,
+        });
+      }
       await this.#opts.store.updateSubscription(subscription.id, { status: 'active', pausedReason: null, cursorAt: at, lastPeriod: periodKey(subscription.cadence, now) }, at);
     }
     return this.#view((await this.#opts.store.getSubscription(subscription.id))!);
