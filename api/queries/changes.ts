@@ -51,7 +51,7 @@ function severityRankSql(column: string): string {
   return `CASE upper(${column}) ${SEVERITY_ORDER.map((s, i) => `WHEN '${s}' THEN ${i}`).join(' ')} ELSE -1 END`;
 }
 
-/** Lower-cased text after the first ':' (the whole text without one), as changeMatches cuts it. */
+/** Text after the first ':' (the whole text without one), as changeMatches cuts a product. */
 function afterColonSql(x: string): string {
   return `substr(${x}, strpos(${x}, ':') + 1)`;
 }
@@ -81,7 +81,9 @@ export function changeFilterSql(filter: ChangeFilter, params: Params): string[] 
       where.push(`list_bool_or(list_transform(coalesce(packages, []), x -> lower(x) = ${params.add(`${ecosystem}:${filter.package.toLowerCase()}`)}))`);
     }
   } else if (filter.package !== undefined) {
-    where.push(`list_bool_or(list_transform(coalesce(packages, []), x -> lower(${afterColonSql('x')}) = ${params.add(filter.package.toLowerCase())}))`);
+    // `<ecosystem>:<name>` of one of its own ecosystems (either part may hold colons: `Ubuntu:22.04:LTS`).
+    const name = params.add(filter.package.toLowerCase());
+    where.push(`list_has_any(list_transform(coalesce(packages, []), x -> lower(x)), list_transform(coalesce(ecosystems, []), e -> lower(e) || ':' || ${name}))`);
   }
   if (filter.cwe !== undefined) where.push(`list_bool_or(list_transform(coalesce(cwe_ids, []), x -> upper(x) = ${params.add(filter.cwe.toUpperCase())}))`);
   if (filter.min_severity !== undefined) {

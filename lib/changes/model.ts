@@ -211,6 +211,30 @@ export function searchWords(search: string): string[] {
 }
 
 /**
+ * The names (lower case) of a change's `packages`. An entry is `<ecosystem>:<name>` with the
+ * ecosystem as its `ecosystems` list spells it, and either part may hold colons (OSV's releases:
+ * `Ubuntu:22.04:LTS`; Maven's `group:artifact`): the name is what follows one of the change's
+ * own ecosystems, not what follows the first colon (a package filter alone missed every
+ * `Ubuntu:22.04:LTS:openssl`). Every prefix that fits is cut, so a name is never missed.
+ */
+export function packageNames(change: Pick<ChangeRow, 'ecosystems' | 'packages'>): string[] {
+  const names: string[] = [];
+  for (const entry of change.packages) {
+    const lower = entry.toLowerCase();
+    for (const ecosystem of change.ecosystems) {
+      const prefix = `${ecosystem.toLowerCase()}:`;
+      if (lower.startsWith(prefix)) names.push(lower.slice(prefix.length));
+    }
+  }
+  return names;
+}
+
+/** Whether a change lists the package `name` (lower case) in any of its ecosystems. */
+function listsPackageAnywhere(change: ChangeRow, name: string): boolean {
+  return change.ecosystems.some((ecosystem) => change.packages.some((p) => p.toLowerCase() === `${ecosystem.toLowerCase()}:${name}`));
+}
+
+/**
  * Whether one change matches a filter (PULSE §3): filters match the subject's brief as
  * recorded with the change. An advisory change is kept by min_severity when its vendor
  * severity meets it, and left out by min_risk and kev_only.
@@ -232,8 +256,7 @@ export function changeMatches(filter: ChangeFilter, change: ChangeRow): boolean 
     if (!change.ecosystems.some((e) => e.toLowerCase() === ecosystem)) return false;
     if (filter.package !== undefined && !change.packages.some((p) => p.toLowerCase() === `${ecosystem}:${filter.package!.toLowerCase()}`)) return false;
   } else if (filter.package !== undefined) {
-    const name = filter.package.toLowerCase();
-    if (!change.packages.some((p) => p.slice(p.indexOf(':') + 1).toLowerCase() === name)) return false;
+    if (!listsPackageAnywhere(change, filter.package.toLowerCase())) return false;
   }
   if (filter.cwe !== undefined) {
     const cwe = filter.cwe.toUpperCase();

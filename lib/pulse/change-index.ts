@@ -6,7 +6,7 @@
  * the index only skips changes that cannot match, so a superset is always safe — keys are
  * normalised the way changeMatches compares them (vendorKey, lower or upper case).
  */
-import { changeMatches, vendorKey, type ChangeFilter, type ChangeRow } from '../changes/model.ts';
+import { changeMatches, packageNames, vendorKey, type ChangeFilter, type ChangeRow } from '../changes/model.ts';
 
 function add(map: Map<string, number[]>, key: string, position: number): void {
   const list = map.get(key);
@@ -32,7 +32,7 @@ export class ChangeIndex {
       if (c.vendor) add(this.#byVendor, vendorKey(c.vendor), i);
       for (const v of c.vendors) add(this.#byVendor, vendorKey(v), i);
       for (const e of c.ecosystems) add(this.#byEcosystem, e.toLowerCase(), i);
-      for (const p of c.packages) add(this.#byPackage, p.slice(p.indexOf(':') + 1).toLowerCase(), i);
+      for (const name of packageNames(c)) add(this.#byPackage, name, i);
       for (const w of c.cwe_ids) add(this.#byCwe, w.toUpperCase(), i);
       add(this.#byKind, c.kind, i);
       if (c.in_kev === true) this.#kev.push(i);
