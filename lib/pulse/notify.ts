@@ -181,6 +181,10 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
             'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
             'X-Vulnintel-Delivery': delivery.id,
           },
+          // The delivery's, on every attempt: a message sent again because its success could
+          // not be told (the server's answer lost, a run dying before recording it) is the same
+          // message to mail systems, which show it once.
+          messageId: `<${delivery.id}@${new URL(links.base).hostname}>`,
         });
         return { ok: true, gone: false, error: null };
       } catch (err) {
