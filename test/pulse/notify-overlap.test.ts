@@ -7,29 +7,38 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRow } from '../../lib/changes/model.ts';
 import { runNotify } from '../../lib/pulse/notify.ts';
+import { startPostgres, type PostgresServer } from '../helpers/postgres.ts';
 import { change } from './changes-fixture.ts';
 import { startServiceFixture, type ServiceFixture } from './service-fixture.ts';
 
 process.env.VULNINTEL_QUIET = '1';
 
-let clock = new Date('2026-11-24T08:00:00.000Z');
-const now = () => new Date(clock);
-let fixture: ServiceFixture;
-
+let postgres: PostgresServer;
 beforeAll(async () => {
-  fixture = await startServiceFixture({ now, limits: { createsPerCallerPerHour: 100, createsPerAddressPerHour: 100 } });
+  postgres = await startPostgres();
 });
-afterAll(async () => fixture?.close());
+afterAll(async () => postgres?.stop());
 
-/** The change ids a webhook path received in its deliveries (pings left out), in order. */
-function deliveredChangeIds(path: string): string[] {
-  return fixture.hooks
-    .on(path, true)
-    .filter((h) => h.json.type === 'changes')
-    .flatMap((h) => (h.json.items as { changes: { change_id: string }[] }[]).flatMap((item) => item.changes.map((c) => c.change_id)));
-}
+// Each store (one host's SQLite file; PostgreSQL, which several hosts' notifiers share).
+describe.each(['sqlite', 'postgres'] as const)('notify runs overlapping across a publish (%s)', (kind) => {
+  let clock = new Date('2026-11-24T08:00:00.000Z');
+  const now = () => new Date(clock);
+  let fixture: ServiceFixture;
 
-describe('notify runs overlapping across a publish', () => {
+  beforeAll(async () => {
+    const pulseDb = kind === 'postgres' ? await postgres.createDatabase('pulse_overlap') : undefined;
+    fixture = await startServiceFixture({ now, limits: { createsPerCallerPerHour: 100, createsPerAddressPerHour: 100 }, ...(pulseDb ? { pulseDb } : {}) });
+  });
+  afterAll(async () => fixture?.close());
+
+  /** The change ids a webhook path received in its deliveries (pings left out), in order. */
+  function deliveredChangeIds(path: string): string[] {
+    return fixture.hooks
+      .on(path, true)
+      .filter((h) => h.json.type === 'changes')
+      .flatMap((h) => (h.json.items as { changes: { change_id: string }[] }[]).flatMap((item) => item.changes.map((c) => c.change_id)));
+  }
+
   it('a run holding a subscription read before the other run delivered to it sends only what is left (it sent the first build again)', async () => {
     const { service, hooks, store, links, mailer, dataDir } = fixture;
     // Created in this order, so a run with concurrency 1 reaches /busy first, then /acme.
