@@ -26,7 +26,7 @@ import { UNCONFIRMED_TTL_MS } from './service.ts';
 import { webhookDispatcher } from './ssrf.ts';
 import type { PulseStore } from './store/store.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
-import type { Delivery, Subscription } from './types.ts';
+import type { Cadence, Delivery, Subscription } from './types.ts';
 import { postWebhook } from './webhook.ts';
 
 export const RETRY_BASE_MS = 5 * 60_000;
@@ -82,6 +82,21 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_INTERVAL_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
+/**
+ * The digest period a finished delivery completes for its subscription: its own key when it is
+ * a period of the subscription's cadence, else null (the period is left alone). A delivery made
+ * before the cadence was changed (retried after) is no digest of the new cadence: recorded as
+ * one (`build:b1` as a daily sub's last period), the next run sent a digest at once.
+ */
+function ownPeriod(sub: Subscription, delivery: Delivery): string | null {
+  return sub.cadence !== 'realtime' && delivery.periodKey.startsWith(`${sub.cadence}:`) ? delivery.periodKey : null;
+}
+
+/** The cadence a delivery was made for, from its key (`build:…` realtime, `daily:…`, `weekly:…`): a retry says what it is even after the cadence changed. */
+function deliveryCadence(delivery: Delivery): Cadence {
+  return delivery.periodKey.startsWith('daily:') ? 'daily' : delivery.periodKey.startsWith('weekly:') ? 'weekly' : 'realtime';
+}
+
 interface SendOutcome {
   ok: boolean;
   gone: boolean;
@@ -91,12 +106,12 @@ interface SendOutcome {
 /** Items serialised once per message (subscriptions sharing a filter share the message). */
 const itemsJson = new WeakMap<AlertMessage, string>();
 
-function webhookBody(message: AlertMessage, delivery: Delivery, sub: Subscription): string {
+function webhookBody(message: AlertMessage, delivery: Delivery): string {
   const head = (items: number, note: string) =>
     JSON.stringify({
       type: 'changes',
       delivery_id: delivery.id,
-      cadence: sub.cadence,
+      cadence: deliveryCadence(delivery),
       period: delivery.periodKey,
       range: { after: delivery.rangeFrom, until: delivery.rangeTo },
       text: chatText(message.text + note),
@@ -157,9 +172,10 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   const messageFor = (sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): AlertMessage => {
     let byPeriod = composed.get(matched);
     if (!byPeriod) composed.set(matched, (byPeriod = new Map()));
-    const key = `${sub.cadence}|${delivery.periodKey}`;
+    const cadence = deliveryCadence(delivery);
+    const key = `${cadence}|${delivery.periodKey}`;
     let message = byPeriod.get(key);
-    if (!message) byPeriod.set(key, (message = composeMessage(matched, { cadence: sub.cadence, periodKey: delivery.periodKey, links })));
+    if (!message) byPeriod.set(key, (message = composeMessage(matched, { cadence, periodKey: delivery.periodKey, links })));
     return message;
   };
 
@@ -197,7 +213,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       secret: sub.secret ?? '',
       event: 'changes',
       deliveryId: delivery.id,
-      body: webhookBody(message, delivery, sub),
+      body: webhookBody(message, delivery),
       dispatcher,
       allowPrivate: opts.allowPrivateWebhooks,
       timeoutMs,
@@ -208,7 +224,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   async function attempt(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<void> {
     const outcome = await send(sub, delivery, matched);
     const at = now();
-    const digestPeriod = sub.cadence === 'realtime' ? null : delivery.periodKey;
+    const digestPeriod = ownPeriod(sub, delivery);
     if (outcome.ok) {
       await store.finishDelivery(delivery.id, { status: 'sent', at: at.toISOString(), cursorAt: delivery.rangeTo, lastPeriod: digestPeriod });
       summary.sent++;
@@ -245,7 +261,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
           at: at.toISOString(),
           error: `given up after ${open.attempts} attempts over 24 hours: ${open.lastError ?? 'interrupted'}`,
           cursorAt: open.rangeTo,
-          lastPeriod: sub.cadence === 'realtime' ? null : open.periodKey,
+          lastPeriod: ownPeriod(sub, open),
           pauseReason: null,
         });
         summary.gaveUp++;
