@@ -39,7 +39,21 @@ describe('package', () => {
     build_id: 'b', detected_at: '2026-11-24T09:00:00.000Z', kind: 'new_cve',
     ecosystems: ['Maven'], packages: ['Maven:org.apache.logging.log4j:log4j-core'],
   });
+  // PyPI names compare as PEP 503 normalises them, as every other reader of packages does
+  // (lib/packages/names.ts): `Zope.Interface`, `zope_interface` and `zope-interface` are one.
+  const pypi = change({
+    build_id: 'b', detected_at: '2026-11-24T09:00:00.000Z', kind: 'new_cve',
+    ecosystems: ['PyPI', 'npm'], packages: ['PyPI:Zope.Interface', 'npm:dot.ted'],
+  });
   const cases: [ChangeFilter, ChangeRow, boolean][] = [
+    [{ package: 'zope_interface' }, pypi, true],
+    [{ ecosystem: 'pypi', package: 'ZOPE--interface' }, pypi, true],
+    [{ ecosystem: 'PyPI', package: 'zope.interface' }, pypi, true],
+    [{ ecosystem: 'PyPI', package: 'zopeinterface' }, pypi, false],
+    // Only PyPI's: an npm name is its own.
+    [{ package: 'dot-ted' }, pypi, false],
+    [{ ecosystem: 'npm', package: 'dot_ted' }, pypi, false],
+    [{ package: 'Dot.Ted' }, pypi, true],
     // A package alone (any ecosystem): it matched nothing of a release-bearing ecosystem.
     [{ package: 'openssl' }, ubuntu, true],
     [{ package: 'OpenSSL' }, ubuntu, true],
@@ -53,17 +67,19 @@ describe('package', () => {
     [{ ecosystem: 'maven', package: 'org.apache.logging.log4j:LOG4J-CORE' }, maven, true],
   ];
 
-  it('alone, matches the name after any of the change\'s own ecosystems, whatever colons either holds', () => {
+  it('matches the name after any of the change\'s own ecosystems, whatever colons either holds; PyPI\'s as PEP 503 normalises it', () => {
     for (const [filter, row, expected] of cases) expect(changeMatches(filter, row), JSON.stringify(filter)).toBe(expected);
     expect(packageNames(ubuntu)).toEqual(['openssl', 'openssl']);
-    expect(packageNames(maven)).toEqual(['org.apache.logging.log4j:log4j-core']);
+    // As the candidate index keys them (runs of -, _ and . as one -).
+    expect(packageNames(maven)).toEqual(['org-apache-logging-log4j:log4j-core']);
+    expect(packageNames(pypi)).toEqual(['zope-interface', 'dot-ted']);
   });
 
   it('the feed\'s SQL (api/queries/changes.ts) keeps exactly what changeMatches keeps', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-change-filter-'));
     const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
     try {
-      const folder = await publishChanges(dataDir, 'b', [ubuntu, maven]);
+      const folder = await publishChanges(dataDir, 'b', [ubuntu, maven, pypi]);
       const connection = await instance.connect();
       for (const [filter] of cases) {
         const params = { values: [] as DuckDBValue[], add(value: DuckDBValue) { this.values.push(value); return `$${this.values.length}`; } };
@@ -72,7 +88,7 @@ describe('package', () => {
           `SELECT change_id FROM read_parquet('${join(folder, 'changes.parquet')}') WHERE ${where.join(' AND ')} ORDER BY change_id`,
           params.values,
         );
-        const expected = [ubuntu, maven].filter((c) => changeMatches(filter, c)).map((c) => c.change_id);
+        const expected = [ubuntu, maven, pypi].filter((c) => changeMatches(filter, c)).map((c) => c.change_id);
         expect(reader.getRowObjectsJson().map((r) => r.change_id), JSON.stringify(filter)).toEqual(expected);
       }
       connection.closeSync();
