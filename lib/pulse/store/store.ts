@@ -60,7 +60,10 @@ export interface PulseStore {
    * has `attempts` attempts (null otherwise: another notifier took this retry).
    */
   retryDelivery(id: string, attempts: number, at: string): Promise<Delivery | null>;
-  /** Records the outcome and moves the subscription on (cursor, digest period, pause) atomically. */
+  /**
+   * Records the outcome and moves the subscription on (cursor, digest period, pause) atomically;
+   * the cursor only forward (a later one already there stays).
+   */
   finishDelivery(id: string, outcome: DeliveryOutcome): Promise<void>;
   /** Newest first. */
   deliveries(subscriptionId: string, limit: number): Promise<Delivery[]>;
