@@ -7,7 +7,7 @@
  * Queries go through `selectRows` (the snapshot's connection pool), like every api/queries module.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
-import { type ChangeFilter, type ChangeRow, SEVERITY_ORDER, searchWords, vendorKey } from '../../lib/changes/model.ts';
+import { type ChangeFilter, type ChangeRow, packageEntryKey, SEVERITY_ORDER, searchWords, vendorKey } from '../../lib/changes/model.ts';
 import { isoTimestampSql, requireTables, selectRows, type SnapshotReader } from './support.ts';
 
 /** A position in the history: the change and its build (build ids sort by time). */
@@ -51,7 +51,12 @@ function severityRankSql(column: string): string {
   return `CASE upper(${column}) ${SEVERITY_ORDER.map((s, i) => `WHEN '${s}' THEN ${i}`).join(' ')} ELSE -1 END`;
 }
 
-/** Lower-cased text after the first ':' (the whole text without one), as changeMatches cuts it. */
+/** packageEntryKey (lib/changes/model.ts) in SQL: lower case, a PyPI name as PEP 503 normalises it. */
+function packageEntryKeySql(x: string): string {
+  return `CASE WHEN starts_with(lower(${x}), 'pypi:') THEN 'pypi:' || regexp_replace(lower(substr(${x}, 6)), '[-_.]+', '-', 'g') ELSE lower(${x}) END`;
+}
+
+/** Text after the first ':' (the whole text without one), as changeMatches cuts a product. */
 function afterColonSql(x: string): string {
   return `substr(${x}, strpos(${x}, ':') + 1)`;
 }
@@ -78,10 +83,12 @@ export function changeFilterSql(filter: ChangeFilter, params: Params): string[] 
     const ecosystem = filter.ecosystem.toLowerCase();
     where.push(`list_bool_or(list_transform(coalesce(ecosystems, []), x -> lower(x) = ${params.add(ecosystem)}))`);
     if (filter.package !== undefined) {
-      where.push(`list_bool_or(list_transform(coalesce(packages, []), x -> lower(x) = ${params.add(`${ecosystem}:${filter.package.toLowerCase()}`)}))`);
+      where.push(`list_contains(list_transform(coalesce(packages, []), x -> ${packageEntryKeySql('x')}), ${params.add(packageEntryKey(`${ecosystem}:${filter.package}`))})`);
     }
   } else if (filter.package !== undefined) {
-    where.push(`list_bool_or(list_transform(coalesce(packages, []), x -> lower(${afterColonSql('x')}) = ${params.add(filter.package.toLowerCase())}))`);
+    // `<ecosystem>:<name>` of one of its own ecosystems (either part may hold colons: `Ubuntu:22.04:LTS`).
+    const name = params.add(filter.package);
+    where.push(`list_has_any(list_transform(coalesce(packages, []), x -> ${packageEntryKeySql('x')}), list_transform(coalesce(ecosystems, []), e -> ${packageEntryKeySql(`(e || ':' || ${name})`)}))`);
   }
   if (filter.cwe !== undefined) where.push(`list_bool_or(list_transform(coalesce(cwe_ids, []), x -> upper(x) = ${params.add(filter.cwe.toUpperCase())}))`);
   if (filter.min_severity !== undefined) {

@@ -211,6 +211,52 @@ export function searchWords(search: string): string[] {
 }
 
 /**
+ * A `packages` entry (`<ecosystem>:<name>`) as entries are compared: lower case, and a PyPI
+ * name normalised as PEP 503 says (runs of `-`, `_`, `.` are one `-`), the rule every reader of
+ * package names follows (lib/packages/names.ts): `PyPI:Zope.Interface` is `pypi:zope-interface`.
+ * PyPI's ecosystem holds no release, so its entries are the ones starting `pypi:`.
+ */
+export function packageEntryKey(entry: string): string {
+  const lower = entry.toLowerCase();
+  return lower.startsWith('pypi:') ? `pypi:${lower.slice(5).replace(/[-_.]+/g, '-')}` : lower;
+}
+
+/**
+ * The names of a change's `packages` as the candidate index keys them (see packageIndexKey). An
+ * entry is `<ecosystem>:<name>` with the ecosystem as its `ecosystems` list spells it, and
+ * either part may hold colons (OSV's releases: `Ubuntu:22.04:LTS`; Maven's `group:artifact`):
+ * the name is what follows one of the change's own ecosystems, not what follows the first colon
+ * (a package filter alone missed every `Ubuntu:22.04:LTS:openssl`). Every prefix that fits is
+ * cut, so a name is never missed.
+ */
+export function packageNames(change: Pick<ChangeRow, 'ecosystems' | 'packages'>): string[] {
+  const names: string[] = [];
+  for (const entry of change.packages) {
+    const lower = entry.toLowerCase();
+    for (const ecosystem of change.ecosystems) {
+      const prefix = `${ecosystem.toLowerCase()}:`;
+      if (lower.startsWith(prefix)) names.push(packageIndexKey(lower.slice(prefix.length)));
+    }
+  }
+  return names;
+}
+
+/**
+ * A package name as the candidate index keys it: lower case, runs of `-`, `_`, `.` as one `-`
+ * in every ecosystem (PyPI's rule, applied to all: names that differ only there share a list,
+ * a superset changeMatches then decides).
+ */
+export function packageIndexKey(name: string): string {
+  return name.toLowerCase().replace(/[-_.]+/g, '-');
+}
+
+/** Whether a change lists the package `name` in any of its ecosystems (packageEntryKey's rules). */
+function listsPackageAnywhere(change: ChangeRow, name: string): boolean {
+  const entries = change.packages.map(packageEntryKey);
+  return change.ecosystems.some((ecosystem) => entries.includes(packageEntryKey(`${ecosystem}:${name}`)));
+}
+
+/**
  * Whether one change matches a filter (PULSE §3): filters match the subject's brief as
  * recorded with the change. An advisory change is kept by min_severity when its vendor
  * severity meets it, and left out by min_risk and kev_only.
@@ -230,10 +276,12 @@ export function changeMatches(filter: ChangeFilter, change: ChangeRow): boolean 
   if (filter.ecosystem !== undefined) {
     const ecosystem = filter.ecosystem.toLowerCase();
     if (!change.ecosystems.some((e) => e.toLowerCase() === ecosystem)) return false;
-    if (filter.package !== undefined && !change.packages.some((p) => p.toLowerCase() === `${ecosystem}:${filter.package!.toLowerCase()}`)) return false;
+    if (filter.package !== undefined) {
+      const wanted = packageEntryKey(`${ecosystem}:${filter.package}`);
+      if (!change.packages.some((p) => packageEntryKey(p) === wanted)) return false;
+    }
   } else if (filter.package !== undefined) {
-    const name = filter.package.toLowerCase();
-    if (!change.packages.some((p) => p.slice(p.indexOf(':') + 1).toLowerCase() === name)) return false;
+    if (!listsPackageAnywhere(change, filter.package)) return false;
   }
   if (filter.cwe !== undefined) {
     const cwe = filter.cwe.toUpperCase();

@@ -6,7 +6,7 @@
  * the index only skips changes that cannot match, so a superset is always safe — keys are
  * normalised the way changeMatches compares them (vendorKey, lower or upper case).
  */
-import { changeMatches, vendorKey, type ChangeFilter, type ChangeRow } from '../changes/model.ts';
+import { changeMatches, packageIndexKey, packageNames, vendorKey, type ChangeFilter, type ChangeRow } from '../changes/model.ts';
 
 function add(map: Map<string, number[]>, key: string, position: number): void {
   const list = map.get(key);
@@ -32,7 +32,7 @@ export class ChangeIndex {
       if (c.vendor) add(this.#byVendor, vendorKey(c.vendor), i);
       for (const v of c.vendors) add(this.#byVendor, vendorKey(v), i);
       for (const e of c.ecosystems) add(this.#byEcosystem, e.toLowerCase(), i);
-      for (const p of c.packages) add(this.#byPackage, p.slice(p.indexOf(':') + 1).toLowerCase(), i);
+      for (const name of packageNames(c)) add(this.#byPackage, name, i);
       for (const w of c.cwe_ids) add(this.#byCwe, w.toUpperCase(), i);
       add(this.#byKind, c.kind, i);
       if (c.in_kev === true) this.#kev.push(i);
@@ -45,7 +45,7 @@ export class ChangeIndex {
     const none: readonly number[] = [];
     if (filter.vendor !== undefined) lists.push(this.#byVendor.get(vendorKey(filter.vendor)) ?? none);
     if (filter.ecosystem !== undefined) lists.push(this.#byEcosystem.get(filter.ecosystem.toLowerCase()) ?? none);
-    if (filter.package !== undefined) lists.push(this.#byPackage.get(filter.package.toLowerCase()) ?? none);
+    if (filter.package !== undefined) lists.push(this.#byPackage.get(packageIndexKey(filter.package)) ?? none);
     if (filter.cwe !== undefined) lists.push(this.#byCwe.get(filter.cwe.toUpperCase()) ?? none);
     if (filter.kev_only === true) lists.push(this.#kev);
     if (filter.kinds && filter.kinds.length > 0) {

@@ -12,6 +12,8 @@ export interface MailMessage {
   text: string;
   html: string;
   headers?: Record<string, string>;
+  /** `<id@domain>`; absent: nodemailer makes a random one. */
+  messageId?: string;
 }
 
 export interface Mailer {
@@ -34,6 +36,7 @@ export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000):
         text: message.text,
         html: message.html,
         headers: message.headers ?? {},
+        ...(message.messageId !== undefined ? { messageId: message.messageId } : {}),
       });
     },
     close: () => transport.close(),

@@ -200,7 +200,9 @@ export function composeMessage(changes: readonly ChangeRow[], ctx: MessageContex
   const omitted = all.length - items.length;
   const subjectsWord = all.length === 1 ? 'subject' : 'subjects';
   const changesWord = changes.length === 1 ? 'change' : 'changes';
-  const first = items[0] ? ` — ${subjectName(items[0])}${items[0].changes[0] ? `: ${changeLine(items[0].changes[0]).label}` : ''}` : '';
+  // The subject names the first subject as upstream spells it (an advisory's vendor and id):
+  // on one line, without bidirectional controls, as in the text part.
+  const first = items[0] ? ` — ${oneLine(subjectName(items[0]))}${items[0].changes[0] ? `: ${changeLine(items[0].changes[0]).label}` : ''}` : '';
   const subject = `[vulnintel] ${periodLabel(ctx)}: ${changes.length} ${changesWord} on ${all.length} ${subjectsWord}${first}`;
 
   const text: string[] = [`vulnintel — ${periodLabel(ctx)}: ${changes.length} ${changesWord} on ${all.length} ${subjectsWord}, highest risk first.`, ''];

@@ -7,7 +7,9 @@
  *   - realtime: the matches among changes detected after its cursor (builds not processed yet);
  *   - daily / weekly: when a new period began, the matches since its last digest.
  * Never twice, never lost: the ledger row (subscription, period) is written before sending
- * (its UNIQUE key stops a concurrent notifier), then marked sent — moving the cursor in the same
+ * (its UNIQUE key stops a concurrent notifier; it is written only while the subscription's
+ * cursor is where its range starts, which stops a run holding an older read of the subscription,
+ * on an older snapshot too), then marked sent — moving the cursor in the same
  * transaction — or failed with the next attempt time. A failed delivery is retried with the
  * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
  * given up (shown on the manage page). A webhook answering 410 Gone is paused.
@@ -24,7 +26,7 @@ import { UNCONFIRMED_TTL_MS } from './service.ts';
 import { webhookDispatcher } from './ssrf.ts';
 import type { PulseStore } from './store/store.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
-import type { Delivery, Subscription } from './types.ts';
+import type { Cadence, Delivery, Subscription } from './types.ts';
 import { postWebhook } from './webhook.ts';
 
 export const RETRY_BASE_MS = 5 * 60_000;
@@ -80,6 +82,21 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_INTERVAL_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
+/**
+ * The digest period a finished delivery completes for its subscription: its own key when it is
+ * a period of the subscription's cadence, else null (the period is left alone). A delivery made
+ * before the cadence was changed (retried after) is no digest of the new cadence: recorded as
+ * one (`build:b1` as a daily sub's last period), the next run sent a digest at once.
+ */
+function ownPeriod(sub: Subscription, delivery: Delivery): string | null {
+  return sub.cadence !== 'realtime' && delivery.periodKey.startsWith(`${sub.cadence}:`) ? delivery.periodKey : null;
+}
+
+/** The cadence a delivery was made for, from its key (`build:…` realtime, `daily:…`, `weekly:…`): a retry says what it is even after the cadence changed. */
+function deliveryCadence(delivery: Delivery): Cadence {
+  return delivery.periodKey.startsWith('daily:') ? 'daily' : delivery.periodKey.startsWith('weekly:') ? 'weekly' : 'realtime';
+}
+
 interface SendOutcome {
   ok: boolean;
   gone: boolean;
@@ -89,12 +106,12 @@ interface SendOutcome {
 /** Items serialised once per message (subscriptions sharing a filter share the message). */
 const itemsJson = new WeakMap<AlertMessage, string>();
 
-function webhookBody(message: AlertMessage, delivery: Delivery, sub: Subscription): string {
+function webhookBody(message: AlertMessage, delivery: Delivery): string {
   const head = (items: number, note: string) =>
     JSON.stringify({
       type: 'changes',
       delivery_id: delivery.id,
-      cadence: sub.cadence,
+      cadence: deliveryCadence(delivery),
       period: delivery.periodKey,
       range: { after: delivery.rangeFrom, until: delivery.rangeTo },
       text: chatText(message.text + note),
@@ -155,9 +172,10 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   const messageFor = (sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): AlertMessage => {
     let byPeriod = composed.get(matched);
     if (!byPeriod) composed.set(matched, (byPeriod = new Map()));
-    const key = `${sub.cadence}|${delivery.periodKey}`;
+    const cadence = deliveryCadence(delivery);
+    const key = `${cadence}|${delivery.periodKey}`;
     let message = byPeriod.get(key);
-    if (!message) byPeriod.set(key, (message = composeMessage(matched, { cadence: sub.cadence, periodKey: delivery.periodKey, links })));
+    if (!message) byPeriod.set(key, (message = composeMessage(matched, { cadence, periodKey: delivery.periodKey, links })));
     return message;
   };
 
@@ -179,6 +197,10 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
             'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
             'X-Vulnintel-Delivery': delivery.id,
           },
+          // The delivery's, on every attempt: a message sent again because its success could
+          // not be told (the server's answer lost, a run dying before recording it) is the same
+          // message to mail systems, which show it once.
+          messageId: `<${delivery.id}@${new URL(links.base).hostname}>`,
         });
         return { ok: true, gone: false, error: null };
       } catch (err) {
@@ -191,7 +213,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       secret: sub.secret ?? '',
       event: 'changes',
       deliveryId: delivery.id,
-      body: webhookBody(message, delivery, sub),
+      body: webhookBody(message, delivery),
       dispatcher,
       allowPrivate: opts.allowPrivateWebhooks,
       timeoutMs,
@@ -202,7 +224,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   async function attempt(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<void> {
     const outcome = await send(sub, delivery, matched);
     const at = now();
-    const digestPeriod = sub.cadence === 'realtime' ? null : delivery.periodKey;
+    const digestPeriod = ownPeriod(sub, delivery);
     if (outcome.ok) {
       await store.finishDelivery(delivery.id, { status: 'sent', at: at.toISOString(), cursorAt: delivery.rangeTo, lastPeriod: digestPeriod });
       summary.sent++;
@@ -239,7 +261,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
           at: at.toISOString(),
           error: `given up after ${open.attempts} attempts over 24 hours: ${open.lastError ?? 'interrupted'}`,
           cursorAt: open.rangeTo,
-          lastPeriod: sub.cadence === 'realtime' ? null : open.periodKey,
+          lastPeriod: ownPeriod(sub, open),
           pauseReason: null,
         });
         summary.gaveUp++;
@@ -261,27 +283,31 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       }
     }
 
+    // `sub` was read when the run began: the store writes below only while its cursor is still
+    // the one read (another run may have delivered to it since, or it was paused or deleted).
     const period = periodKey(sub.cadence, at);
     if (period !== null && sub.lastPeriod === period) return; // this period's digest is done
     if (newest === null || newest <= sub.cursorAt) {
-      if (period !== null) await store.updateSubscription(sub.id, { lastPeriod: period }, at.toISOString());
+      if (period !== null) await store.advanceSubscription(sub.id, sub.cursorAt, { lastPeriod: period }, at.toISOString());
       return;
     }
     const matched = index.matches(sub.filter, sub.cursorAt, newest);
     if (matched.length === 0) {
-      await store.updateSubscription(sub.id, period === null ? { cursorAt: newest } : { cursorAt: newest, lastPeriod: period }, at.toISOString());
+      await store.advanceSubscription(sub.id, sub.cursorAt, period === null ? { cursorAt: newest } : { cursorAt: newest, lastPeriod: period }, at.toISOString());
       return;
     }
     const delivery = await store.beginDelivery({
       id: newId(),
       subscriptionId: sub.id,
-      periodKey: period ?? `build:${matched.at(-1)!.build_id}`,
+      // Realtime: named by the build of its first change. Two runs starting from one cursor
+      // (their snapshots differing only in later builds) name it alike, so one of them writes it.
+      periodKey: period ?? `build:${matched[0]!.build_id}`,
       rangeFrom: sub.cursorAt,
       rangeTo: newest,
       items: matched.length,
       at: at.toISOString(),
     });
-    if (!delivery) return; // another notifier took this period
+    if (!delivery) return; // another notifier took this period or moved the cursor
     summary.matched++;
     await attempt(sub, delivery, matched);
   }

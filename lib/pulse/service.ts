@@ -188,7 +188,7 @@ export class PulseService {
       createdAt: at,
       createdBy: callerKey,
       confirmedAt: null,
-      cursorAt: at,
+      cursorAt: await this.#startCursor(now),
       lastPeriod: periodKey(input.cadence, now),
       updatedAt: at,
     };
@@ -238,7 +238,7 @@ export class PulseService {
     const manage = newToken();
     const confirmed = await this.#opts.store.confirmSubscription(
       subscription.id,
-      { status: 'active', confirmedAt: at, cursorAt: at, lastPeriod: periodKey(subscription.cadence, now) },
+      { status: 'active', confirmedAt: at, cursorAt: await this.#startCursor(now), lastPeriod: periodKey(subscription.cadence, now) },
       { tokenHash: hashToken(manage), subscriptionId: subscription.id, purpose: 'manage', createdAt: at, expiresAt: null },
       at,
     );
@@ -284,14 +284,31 @@ export class PulseService {
     return this.#view((await this.#opts.store.getSubscription(subscription.id))!);
   }
 
-  /** Resumes from now on: what happened while paused is not sent. */
+  /** Resumes from now on: what happened while paused is not sent (builds published from now on are). */
   async resume(token: string): Promise<SubscriptionView> {
     const subscription = await this.#byToken(token, 'manage');
     if (subscription.status === 'pending') throw new PulseInputError('status', 'status: this subscription is not confirmed yet; follow the link in the confirmation e-mail first');
     const now = this.#now();
     const at = now.toISOString();
     if (subscription.status === 'paused') {
-      await this.#opts.store.updateSubscription(subscription.id, { status: 'active', pausedReason: null, cursorAt: at, lastPeriod: periodKey(subscription.cadence, now) }, at);
+      // Never behind where it was (a replica serving an older snapshot names an older build).
+      const start = await this.#startCursor(now);
+      const cursorAt = start > subscription.cursorAt ? start : subscription.cursorAt;
+      // A delivery still failing when it was paused is given up here, while it is still paused
+      // (no notifier touches it): retried after the resume, it moved the cursor back to the end
+      // of its range, and the next message carried what happened while paused.
+      const open = await this.#opts.store.openDelivery(subscription.id);
+      if (open) {
+        await this.#opts.store.finishDelivery(open.id, {
+          status: 'abandoned',
+          at,
+          error: `not sent: the subscription was paused before it could be delivered (${open.lastError ?? 'interrupted'}); resumed from ${at} on`,
+          cursorAt,
+          lastPeriod: null,
+          pauseReason: null,
+        });
+      }
+      await this.#opts.store.updateSubscription(subscription.id, { status: 'active', pausedReason: null, cursorAt, lastPeriod: periodKey(subscription.cadence, now) }, at);
     }
     return this.#view((await this.#opts.store.getSubscription(subscription.id))!);
   }
@@ -325,6 +342,26 @@ export class PulseService {
     for (const change of matched) byKind[change.kind] = (byKind[change.kind] ?? 0) + 1;
     const newest = [...matched].sort((a, b) => (a.detected_at < b.detected_at ? 1 : a.detected_at > b.detected_at ? -1 : a.change_id.localeCompare(b.change_id)));
     return { days, total: matched.length, by_kind: byKind, changes: newest.slice(0, 50) };
+  }
+
+  /**
+   * Where a subscription starting now starts: after the newest change published, not at this
+   * instant. A change's detected_at is the time its build began, minutes before it is published:
+   * a cursor at "now" skipped every change of a build running while someone subscribed (or
+   * confirmed, or resumed), published after. Builds run one after another, so every build not
+   * yet published began after the newest published change. Now when nothing is published (or
+   * it cannot be read).
+   */
+  async #startCursor(now: Date): Promise<string> {
+    const at = now.toISOString();
+    if (!this.#opts.changes) return at;
+    let newest: string | null = null;
+    try {
+      for (const change of await this.#opts.changes()) if (newest === null || change.detected_at > newest) newest = change.detected_at;
+    } catch {
+      return at;
+    }
+    return newest !== null && newest < at ? newest : at;
   }
 
   async #byToken(token: string, purpose: 'manage' | 'confirm', message?: string): Promise<Subscription> {

@@ -8,8 +8,9 @@ let seed = 3;
 const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
 const VENDORS = ['Microsoft', 'linux', 'red hat', 'cisco'];
-const ECOS = ['npm', 'PyPI', 'Go'];
-const PKGS = ['Lodash', 'requests', 'x/net'];
+// Colons inside an ecosystem (an OSV release) and inside a name (Maven's group:artifact).
+const ECOS = ['npm', 'PyPI', 'Go', 'Ubuntu:22.04:LTS', 'Maven'];
+const PKGS = ['Lodash', 'requests', 'x/net', 'org.apache:log4j', 'Zope.Interface'];
 const CWES = ['CWE-79', 'cwe-89', 'CWE-22'];
 const TIMES = ['2026-11-20T00:00:00.000Z', '2026-11-21T00:00:00.000Z', '2026-11-22T00:00:00.000Z'];
 
@@ -39,7 +40,7 @@ function randomFilter(): ChangeFilter {
   if (random() < 0.4) f.vendor = pick([...VENDORS, 'RED HAT', 'nobody']);
   if (random() < 0.2) f.product = pick(['edge', 'kernel']);
   if (random() < 0.3) f.ecosystem = pick([...ECOS, 'PYPI']);
-  if (random() < 0.3) f.package = pick([...PKGS, 'lodash']);
+  if (random() < 0.3) f.package = pick([...PKGS, 'lodash', 'zope_interface']);
   if (random() < 0.3) f.cwe = pick([...CWES, 'CWE-89']);
   if (random() < 0.2) f.kev_only = true;
   if (random() < 0.3) f.kinds = [pick(CHANGE_KINDS), pick(CHANGE_KINDS)].filter((k, i, a) => a.indexOf(k) === i);

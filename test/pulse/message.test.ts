@@ -7,6 +7,22 @@ import { change } from './changes-fixture.ts';
 const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
 
 describe('composeMessage', () => {
+  it('names the first subject in the mail\'s Subject on one line, without bidirectional controls (an advisory id reordered it)', () => {
+    const row = change({
+      build_id: 'b1',
+      detected_at: '2026-11-24T09:00:00.000Z',
+      kind: 'new_advisory',
+      subject_type: 'advisory',
+      cve_id: null,
+      vendor: 'acme\r\nBcc: x@example.org',
+      advisory_id: 'ACME-\u202egnp.exe\u202c-1',
+    });
+    const message = composeMessage([row], { cadence: 'realtime', periodKey: 'build:b1', links: new PulseLinks('https://pulse.example.org') });
+    expect(message.subject).not.toMatch(BIDI);
+    expect(message.subject).not.toMatch(/[\r\n]/);
+    expect(message.subject).toContain('acme Bcc: x@example.org ACME- gnp.exe -1: New vendor advisory');
+  });
+
   it('drops the bidirectional controls of upstream text from the HTML part, as the text part does (they reordered a title on screen)', () => {
     const row = change({
       build_id: 'b1',

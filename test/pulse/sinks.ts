@@ -25,6 +25,11 @@ export interface SmtpSinkOptions {
   parse?: boolean;
   /** The reply to a RCPT TO (e.g. 501 or 451 with its text), or null to accept it. */
   refuseRecipient?: (address: string) => { code: number; message: string } | null;
+  /**
+   * Milliseconds to wait, once a message is received and kept, before answering its DATA (0: at
+   * once): past the client's timeout, the message arrived but the client counts it as failed.
+   */
+  replyDelayMs?: () => number;
 }
 
 export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
@@ -54,7 +59,9 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
         .then((mail) => {
           messages.push(mail);
           received++;
-          callback();
+          const delay = opts.replyDelayMs?.() ?? 0;
+          if (delay > 0) setTimeout(callback, delay);
+          else callback();
         })
         .catch(callback);
     },

@@ -156,8 +156,41 @@ describe.each(['sqlite', 'postgres'] as const)('pulse store on %s', (kind) => {
     expect((await store.deliveries('sub-b', 10))[0]).toMatchObject({ id: 'd1', status: 'sent', sentAt: '2026-11-21T00:07:01.000Z', lastError: null, attempts: 2 });
   });
 
+  it('writes a ledger row only while the subscription is active with its cursor where the range starts (a run holding an older read sent it again)', async () => {
+    await store.insertSubscription(subscription('sub-cursor'), []);
+    const begin = (id: string, rangeFrom: string) =>
+      store.beginDelivery({ id, subscriptionId: 'sub-cursor', periodKey: `build:${id}`, rangeFrom, rangeTo: '2026-11-21T00:00:00.000Z', items: 1, at: '2026-11-21T00:01:00.000Z' });
+    // Another run delivered up to 2026-11-20T12:00: a range read from T0 is stale.
+    await store.updateSubscription('sub-cursor', { cursorAt: '2026-11-20T12:00:00.000Z' }, T0);
+    expect(await begin('stale', T0)).toBeNull();
+    await store.updateSubscription('sub-cursor', { status: 'paused' }, T0);
+    expect(await begin('paused', '2026-11-20T12:00:00.000Z')).toBeNull();
+    expect(await store.beginDelivery({ id: 'gone', subscriptionId: 'no-such-sub', periodKey: 'build:x', rangeFrom: T0, rangeTo: T0, items: 1, at: T0 })).toBeNull();
+    await store.updateSubscription('sub-cursor', { status: 'active' }, T0);
+    expect(await begin('fresh', '2026-11-20T12:00:00.000Z')).toMatchObject({ id: 'fresh', status: 'sending' });
+    expect((await store.deliveries('sub-cursor', 10)).map((d) => d.id)).toEqual(['fresh']);
+    // The cursor moves forward only from where the caller read it.
+    expect(await store.advanceSubscription('sub-cursor', T0, { cursorAt: '2026-11-20T11:00:00.000Z' }, T0)).toBe(false);
+    expect(await store.advanceSubscription('sub-cursor', '2026-11-20T12:00:00.000Z', { cursorAt: '2026-11-20T13:00:00.000Z' }, T0)).toBe(true);
+    expect((await store.getSubscription('sub-cursor'))?.cursorAt).toBe('2026-11-20T13:00:00.000Z');
+  });
+
+  it('a finished delivery never moves its subscription\'s cursor back (resumed while the delivery was being sent: it went back to the range\'s end)', async () => {
+    await store.insertSubscription(subscription('sub-forward'), []);
+    await store.beginDelivery({ id: 'fwd', subscriptionId: 'sub-forward', periodKey: 'build:f1', rangeFrom: T0, rangeTo: '2026-11-20T11:00:00.000Z', items: 1, at: T0 });
+    // Meanwhile its owner paused and resumed it: it goes on from 12:00.
+    await store.updateSubscription('sub-forward', { cursorAt: '2026-11-20T12:00:00.000Z' }, T0);
+    await store.finishDelivery('fwd', { status: 'sent', at: '2026-11-20T12:01:00.000Z', cursorAt: '2026-11-20T11:00:00.000Z', lastPeriod: null });
+    expect((await store.getSubscription('sub-forward'))?.cursorAt).toBe('2026-11-20T12:00:00.000Z');
+    expect((await store.deliveries('sub-forward', 1))[0]).toMatchObject({ status: 'sent' });
+    // Forward it moves.
+    await store.beginDelivery({ id: 'fwd2', subscriptionId: 'sub-forward', periodKey: 'build:f2', rangeFrom: '2026-11-20T12:00:00.000Z', rangeTo: '2026-11-20T13:00:00.000Z', items: 1, at: T0 });
+    await store.finishDelivery('fwd2', { status: 'abandoned', at: T0, error: 'HTTP 410', cursorAt: '2026-11-20T13:00:00.000Z', lastPeriod: null, pauseReason: 'gone' });
+    expect(await store.getSubscription('sub-forward')).toMatchObject({ cursorAt: '2026-11-20T13:00:00.000Z', status: 'paused' });
+  });
+
   it('abandoning with a pause reason pauses the subscription and moves its cursor and period', async () => {
-    await store.beginDelivery({ id: 'd2', subscriptionId: 'sub-b', periodKey: 'daily:2026-11-22', rangeFrom: T0, rangeTo: '2026-11-22T00:00:00.000Z', items: 1, at: '2026-11-22T01:00:00.000Z' });
+    await store.beginDelivery({ id: 'd2', subscriptionId: 'sub-b', periodKey: 'daily:2026-11-22', rangeFrom: '2026-11-21T00:00:00.000Z', rangeTo: '2026-11-22T00:00:00.000Z', items: 1, at: '2026-11-22T01:00:00.000Z' });
     await store.finishDelivery('d2', { status: 'abandoned', at: '2026-11-22T01:00:01.000Z', error: 'HTTP 410 Gone', cursorAt: '2026-11-22T00:00:00.000Z', lastPeriod: 'daily:2026-11-22', pauseReason: 'the webhook answered 410 Gone' });
     expect(await store.getSubscription('sub-b')).toMatchObject({ status: 'paused', pausedReason: 'the webhook answered 410 Gone', cursorAt: '2026-11-22T00:00:00.000Z', lastPeriod: 'daily:2026-11-22' });
     expect((await store.deliveries('sub-b', 10)).map((d) => [d.id, d.status])).toEqual([

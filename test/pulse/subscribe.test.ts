@@ -413,7 +413,10 @@ describe('tables of text on a phone and on a desktop', () => {
       [22, 'abandoned'],
     ] as const) {
       const at = `${day(n)}T08:00:00.000Z`;
-      const begun = (await store.beginDelivery({ id: `d-${n}`, subscriptionId: subscription.id, periodKey: `daily:${day(n)}`, rangeFrom: `${day(n - 1)}T08:00:00.000Z`, rangeTo: at, items: n, at }))!;
+      const rangeFrom = `${day(n - 1)}T08:00:00.000Z`;
+      // A ledger row is written only from the subscription's cursor.
+      await store.updateSubscription(subscription.id, { cursorAt: rangeFrom }, at);
+      const begun = (await store.beginDelivery({ id: `d-${n}`, subscriptionId: subscription.id, periodKey: `daily:${day(n)}`, rangeFrom, rangeTo: at, items: n, at }))!;
       const error = 'SMTP 451 4.3.0 Temporary lookup failure for recipient mailbox: MEDIUM-priority queue full';
       await store.finishDelivery(
         begun.id,

@@ -136,11 +136,15 @@ export class SqlPulseStore implements PulseStore {
     return updateSubscription(this.#db, id, patch, now);
   }
 
+  async advanceSubscription(id: string, cursorAt: string, patch: SubscriptionPatch, now: string): Promise<boolean> {
+    return updateSubscription(this.#db, id, patch, now, { onlyIf: 'active', onlyAtCursor: cursorAt });
+  }
+
   async confirmSubscription(id: string, patch: SubscriptionPatch, manageToken: TokenRecord, now: string): Promise<boolean> {
     return this.#db.transaction(async (tx) => {
       // The status test is in the UPDATE itself: PostgreSQL re-reads it after waiting for a
       // concurrent confirmation's row lock, SQLite serialises the transactions; one wins.
-      if (!(await updateSubscription(tx, id, patch, now, 'pending'))) return false;
+      if (!(await updateSubscription(tx, id, patch, now, { onlyIf: 'pending' }))) return false;
       await insertToken(tx, manageToken);
       return true;
     });
@@ -179,9 +183,13 @@ export class SqlPulseStore implements PulseStore {
   }
 
   async beginDelivery(d: NewDelivery): Promise<Delivery | null> {
+    // Written only while the subscription is active and its cursor is still where the range
+    // starts: a run holding an older read of it (another run delivered meanwhile, or it was
+    // paused or deleted) writes nothing, instead of sending that range again.
     const [row] = await this.#db.query(
       `INSERT INTO deliveries (id, subscription_id, period_key, range_from, range_to, items, status, attempts, first_attempt_at, last_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'sending', 1, $7, $7)
+       SELECT $1, s.id, $3, $4, $5, $6, 'sending', 1, $7, $7 FROM subscriptions s
+       WHERE s.id = $2 AND s.status = 'active' AND s.cursor_at = $4
        ON CONFLICT (subscription_id, period_key) DO NOTHING RETURNING *`,
       [d.id, d.subscriptionId, d.periodKey, d.rangeFrom, d.rangeTo, d.items, d.at],
     );
@@ -214,7 +222,8 @@ export class SqlPulseStore implements PulseStore {
       const patch: SubscriptionPatch = { cursorAt: outcome.cursorAt };
       if (outcome.lastPeriod !== null) patch.lastPeriod = outcome.lastPeriod;
       if (outcome.status === 'abandoned' && outcome.pauseReason !== null) Object.assign(patch, { status: 'paused', pausedReason: outcome.pauseReason });
-      await updateSubscription(tx, text(row.subscription_id), patch, outcome.at);
+      // Never back: the subscription may have gone on meanwhile (resumed from a later instant).
+      await updateSubscription(tx, text(row.subscription_id), patch, outcome.at, { cursorForwardOnly: true });
     });
   }
 
@@ -245,22 +254,37 @@ export class SqlPulseStore implements PulseStore {
   }
 }
 
-/** Patches a subscription (only while it has status `onlyIf`, when given); false when no row was changed. */
-async function updateSubscription(db: Queryable, id: string, patch: SubscriptionPatch, now: string, onlyIf?: SubscriptionStatus): Promise<boolean> {
+/** Conditions and rules of updateSubscription. */
+interface UpdateRules {
+  /** Only while it has this status. */
+  onlyIf?: SubscriptionStatus;
+  /** Only while its cursor is this. */
+  onlyAtCursor?: string;
+  /** The cursor moves forward only (a later cursor already there stays). */
+  cursorForwardOnly?: boolean;
+}
+
+/** Patches a subscription under `rules`; false when no row was changed. */
+async function updateSubscription(db: Queryable, id: string, patch: SubscriptionPatch, now: string, rules: UpdateRules = {}): Promise<boolean> {
   const sets: string[] = [];
   const params: SqlValue[] = [id];
   for (const [member, column] of Object.entries(PATCH_COLUMNS) as [keyof SubscriptionPatch, string][]) {
     if (!(member in patch)) continue;
     const value = patch[member];
     params.push(member === 'filter' ? JSON.stringify(value) : ((value ?? null) as SqlValue));
-    sets.push(`${column} = $${params.length}`);
+    const param = `$${params.length}`;
+    sets.push(member === 'cursorAt' && rules.cursorForwardOnly ? `${column} = CASE WHEN ${column} > ${param} THEN ${column} ELSE ${param} END` : `${column} = ${param}`);
   }
   params.push(now);
   sets.push(`updated_at = $${params.length}`);
   let where = 'id = $1';
-  if (onlyIf !== undefined) {
-    params.push(onlyIf);
+  if (rules.onlyIf !== undefined) {
+    params.push(rules.onlyIf);
     where += ` AND status = $${params.length}`;
+  }
+  if (rules.onlyAtCursor !== undefined) {
+    params.push(rules.onlyAtCursor);
+    where += ` AND cursor_at = $${params.length}`;
   }
   const rows = await db.query(`UPDATE subscriptions SET ${sets.join(', ')} WHERE ${where} RETURNING id`, params);
   return rows.length > 0;

@@ -24,6 +24,12 @@ export interface PulseStore {
   /** False when no such subscription. */
   updateSubscription(id: string, patch: SubscriptionPatch, now: string): Promise<boolean>;
   /**
+   * Patches an active subscription only while its cursor is still `cursorAt` (what the caller
+   * read): a notifier holding an older read must not move the cursor back. False, and nothing
+   * written, otherwise.
+   */
+  advanceSubscription(id: string, cursorAt: string, patch: SubscriptionPatch, now: string): Promise<boolean>;
+  /**
    * Confirms a pending subscription: applies the patch and adds its manage token in one
    * transaction, only while it is still pending. False, and nothing written, when it is not
    * (confirmed already, by this call's twin on another connection too), or gone.
@@ -43,14 +49,21 @@ export interface PulseStore {
 
   /** The subscription's unfinished delivery (`sending` or `failed`), if any. */
   openDelivery(subscriptionId: string): Promise<Delivery | null>;
-  /** Writes the ledger row before sending; null when that (subscription, period) already has one. */
+  /**
+   * Writes the ledger row before sending; null when that (subscription, period) already has one,
+   * or when the subscription is no longer active with its cursor at `rangeFrom` (another notifier
+   * delivered meanwhile, or it was paused or deleted).
+   */
   beginDelivery(delivery: NewDelivery): Promise<Delivery | null>;
   /**
    * Marks a failed or interrupted row `sending` again and counts the attempt — only if it still
    * has `attempts` attempts (null otherwise: another notifier took this retry).
    */
   retryDelivery(id: string, attempts: number, at: string): Promise<Delivery | null>;
-  /** Records the outcome and moves the subscription on (cursor, digest period, pause) atomically. */
+  /**
+   * Records the outcome and moves the subscription on (cursor, digest period, pause) atomically;
+   * the cursor only forward (a later one already there stays).
+   */
   finishDelivery(id: string, outcome: DeliveryOutcome): Promise<void>;
   /** Newest first. */
   deliveries(subscriptionId: string, limit: number): Promise<Delivery[]>;
