@@ -70,7 +70,9 @@ function errorResponse(c: Context, err: ApiError): Response {
   return sendJson(c, err.body(), {
     status: err.status,
     headers: err.headers,
-    cacheControl: defaultCacheControl(err.status),
+    // The subscription API's answers are about one subscription, its token in the path: no
+    // shared cache keeps them, its refusals included (api/pulse/routes.ts).
+    cacheControl: c.req.path.startsWith('/pulse/api/') ? CACHE_CONTROL.noStore : defaultCacheControl(err.status),
   });
 }
 
