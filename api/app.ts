@@ -184,7 +184,7 @@ export function createApp(opts: AppOptions): ApiApp {
   registerOpenApi(app);
   // The subscribe form's drafts and creations between its POST and the GET it is redirected to.
   const handoffs = opts.pulse ? new Handoffs() : undefined;
-  registerPulse(app, config, handoffs && { handoffs });
+  registerPulse(app, config, handoffs && opts.pulse && { handoffs, email: opts.pulse.service.emailEnabled });
   if (opts.pulse && handoffs) registerPulseLinkPages(app, config, { ...opts.pulse, handoffs });
   // After every page: any other method on a page's path is a 405 naming the ones it takes.
   registerPulsePageMethods(app, opts.pulse !== undefined);

@@ -187,7 +187,7 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
         // The form shown again as typed, the channel's fields too; its lists loaded for no filter
         // when the filter is what was refused (loading them for it would refuse it a second time).
         const view = { ...(await loadSubscribeFor(snapshot, filterIsValid(form) ? form : {}, false)), form };
-        return send(c, <SubscribePage view={view} buildId={snapshot.buildId} notice={{ ...notice, title }} channel={channel} />, statusOf(err));
+        return send(c, <SubscribePage view={view} buildId={snapshot.buildId} notice={{ ...notice, title }} channel={channel} canEmail={service.emailEnabled} />, statusOf(err));
       });
     }
   });

@@ -123,6 +123,8 @@ function snapshotPage(config: ApiConfig, render: Render, refused?: RenderRefused
 export interface PulsePageOptions {
   /** The subscribe form's drafts and creations, between a POST and the GET it redirects to. */
   handoffs: Handoffs;
+  /** Whether the subscription service sends e-mail (an SMTP server was given). */
+  email: boolean;
 }
 
 /**
@@ -130,7 +132,7 @@ export interface PulsePageOptions {
  * fields (an address, a webhook URL) filled back from the draft — never cached, never sent as
  * a Referer (the id reads the draft back while it lasts).
  */
-function subscribeDraftPage(c: Context, config: ApiConfig, handoffs: Handoffs, draftId: string): Promise<Response> {
+function subscribeDraftPage(c: Context, config: ApiConfig, { handoffs, email }: PulsePageOptions, draftId: string): Promise<Response> {
   return withPageSnapshot(c, config, async (snapshot) => {
     const view = await loadSubscribe(snapshot, c);
     const draft = handoffs.read(draftId);
@@ -138,7 +140,7 @@ function subscribeDraftPage(c: Context, config: ApiConfig, handoffs: Handoffs, d
     const notice = channel
       ? undefined
       : { kind: 'error' as const, title: 'Type the channel again', message: 'What you typed under "How to be told" before the preview is no longer kept (it is kept for an hour, on this server only): type it again.' };
-    const html = await documentOf(<SubscribePage view={view} buildId={snapshot.buildId} channel={channel} notice={notice} />);
+    const html = await documentOf(<SubscribePage view={view} buildId={snapshot.buildId} channel={channel} notice={notice} canEmail={email} />);
     const res = sendPage(c, html, { cacheControl: CACHE_CONTROL.noStore });
     res.headers.set('Referrer-Policy', 'no-referrer');
     return res;
@@ -195,11 +197,11 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
     )),
   );
   const subscribePage = snapshotPage(config, async (snapshot, c) => (
-    <SubscribePage view={await loadSubscribe(snapshot, c)} buildId={snapshot.buildId} canSubscribe={pulse !== undefined} />
+    <SubscribePage view={await loadSubscribe(snapshot, c)} buildId={snapshot.buildId} canSubscribe={pulse !== undefined} canEmail={pulse?.email ?? true} />
   ));
   app.get('/pulse/subscribe', (c) => {
     const draft = c.req.query('draft');
-    return draft !== undefined && pulse ? subscribeDraftPage(c, config, pulse.handoffs, draft) : subscribePage(c);
+    return draft !== undefined && pulse ? subscribeDraftPage(c, config, pulse, draft) : subscribePage(c);
   });
   app.get('/pulse/suggest', async (c) => {
     try {

@@ -18,9 +18,11 @@ let server: RunningServer;
 let smtp: SmtpSink;
 let hooks: WebhookReceiver;
 let browser: RealBrowser;
+let corpusDir: string;
 
 beforeAll(async () => {
   const corpus = await buildChangesCorpus();
+  corpusDir = corpus.dataDir;
   smtp = await startSmtpSink();
   hooks = await startWebhookReceiver();
   server = await startServer({
@@ -391,6 +393,40 @@ describe('subscribing in the browser', () => {
     expect(await page.locator(target!).count(), target!).toBe(1);
     expect(await page.locator(target!).getAttribute('aria-invalid')).toBe('true');
     await page.close();
+  });
+});
+
+describe('a server that sends no mail (no --smtp)', () => {
+  it('offers the webhook channel only and says why, and a form posted with e-mail anyway is refused there (it offered an e-mail choice it could only refuse)', async () => {
+    const noMail = await startServer({
+      dataDir: corpusDir,
+      host: '127.0.0.1',
+      port: 0,
+      rateLimit: false,
+      logger: pino({ level: 'silent' }),
+      snapshot: { threads: 1, memoryLimit: '512MB', poolSize: 2 },
+      pulse: { publicUrl: PUBLIC, pulseAllowPrivateWebhooks: true, pulseDb: `${corpusDir}/pulse-nomail.db` },
+    });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${noMail.url}/pulse/subscribe?vendor=cisco`);
+      expect(await page.getByLabel('E-mail address').count()).toBe(0);
+      expect(await page.locator('input[name="channel"]').evaluateAll((radios) => radios.map((r) => [(r as unknown as { value: string }).value, (r as unknown as { checked: boolean }).checked]))).toEqual([['webhook', true]]);
+      expect(await page.locator('#s-no-email').textContent()).toContain('This server sends no e-mail');
+      await checkLooks(page, 'subscribe-no-mail');
+      // A form posted with the e-mail channel anyway (an old page, a script): refused on the page,
+      // its "Go to the field" link reaching the channel shown.
+      const answer = await page.evaluate(async (url) => {
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'intent=subscribe&channel=email&email=ops%40example.org&cadence=realtime&vendor=cisco' });
+        return { status: res.status, html: await res.text() };
+      }, `${noMail.url}/pulse/subscribe`);
+      expect(answer.status).toBe(400);
+      expect(answer.html).not.toContain('name="email"');
+      expect(answer.html).toContain('href="#s-channel-webhook"');
+    } finally {
+      await page.close();
+      await noMail.close();
+    }
   });
 });
 

@@ -114,21 +114,29 @@ export interface SubscribePageProps {
   channel?: ChannelValues | undefined;
   /** False without a subscription service: the form only previews (a GET), and says why. */
   canSubscribe?: boolean;
+  /**
+   * False when the server sends no e-mail (no SMTP server given): the form offers the webhook
+   * channel only, and says why, instead of an e-mail choice the service can only refuse.
+   */
+  canEmail?: boolean;
 }
 
-export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL, canSubscribe = true }: SubscribePageProps) {
+export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL, canSubscribe = true, canEmail = true }: SubscribePageProps) {
   const f = view.form;
   const kinds = new Set((f.kind ?? '').split(',').filter(Boolean));
   const problem: FieldProblem | undefined = notice?.kind === 'error' && notice.field && FIELDS[notice.field] ? { field: notice.field, message: notice.message } : undefined;
   const bad = (field: string) => invalidAttrs(problem, 's', field);
   const message = (field: string) => <FieldMessage problem={problem} prefix="s" field={field} />;
-  const webhook = channel.channel === 'webhook';
+  const webhook = channel.channel === 'webhook' || !canEmail;
+  // "Go to the field": the channel's first choice shown.
+  const fieldId = (field: string) => (field === 'channel' && !canEmail ? 's-channel-webhook' : FIELDS[field]!.id);
   return (
     <Layout title="Subscribe" section="subscribe" buildId={buildId}>
       <h1>Subscribe to changes</h1>
       <p class="lead">
-        Pick what concerns you; get an e-mail or a webhook call when it changes — after each build, or as a daily or weekly digest. No account: e-mail
-        subscriptions are confirmed by a link, and every message carries its manage link.
+        {canEmail
+          ? 'Pick what concerns you; get an e-mail or a webhook call when it changes — after each build, or as a daily or weekly digest. No account: e-mail subscriptions are confirmed by a link, and every message carries its manage link.'
+          : 'Pick what concerns you; get a webhook call when it changes — after each build, or as a daily or weekly digest. No account: every call carries its manage link.'}
       </p>
       {notice ? (
         <div class={notice.kind === 'ok' ? 'ok-box' : 'error-box'} role={notice.kind === 'ok' ? 'status' : 'alert'} id="notice" data-field={notice.field}>
@@ -136,7 +144,7 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
           <p>{notice.message}</p>
           {problem ? (
             <p>
-              <a href={`#${FIELDS[problem.field]!.id}`}>Go to {FIELDS[problem.field]!.label}</a>
+              <a href={`#${fieldId(problem.field)}`}>Go to {FIELDS[problem.field]!.label}</a>
             </p>
           ) : null}
         </div>
@@ -178,19 +186,24 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
               </p>
               <fieldset class="wide" aria-describedby={problem?.field === 'channel' ? 's-channel-error' : undefined}>
                 <legend>Channel</legend>
+                {canEmail ? (
+                  <label>
+                    <input id="s-channel-email" type="radio" name="channel" value="email" checked={!webhook} {...bad('channel')} /> E-mail
+                  </label>
+                ) : null}
                 <label>
-                  <input id="s-channel-email" type="radio" name="channel" value="email" checked={!webhook} {...bad('channel')} /> E-mail
+                  <input id="s-channel-webhook" type="radio" name="channel" value="webhook" checked={webhook} aria-invalid={bad('channel')['aria-invalid']} /> Webhook (Slack, Teams or your own endpoint)
                 </label>
-                <label>
-                  <input type="radio" name="channel" value="webhook" checked={webhook} aria-invalid={bad('channel')['aria-invalid']} /> Webhook (Slack, Teams or your own endpoint)
-                </label>
+                {canEmail ? null : <p class="hint" id="s-no-email">This server sends no e-mail (it is run without a mail server): subscriptions call a webhook.</p>}
                 {message('channel')}
               </fieldset>
-              <div>
-                <label for="s-email">E-mail address</label>
-                {message('email')}
-                <input id="s-email" type="email" name="email" autocomplete="email" value={channel.email} {...bad('email')} />
-              </div>
+              {canEmail ? (
+                <div>
+                  <label for="s-email">E-mail address</label>
+                  {message('email')}
+                  <input id="s-email" type="email" name="email" autocomplete="email" value={channel.email} {...bad('email')} />
+                </div>
+              ) : null}
               <div>
                 <label for="s-url">Webhook URL</label>
                 {message('url')}
