@@ -3,20 +3,40 @@
  * snapshot is a view (`cves`, `advisories`, `affected_packages`, …), read straight from its
  * Parquet files, read-only.
  */
+import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { CliError } from '../../lib/errors.ts';
-import { readCurrentBuildId, SNAPSHOT_TABLES, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
+import { currentPointer, readCurrentBuildId, SNAPSHOT_TABLES, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
+
+/**
+ * A build id as the build writes one (`20261121T031500Z-3fa9`): CURRENT holding anything else
+ * (a path, `..`, a stray line) names no snapshot, and is said so rather than read as a folder.
+ */
+const BUILD_ID = /^[0-9A-Za-z][0-9A-Za-z._-]*$/;
 
 export async function openSnapshotViews(dataDir: string) {
   const buildId = await readCurrentBuildId(dataDir);
   if (!buildId) throw new CliError(`no published snapshot in ${dataDir} (run \`vulnintel build\` first)`);
+  const pointer = currentPointer(dataDir);
+  if (!BUILD_ID.test(buildId) || buildId.includes('..')) throw new CliError(`${pointer}: ${JSON.stringify(buildId)} is not a build id (run \`vulnintel build\` to publish one)`);
   const dir = join(snapshotsDir(dataDir), buildId);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new CliError(`${pointer} names snapshot ${buildId}, but ${dir} is not there (run \`vulnintel build\` to publish one)`);
+  }
   const instance = await DuckDBInstance.create(':memory:', { temp_directory: join(tmpdir(), `vulnintel-sql-${process.pid}`) });
   const connection = await instance.connect();
   for (const table of Object.keys(SNAPSHOT_TABLES)) {
-    await connection.run(`CREATE VIEW "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
+    try {
+      await connection.run(`CREATE VIEW "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
+    } catch (err) {
+      // A snapshot with files deleted: DuckDB's error, with its stack, was all the user saw.
+      connection.closeSync();
+      instance.closeSync();
+      const reason = ((err as Error).message.split('\n')[0] ?? '').trim();
+      throw new CliError(`snapshot ${buildId} is damaged: table ${table} (${join(dir, SNAPSHOT_TABLES[table]!)}) cannot be read: ${reason}`);
+    }
   }
   return { instance, connection, buildId };
 }

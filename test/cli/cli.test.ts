@@ -1,13 +1,14 @@
 /** The command line as a user runs it: the bin, its help, `sql`, and errors without stacks. */
-import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 import { nvdPage, nvdRecord } from '../helpers/raw-corpus.ts';
 import { FETCHERS } from '../../cli/fetch/registry.ts';
 import { SOURCE_SUMMARIES } from '../../cli/fetch/source-summaries.ts';
+import { readCurrentBuildId } from '../../lib/snapshot-layout.ts';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -57,6 +58,33 @@ describe('vulnintel CLI', () => {
     const out = await cli(['sql', 'select (select count(*) from advisories) a, (select count(*) from affected_packages) p, (select count(*) from related_keys) k, (select count(*) from cwes) w', '--data', dataDir, '--format', 'json']);
     const [row] = JSON.parse(out.stdout) as Array<Record<string, number>>;
     for (const v of Object.values(row!)) expect(v).toBeGreaterThan(0);
+  });
+
+  it('sql and scan over a CURRENT naming no snapshot, or a snapshot with files deleted: one line naming it, no stack', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-damaged-'));
+    await cp(dataDir, data, { recursive: true });
+    const id = (await readCurrentBuildId(data))!;
+    const pointer = join(data, 'CURRENT');
+    const cases: Array<[string, string]> = [
+      ['20990101T000000Z-dead', `${pointer} names snapshot 20990101T000000Z-dead, but ${join(data, 'snapshots', '20990101T000000Z-dead')} is not there`],
+      ['../../etc', `${pointer}: "../../etc" is not a build id`],
+    ];
+    for (const [content, message] of cases) {
+      await writeFile(pointer, `${content}\n`);
+      const sql = await cli(['sql', '--data', data, 'select 1']);
+      expect(sql.code, content).toBe(1);
+      expect(sql.stderr, content).toBe(`vulnintel: ${message} (run \`vulnintel build\` to publish one)\n`);
+      // scan reads the serving files first and fell back on the same views; exit 2: the snapshot cannot be read.
+      const scan = await cli(['scan', resolve(import.meta.dirname, '..', 'fixtures', 'sbom', 'sample.cdx.json'), '--data', data]);
+      expect(scan.code, content).toBe(2);
+      expect(scan.stderr, content).toContain(message);
+    }
+    await writeFile(pointer, `${id}\n`);
+    await rm(join(data, 'snapshots', id, 'kev.parquet'));
+    const half = await cli(['sql', '--data', data, 'select count(*) from cves']);
+    expect(half.code).toBe(1);
+    expect(half.stderr).toMatch(new RegExp(`^vulnintel: snapshot ${id} is damaged: table kev \\(.*kev\\.parquet\\) cannot be read: .*\\n$`));
+    await rm(data, { recursive: true, force: true });
   });
 
   it('a bad query is a one-line error, exit 1', async () => {
