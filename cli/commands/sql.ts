@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
 import { CliError } from '../../lib/errors.ts';
 import { currentPointer, readCurrentBuildId, SNAPSHOT_TABLES, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
 
@@ -41,6 +41,23 @@ export async function openSnapshotViews(dataDir: string) {
   return { instance, connection, buildId };
 }
 
+/** DuckDB's types whose JSON form is a string of digits (they may not fit a double). */
+const WIDE_NUMBERS = new Set<DuckDBTypeId>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT, DuckDBTypeId.DECIMAL]);
+
+/**
+ * JSON values of a result, with counts, sums and decimals as numbers at any depth (`count(*)`,
+ * `1.5`, `[count(*)]`): the library hands BIGINT, HUGEINT and DECIMAL over as strings, which
+ * made `{"n": "83"}` of a DECIMAL average or of a count inside a list. A value a double cannot
+ * hold exactly (past 2^53, or more than 15 significant digits) stays a string.
+ */
+const sqlJson: DuckDBValueConverter<Json> = (value, type) => {
+  const json = JsonDuckDBValueConverter(value, type, sqlJson);
+  if (typeof json !== 'string' || !WIDE_NUMBERS.has(type.typeId)) return json;
+  const n = Number(json);
+  const exact = /^-?\d+$/.test(json) ? Number.isSafeInteger(n) : json.replace(/^-?0*\.?0*|\./g, '').replace(/0+$/, '').length <= 15;
+  return Number.isFinite(n) && exact ? n : json;
+};
+
 function csvCell(v: unknown): string {
   const s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   // RFC 4180: a field holding a quote, comma, CR or LF is quoted.
@@ -56,24 +73,19 @@ export async function runSql(query: string, opts: { data: string; format: 'table
     } catch (err) {
       throw new CliError(`query failed: ${(err as Error).message}`);
     }
-    // JSON-safe values, with counts (BIGINT, which DuckDB hands over as strings) as numbers.
-    const rows = (reader.getRowObjectsJson() as Record<string, unknown>[]).map((row) => {
-      for (const [i, type] of reader.columnTypes().entries()) {
-        const name = reader.columnName(i);
-        const v = row[name];
-        if (typeof v === 'string' && /^(BIGINT|HUGEINT|UBIGINT|INTEGER)$/.test(type.toString()) && Number.isSafeInteger(Number(v))) row[name] = Number(v);
-      }
-      return row;
-    });
+    const rows = reader.convertRows(sqlJson);
+    // CSV and the table show the names the query gave; JSON objects need one key per column,
+    // so a repeated name (`select 1 as a, 2 as a`) is told apart as DuckDB does (`a`, `a:1`).
     const columns = reader.columnNames();
+    const keys = reader.deduplicatedColumnNames();
     if (opts.format === 'json') {
-      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(rows.map((r) => Object.fromEntries(keys.map((k, i) => [k, r[i]]))), null, 2)}\n`);
     } else if (opts.format === 'csv') {
       process.stdout.write(`${columns.map(csvCell).join(',')}\n`);
-      for (const r of rows) process.stdout.write(`${columns.map((c) => csvCell(r[c])).join(',')}\n`);
+      for (const r of rows) process.stdout.write(`${r.map(csvCell).join(',')}\n`);
     } else {
       // console.table shows strings as util.inspect does: control characters as escapes.
-      console.table(rows.map((r) => Object.fromEntries(columns.map((c) => [c, typeof r[c] === 'object' && r[c] !== null ? JSON.stringify(r[c]) : r[c]]))));
+      console.table(rows.map((r) => Object.fromEntries(keys.map((k, i) => [k, typeof r[i] === 'object' && r[i] !== null ? JSON.stringify(r[i]) : r[i]]))));
     }
   } finally {
     connection.closeSync();

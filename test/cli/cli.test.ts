@@ -60,6 +60,24 @@ describe('vulnintel CLI', () => {
     for (const v of Object.values(row!)) expect(v).toBeGreaterThan(0);
   });
 
+  it('sql JSON gives counts, sums and decimals as numbers at any depth; too wide for a double, a string', async () => {
+    const out = await cli(['sql', '--data', dataDir, '--format', 'json',
+      "select 1.5 as d, sum(service_score)::decimal(9,1) >= 0 as ok, [count(*)] as counts, {'n': count(*), 'avg': 2.50} as s, 99999999999999999999::hugeint as huge, 123456789012.3456::decimal(18,4) as wide, null::bigint as none from cves"]);
+    expect(out.code, out.stderr).toBe(0);
+    // The library's strings: "1.5", ["83"], {"n": "83", "avg": "2.50"}.
+    expect(JSON.parse(out.stdout)).toEqual([{ d: 1.5, ok: true, counts: [83], s: { n: 83, avg: 2.5 }, huge: '99999999999999999999', wide: '123456789012.3456', none: null }]);
+  });
+
+  it('sql keeps every column of a repeated name: CSV and the table by position, JSON told apart', async () => {
+    // CSV printed the first column's value under both headers (`a,a` then `1,1`).
+    const csv = await cli(['sql', '--data', dataDir, '--format', 'csv', 'select 1 as a, 2 as a']);
+    expect(csv.stdout).toBe('a,a\n1,2\n');
+    const json = await cli(['sql', '--data', dataDir, '--format', 'json', 'select 1 as a, 2 as a']);
+    expect(JSON.parse(json.stdout)).toEqual([{ a: 1, 'a:1': 2 }]);
+    const table = await cli(['sql', '--data', dataDir, 'select 1 as a, 2 as a']);
+    expect(table.stdout).toMatch(/│ 0 +│ 1 +│ 2 +│/);
+  });
+
   it('sql and scan over a CURRENT naming no snapshot, or a snapshot with files deleted: one line naming it, no stack', async () => {
     const data = await mkdtemp(join(tmpdir(), 'vulnintel-damaged-'));
     await cp(dataDir, data, { recursive: true });
