@@ -43,20 +43,28 @@ function cycloneDx(file: string, doc: Record<string, unknown>): Sbom {
   if (!CYCLONEDX_VERSIONS.includes(spec)) throw new SbomFormatError(file, `CycloneDX specVersion "${spec}" is not supported (supported: ${CYCLONEDX_VERSIONS.join(', ')})`);
   if (doc.components !== undefined && !Array.isArray(doc.components)) throw new SbomFormatError(file, '"components" is not an array');
   const components: SbomComponent[] = [];
-  const walk = (list: unknown[], where: string) => {
-    list.forEach((c, i) => {
-      const at = `${where}[${i}]`;
-      if (!isObject(c)) throw new SbomFormatError(file, `${at} is not an object`);
-      const name = text(c.name);
-      if (name === null) throw new SbomFormatError(file, `${at} has no "name"`);
-      components.push({ ref: text(c['bom-ref']) ?? at, name, version: text(c.version), purl: text(c.purl) });
-      if (c.components !== undefined) {
-        if (!Array.isArray(c.components)) throw new SbomFormatError(file, `${at}.components is not an array`);
-        walk(c.components, `${at}.components`);
-      }
-    });
-  };
-  walk((doc.components as unknown[] | undefined) ?? [], 'components');
+  // Depth first, each component before its own (the file's order), with a stack of lists
+  // rather than recursion: a crafted file nesting components 20,000 deep overflowed the call
+  // stack, a crash with a stack trace where the user should read what is wrong with the file.
+  const pending: Array<{ list: unknown[]; where: string; next: number }> = [{ list: (doc.components as unknown[] | undefined) ?? [], where: 'components', next: 0 }];
+  while (pending.length > 0) {
+    const top = pending.at(-1)!;
+    if (top.next >= top.list.length) {
+      pending.pop();
+      continue;
+    }
+    const i = top.next++;
+    const c = top.list[i];
+    const at = `${top.where}[${i}]`;
+    if (!isObject(c)) throw new SbomFormatError(file, `${at} is not an object`);
+    const name = text(c.name);
+    if (name === null) throw new SbomFormatError(file, `${at} has no "name"`);
+    components.push({ ref: text(c['bom-ref']) ?? at, name, version: text(c.version), purl: text(c.purl) });
+    if (c.components !== undefined) {
+      if (!Array.isArray(c.components)) throw new SbomFormatError(file, `${at}.components is not an array`);
+      pending.push({ list: c.components, where: `${at}.components`, next: 0 });
+    }
+  }
   return { format: 'CycloneDX', specVersion: spec, components };
 }
 

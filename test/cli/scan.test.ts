@@ -50,6 +50,20 @@ describe('reading SBOMs', () => {
     expect(() => parseSbom('a.json', '{"hello":1}')).toThrow(/neither a CycloneDX JSON SBOM/);
   });
 
+  it('reads components nested deeper than the call stack goes, in the file order', () => {
+    // 20,000 levels: a RangeError (Maximum call stack size exceeded) with a stack before.
+    const depth = 20_000;
+    const leaf = '{"name":"leaf","purl":"pkg:npm/lodash@4.17.20"}';
+    const doc = `{"bomFormat":"CycloneDX","specVersion":"1.6","components":[${'{"name":"n","components":['.repeat(depth)}${leaf}${']}'.repeat(depth)},{"name":"last"}]}`;
+    const sbom = parseSbom('deep.json', doc);
+    expect(sbom.components).toHaveLength(depth + 2);
+    expect(sbom.components.at(-2)).toMatchObject({ name: 'leaf', purl: 'pkg:npm/lodash@4.17.20' });
+    expect(sbom.components.at(-1)).toMatchObject({ name: 'last', ref: 'components[1]' });
+    const nested = parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"a","components":[{"name":"b"},{"name":"c","components":[{"name":"d"}]}]},{"name":"e"}]}');
+    expect(nested.components.map((c) => `${c.name} ${c.ref}`)).toEqual(['a components[0]', 'b components[0].components[0]', 'c components[0].components[1]', 'd components[0].components[1].components[0]', 'e components[1]']);
+    expect(() => parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"a","components":[{"name":"b","components":{}}]}]}')).toThrow('a.json: components[0].components[0].components is not an array');
+  });
+
   it('reads an SBOM written with a UTF-8 byte order mark (Windows tools write one)', () => {
     const doc = '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"lodash","version":"4.17.20","purl":"pkg:npm/lodash@4.17.20"}]}';
     expect(parseSbom('a.json', `\uFEFF${doc}`)).toEqual(parseSbom('a.json', doc));
