@@ -102,6 +102,37 @@ describe('snapshot lifecycle', () => {
     expect(res.headers.get('x-snapshot')).toBe('20990101T000000Z-aaaa');
   });
 
+  it('keeps serving the old snapshot, with a log line, when the new one has a serving file cut short', async () => {
+    const { cp, truncate, stat, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { pino } = await import('pino');
+    const dataDir = await emptyDataDir();
+    await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
+    const logged: Array<{ msg: string; buildId?: string; err?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line) as (typeof logged)[number]) });
+    // Polled only by the explicit sync below: the test decides when CURRENT is read.
+    s = await startOn(dataDir, '20990101T000000Z-aaaa', { logger, watchIntervalMs: 60_000 });
+    // What a copy to this host still running, or a full disk, leaves: the folder complete but a
+    // file short. Each was swapped in, and every record, answer or search past the cut was a 500.
+    for (const file of ['records.ndjson', 'enrichment.ndjson', 'postings.bin']) {
+      const id = `20990102T000000Z-${file.replace(/\W/g, '')}`;
+      await cp(join(dataDir, 'snapshots', '20990101T000000Z-aaaa'), join(dataDir, 'snapshots', id), { recursive: true });
+      const cut = join(dataDir, 'snapshots', id, 'serving', file);
+      await truncate(cut, Math.floor((await stat(cut)).size / 2));
+      await writeFile(join(dataDir, 'CURRENT'), `${id}\n`);
+      await s.server.store.sync();
+      expect(s.server.store.current!.buildId, file).toBe('20990101T000000Z-aaaa');
+      for (const path of ['/api/v1/public/cves/CVE-2024-3400', '/api/v1/public/cves/CVE-2024-3400/enrichment', '/api/v1/public/cves?search=linux']) {
+        const res = await s.get(path);
+        expect(res.status, `${file}: ${path}`).toBe(200);
+        expect(res.headers.get('x-snapshot'), `${file}: ${path}`).toBe('20990101T000000Z-aaaa');
+      }
+      const line = logged.find((l) => l.buildId === id);
+      expect(line?.msg, file).toBe('snapshot failed to open; keeping the served one');
+      expect(line?.err, file).toContain(cut);
+    }
+  });
+
   it('close() lets a request in flight finish, then refuses connections', async () => {
     const dataDir = await emptyDataDir();
     await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
