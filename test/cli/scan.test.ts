@@ -148,6 +148,23 @@ describe('vulnintel scan (the command)', () => {
     expect(fromParquet.stdout).toBe(fromServing.stdout);
     await rm(copy, { recursive: true, force: true });
   }, 120_000);
+  it('a packages.ndjson cut short is not read: the scan answers from the Parquet files, as with the whole file', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'vulnintel-scan-cut-'));
+    await cp(dataDir, copy, { recursive: true });
+    const file = join(servingDir(join(snapshotsDir(copy), (await readCurrentBuildId(copy))!)), SERVING_PACKAGES);
+    const whole = await readFile(file, 'utf8');
+    const lines = whole.split('\n');
+    const whole0 = await cli(['scan', CDX, '--data', dataDir, '--format', 'json']);
+    expect(JSON.parse(whole0.stdout).findings.length).toBeGreaterThan(5);
+    // Cut inside a line: a SyntaxError and its stack. Cut at a line's end: packages missing, findings lost.
+    for (const cut of [whole.slice(0, Math.floor(whole.length / 2)), `${lines.slice(0, 3).join('\n')}\n`]) {
+      await writeFile(file, cut);
+      const out = await cli(['scan', CDX, '--data', copy, '--format', 'json']);
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toBe(whole0.stdout);
+    }
+    await rm(copy, { recursive: true, force: true });
+  }, 120_000);
   it('prints the table and exits 1 with --fail-on kev, 0 without', async () => {
     const failing = await cli(['scan', CDX, '--data', dataDir, '--fail-on', 'kev']);
     expect(failing.code).toBe(1);
