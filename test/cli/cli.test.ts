@@ -194,6 +194,14 @@ describe('vulnintel CLI', () => {
       expect(out.stderr, args.join(' ')).toContain(`${option} ${file}: not a folder`);
       expect(out.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
     }
+    // VULNINTEL_DATA is checked as --data is: it failed deep inside each command (EEXIST, ENOTDIR).
+    for (const args of [['build', '--raw', dir], ['serve'], ['sql', 'SELECT 1'], ['scan', join(dir, 'none.json')]]) {
+      const out = await cli(args, { env: { VULNINTEL_DATA: file } });
+      expect(out.code, args.join(' ')).not.toBe(0);
+      expect(out.stderr, args.join(' ')).toContain(`from env 'VULNINTEL_DATA' is invalid. --data ${file}: not a folder`);
+    }
+    const fromEnv = await cli(['sql', 'select count(*) as n from cves', '--format', 'csv'], { env: { VULNINTEL_DATA: dataDir } });
+    expect(fromEnv.stdout).toBe('n\n83\n');
     const below = await cli(['sql', '--data', join(file, 'below'), 'SELECT 1']);
     expect(below.code).toBe(1);
     expect(below.stderr).toMatch(/^vulnintel: ENOTDIR: not a directory, \w+ '.*a-file\.txt\/below/);
