@@ -13,6 +13,7 @@ import { formatCount, formatDuration, info, progress, step } from '../../lib/log
 import { acquirePidLock, type Lock } from '../../lib/pid-lock.ts';
 import { printable } from '../../lib/terminal-text.ts';
 import type { RawSourceKey } from '../../lib/raw-layout.ts';
+import { currentPointer } from '../../lib/snapshot-layout.ts';
 import { PARSERS } from '../parse/index.ts';
 import type { StageResult } from '../parse/source.ts';
 import { STAGE_TABLES } from '../stage/tables.ts';
@@ -246,7 +247,12 @@ async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
     let freshness: SourceFreshness = {};
     try {
       const comparedWith = previousDir ? `reading the published snapshot ${basename(previousDir)} to compare with` : 'preparing the build database';
-      await duckDbWork(comparedWith, () => attachPreviousSnapshot(connection, previousDir));
+      await duckDbWork(comparedWith, () => attachPreviousSnapshot(connection, previousDir)).catch((err: unknown) => {
+        // Its changes cannot be measured against a damaged predecessor (as a first build, every
+        // CVE would be announced new): say what to do, rather than leave the user at the error.
+        if (!previousDir || !(err instanceof CliError)) throw err;
+        throw new CliError(`${err.message}: nothing published; restore ${previousDir}, or write the id of a sound snapshot in ${currentPointer(opts.dataDir)}`);
+      });
       stepSeconds = await runSqlSteps(
         connection,
         params,

@@ -189,6 +189,9 @@ describe('publishing', () => {
     const damaged = await build(raw, data).catch((e: unknown) => e);
     expect(damaged).toBeInstanceOf(CliError);
     expect((damaged as Error).message).toMatch(new RegExp(`^reading the published snapshot ${good.buildId} to compare with failed: .*advisories\\.parquet`));
+    // One line (DuckDB's "LINE 1: …" context of the build's own SQL followed), saying what to do.
+    expect((damaged as Error).message).not.toContain('\n');
+    expect((damaged as Error).message).toMatch(new RegExp(`: nothing published; restore ${join(snapshotsDir(data), good.buildId)}, or write the id of a sound snapshot in ${join(data, 'CURRENT')}$`));
     expect(await readCurrentBuildId(data)).toBe(good.buildId);
     expect((await readdir(data)).filter((n) => n.startsWith('.build-') || n === '_build.lock')).toEqual([]);
     const refused = await createBuildDatabase(data, { memoryLimit: 'plenty' }).catch((e: unknown) => e);
