@@ -167,7 +167,7 @@ program
 program
   .command('sql')
   .description('run SQL over the current snapshot (views: cves, advisories, affected_packages, …)')
-  .argument('<query>', 'SQL query')
+  .argument('<query>', 'SQL query; several statements separated by ; run in turn, the last one\'s result is printed')
   .addOption(dataOption('data folder'))
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv', 'json']).default('table'))
   .action(async (query, opts) => (await import('./commands/sql.ts')).runSql(query, opts));

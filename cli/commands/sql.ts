@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResultReader, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
 import { CliError } from '../../lib/errors.ts';
 import { currentPointer, readCurrentBuildId, SNAPSHOT_TABLES, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
 
@@ -67,12 +67,23 @@ function csvCell(v: unknown): string {
 export async function runSql(query: string, opts: { data: string; format: 'table' | 'csv' | 'json' }): Promise<void> {
   const { instance, connection } = await openSnapshotViews(resolve(opts.data));
   try {
-    let reader;
+    let reader: DuckDBResultReader | undefined;
     try {
-      reader = await connection.runAndReadAll(query);
+      // Each statement in turn, the last one's result printed (as `psql -c` does): given several
+      // at once, DuckDB's runAndReadAll printed the first result and no later one
+      // ("select 1 as a; select 2 as b" printed a).
+      const statements = await connection.extractStatements(query).catch(async () => {
+        // A text without a statement ("", ";", a comment) fails here with a bare "Error in
+        // native callback"; the query run whole gives the parser's own error when it has one.
+        await connection.runAndReadAll(query);
+        return null;
+      });
+      for (let i = 0; i < (statements?.count ?? 0); i++) reader = await (await statements!.prepare(i)).runAndReadAll();
     } catch (err) {
       throw new CliError(`query failed: ${(err as Error).message}`);
     }
+    // Without a statement it printed an empty line and exited 0.
+    if (reader === undefined) throw new CliError('query failed: no SQL statement in it');
     const rows = reader.convertRows(sqlJson);
     // CSV and the table show the names the query gave; JSON objects need one key per column,
     // so a repeated name (`select 1 as a, 2 as a`) is told apart as DuckDB does (`a`, `a:1`).

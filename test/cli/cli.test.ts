@@ -105,6 +105,23 @@ describe('vulnintel CLI', () => {
     await rm(data, { recursive: true, force: true });
   });
 
+  it('sql runs several statements in turn and prints the last one\'s result; a query without a statement is an error', async () => {
+    // The first result was printed and every later one dropped.
+    const two = await cli(['sql', '--data', dataDir, '--format', 'csv', 'select 1 as a; select 2 as b']);
+    expect(two.stdout).toBe('b\n2\n');
+    const built = await cli(['sql', '--data', dataDir, '--format', 'json', "create table t as select cve_id from cves where cve_id = 'CVE-2024-3400'; select count(*) as n from t"]);
+    expect(JSON.parse(built.stdout)).toEqual([{ n: 1 }]);
+    // These printed an empty line and exited 0.
+    for (const empty of ['', ' ;', '-- a comment only']) {
+      const out = await cli(['sql', '--data', dataDir, '--', empty]);
+      expect(out.code, JSON.stringify(empty)).toBe(1);
+      expect(out.stderr, JSON.stringify(empty)).toBe('vulnintel: query failed: no SQL statement in it\n');
+    }
+    const typo = await cli(['sql', '--data', dataDir, 'selec 1']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(/^vulnintel: query failed: Parser Error: syntax error at or near "selec"/);
+  });
+
   it('a bad query is a one-line error, exit 1', async () => {
     const out = await cli(['sql', 'select nope from cves', '--data', dataDir]);
     expect(out.code).toBe(1);
