@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotViews } from '../../cli/commands/sql.ts';
 import { renderSarif } from '../../cli/scan/render.ts';
-import { failsOn, scanComponents, type ScanResult } from '../../cli/scan/scan.ts';
+import { componentPurl, failsOn, scanComponents, type ScanResult } from '../../cli/scan/scan.ts';
 import { listAdvisories } from '../../lib/packages/check.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
 import { SERVING_PACKAGES, servingDir } from '../../lib/serving-layout.ts';
@@ -62,6 +62,24 @@ describe('reading SBOMs', () => {
     const nested = parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"a","components":[{"name":"b"},{"name":"c","components":[{"name":"d"}]}]},{"name":"e"}]}');
     expect(nested.components.map((c) => `${c.name} ${c.ref}`)).toEqual(['a components[0]', 'b components[0].components[0]', 'c components[0].components[1]', 'd components[0].components[1].components[0]', 'e components[1]']);
     expect(() => parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"a","components":[{"name":"b","components":{}}]}]}')).toThrow('a.json: components[0].components[0].components is not an array');
+  });
+
+  it('names a purl of another type than a string, rather than calling it missing', () => {
+    const cdx = parseSbom('a.json', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [
+      { name: 'n', purl: 5 }, { name: 'o', purl: { type: 'npm' } }, { name: 'l', purl: ['pkg:npm/lodash@4.17.20'] }, { name: 'b', purl: '  ' }, { name: 'none' },
+    ] }));
+    // Each was judged "no purl".
+    expect(cdx.components.map((c) => componentPurl(c))).toEqual([
+      'components[0].purl is a number, not a purl string',
+      'components[1].purl is an object, not a purl string',
+      'components[2].purl is an array, not a purl string',
+      'components[3].purl is blank, not a purl string',
+      'no purl',
+    ]);
+    const spdx = parseSbom('b.json', JSON.stringify({ spdxVersion: 'SPDX-2.3', packages: [
+      { name: 'p', externalRefs: [{ referenceCategory: 'SECURITY', referenceType: 'cpe23Type', referenceLocator: 'cpe:2.3:a:x:y:1' }, { referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: 7 }] },
+    ] }));
+    expect(componentPurl(spdx.components[0]!)).toBe('packages[0].externalRefs[1].referenceLocator is a number, not a purl string');
   });
 
   it('reads an SBOM written with a UTF-8 byte order mark (Windows tools write one)', () => {
