@@ -3,9 +3,9 @@
  * only declares the options and dispatches, so `--help` documents the whole surface.
  */
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, RawFormatError } from '../lib/errors.ts';
-import { defaultDataDir } from '../lib/paths.ts';
 import { printable } from '../lib/terminal-text.ts';
 import { sourcesHelp } from './fetch/source-summaries.ts';
 
@@ -57,6 +57,15 @@ function folder(name: string) {
   };
 }
 
+/**
+ * `--data`, or VULNINTEL_DATA: the variable goes through the same check as the option (a
+ * default is not parsed by commander, so VULNINTEL_DATA naming a file failed deep inside each
+ * command: EEXIST from build, ENOTDIR from serve).
+ */
+function dataOption(description: string): Option {
+  return new Option('--data <dir>', description).env('VULNINTEL_DATA').default(resolve('data')).argParser(folder('--data'));
+}
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -83,7 +92,7 @@ program
   .description('download each upstream source into RAW/<source>/, incrementally where the source allows')
   .option('--sources <list>', 'comma-separated sources (default: all)')
   .option('--raw <dir>', 'raw data folder (default: DATA/raw)', folder('--raw'))
-  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
+  .addOption(dataOption('data folder'))
   .option('--config <file>', 'source URL overrides (JSON, see config/sources.example.json)')
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
   .addHelpText('after', sourcesHelp)
@@ -93,7 +102,7 @@ program
   .command('build')
   .description('merge and score the raw sources in DuckDB into a new snapshot, then publish it atomically')
   .option('--raw <dir>', 'raw data folder (default: DATA/raw)', folder('--raw'))
-  .option('--data <dir>', 'data folder (snapshots/ and CURRENT)', folder('--data'), defaultDataDir())
+  .addOption(dataOption('data folder (snapshots/ and CURRENT)'))
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--threads <n>', 'DuckDB threads (default: all cores)', positiveInt('--threads', 1024))
   .option('--memory-limit <size>', 'DuckDB memory limit (the build spills past it), e.g. 2GB', memorySize('--memory-limit'), '1500MB')
@@ -105,7 +114,7 @@ program
   .description('the nightly job: fetch, then build and publish; exit 0 only when a snapshot was published')
   .option('--sources <list>', 'comma-separated sources (default: all)')
   .option('--raw <dir>', 'raw data folder (default: DATA/raw)', folder('--raw'))
-  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
+  .addOption(dataOption('data folder'))
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
@@ -119,7 +128,7 @@ program
   .description('live NVD poller: fetch NVD changes since the watermark, rebuild and publish, every interval')
   .option('--interval <duration>', 'time between polls (e.g. 2h, 30m)', '2h')
   .option('--raw <dir>', 'raw data folder (default: DATA/raw)', folder('--raw'))
-  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
+  .addOption(dataOption('data folder'))
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--once', 'poll once and exit (exit 1 if the poll failed)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
@@ -129,7 +138,7 @@ pulseOptions(program.commands.at(-1)!, true).action(async (opts) => (await impor
 program
   .command('serve')
   .description('serve the read API from the current snapshot; picks up new snapshots without a restart')
-  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
+  .addOption(dataOption('data folder'))
   .option('--host <host>', 'listen address', '0.0.0.0')
   .addOption(new Option('--port <port>', 'listen port').env('PORT').default(8080).argParser(positiveInt('--port', 65535)))
   .addOption(new Option('--redis <url>', 'share per-minute rate counts across replicas through Redis').env('REDIS_URL'))
@@ -141,7 +150,7 @@ pulseOptions(
   program
     .command('notify')
     .description('deliver the published changes to /pulse subscriptions (e-mail, webhooks); update and poll run it after each publish')
-    .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir()),
+    .addOption(dataOption('data folder')),
   true,
 ).action(async (opts) => (await import('./commands/notify.ts')).runNotifyCommand(opts));
 
@@ -158,8 +167,8 @@ program
 program
   .command('sql')
   .description('run SQL over the current snapshot (views: cves, advisories, affected_packages, …)')
-  .argument('<query>', 'SQL query')
-  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
+  .argument('<query>', 'SQL query; several statements separated by ; run in turn, the last one\'s result is printed')
+  .addOption(dataOption('data folder'))
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv', 'json']).default('table'))
   .action(async (query, opts) => (await import('./commands/sql.ts')).runSql(query, opts));
 
@@ -167,7 +176,7 @@ program
   .command('scan')
   .description('check a CycloneDX (1.4-1.6) or SPDX (2.2/2.3) JSON SBOM offline against the current snapshot')
   .argument('<file>', 'SBOM file (JSON)')
-  .option('--data <dir>', 'data folder', folder('--data'), defaultDataDir())
+  .addOption(dataOption('data folder'))
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'sarif']).default('table'))
   .addOption(new Option('--fail-on <level>', 'exit 1 when a finding is critical, high (or critical), or in CISA KEV').choices(['critical', 'high', 'kev']))
   .action(async (file, opts) => (await import('./commands/scan.ts')).runScan(file, opts));

@@ -52,6 +52,11 @@ export interface ServingManifest {
   unreadable_tables: string[];
   cves: number;
   record_bytes: number;
+  /**
+   * Size of packages.ndjson. Absent from serving folders written before it was recorded (and
+   * when affected_packages could not be read): the file is then taken as it is.
+   */
+  package_bytes?: number;
   seconds: number;
 }
 
@@ -69,12 +74,21 @@ export async function readServingManifest(dir: string): Promise<ServingManifest 
   }
 }
 
-/** The package index rows of a serving folder (SERVING_PACKAGES), or null when it has none. */
+/**
+ * The package index rows of a serving folder (SERVING_PACKAGES), or null when it has none, or
+ * one of another size than its manifest records: cut short (a copy still running, a full disk),
+ * a file was parsed as it was, and either failed (every package question a 500, `scan` a crash)
+ * or, cut at a line's end, left packages out ("not affected"). Null sends each caller to the
+ * same rows by its query instead.
+ */
 export async function readServingPackages(dir: string): Promise<string | null> {
+  let text: string;
   try {
-    return await readFile(join(dir, SERVING_PACKAGES), 'utf8');
+    text = await readFile(join(dir, SERVING_PACKAGES), 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
+  const expected = (await readServingManifest(dir))?.package_bytes;
+  return expected === undefined || Buffer.byteLength(text) === expected ? text : null;
 }

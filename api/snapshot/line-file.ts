@@ -16,7 +16,7 @@ export class LineFile {
   /**
    * `held`: read the whole file into one buffer once, for a small file read many times per
    * request (the related briefs: some 30 lines an answer, where a read each cost more than the
-   * rest of the answer). Its size must be that of its lines, or the file is refused.
+   * rest of the answer). Held or not, its size must be that of its lines, or the file is refused.
    */
   constructor(
     readonly path: string,
@@ -31,12 +31,15 @@ export class LineFile {
       offset += lengths[i]! + 1;
     }
     this.fd = openSync(path, 'r');
+    // Checked whether held or not: a file cut short (a copy to this host still running, a full
+    // disk) was opened and swapped in, and every line past the cut answered 500; a file of
+    // another size is refused here, so the store keeps serving the snapshot it has.
+    const size = fstatSync(this.fd).size;
+    if (size !== offset) {
+      closeSync(this.fd);
+      throw new Error(`${path}: ${size} bytes, its ${lengths.length} lines make ${offset}`);
+    }
     if (held) {
-      const size = fstatSync(this.fd).size;
-      if (size !== offset) {
-        closeSync(this.fd);
-        throw new Error(`${path}: ${size} bytes, its ${lengths.length} lines make ${offset}`);
-      }
       this.heldBytes = Buffer.allocUnsafe(size);
       readFully(this.fd, path, this.heldBytes, 0, 0, size);
     }

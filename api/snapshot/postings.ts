@@ -7,7 +7,7 @@
  * A search of words only (no phrase) in published order is then an intersection of sorted
  * doc lists in JS, with exact counts, instead of two DuckDB queries per request.
  */
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readFlatColumns } from '../../lib/flat-columns.ts';
 import { SERVING_POSTINGS, SERVING_TERM_COLUMNS, SERVING_TERMS } from '../../lib/serving-layout.ts';
@@ -41,8 +41,18 @@ export class FlatPostings {
       if (dictionary[at] === 0x0a) termOffsets[++term] = at + 1;
     }
     if (term !== allCount.length) throw new Error(`${servingDir}: ${term} terms for ${allCount.length} term counts`);
+    if (start.length !== allCount.length + 1) throw new Error(`${servingDir}/${SERVING_TERM_COLUMNS}: ${start.length} term starts for ${allCount.length} terms`);
     const path = join(servingDir, SERVING_POSTINGS);
-    return new FlatPostings(dictionary, termOffsets, start, allCount, activeCount, path, openSync(path, 'r'));
+    const fd = openSync(path, 'r');
+    // The docs of every term end where the last start says: a postings file cut short was
+    // opened, and every search reaching past the cut answered 500 (see LineFile).
+    const size = fstatSync(fd).size;
+    const expected = start[allCount.length]! * 4;
+    if (size !== expected) {
+      closeSync(fd);
+      throw new Error(`${path}: ${size} bytes, its ${start[allCount.length]} docs make ${expected}`);
+    }
+    return new FlatPostings(dictionary, termOffsets, start, allCount, activeCount, path, fd);
   }
 
   /** The position of `term` in the dictionary, or -1. */

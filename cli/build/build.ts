@@ -13,6 +13,7 @@ import { formatCount, formatDuration, info, progress, step } from '../../lib/log
 import { acquirePidLock, type Lock } from '../../lib/pid-lock.ts';
 import { printable } from '../../lib/terminal-text.ts';
 import type { RawSourceKey } from '../../lib/raw-layout.ts';
+import { currentPointer } from '../../lib/snapshot-layout.ts';
 import { PARSERS } from '../parse/index.ts';
 import type { StageResult } from '../parse/source.ts';
 import { STAGE_TABLES } from '../stage/tables.ts';
@@ -160,10 +161,27 @@ async function acquireBuildLock(dataDir: string): Promise<Lock> {
   );
 }
 
+/** The private folder a build works in, inside the data folder (renamed into snapshots/ when done). */
+const WORK_PREFIX = '.build-';
+
+/**
+ * Work folders of builds that died (SIGTERM from cron's timeout or systemd, SIGKILL, the OOM
+ * killer, a power cut) before their own cleanup: each kept its staged sources and DuckDB's
+ * spill files, gigabytes at full scale, and every such death added one. Called under the
+ * build lock, so no live build owns any of them.
+ */
+async function removeAbandonedWork(dataDir: string): Promise<void> {
+  const entries = await readdir(dataDir, { withFileTypes: true }).catch(() => []);
+  const abandoned = entries.filter((e) => e.isDirectory() && e.name.startsWith(WORK_PREFIX)).map((e) => e.name);
+  for (const name of abandoned) await rm(join(dataDir, name), { recursive: true, force: true });
+  if (abandoned.length > 0) info(`removed ${abandoned.length} work folder(s) of builds that did not finish: ${abandoned.join(', ')}`);
+}
+
 export async function buildSnapshot(opts: BuildOptions): Promise<BuildResult> {
   await requireRawFolder(opts.rawDir);
   const lock = await acquireBuildLock(opts.dataDir);
   try {
+    await removeAbandonedWork(opts.dataDir);
     return await buildLocked(opts);
   } finally {
     await lock.release();
@@ -174,7 +192,7 @@ async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const builtAt = new Date();
   const buildId = newBuildId(builtAt);
-  const workDir = join(opts.dataDir, `.build-${buildId}`);
+  const workDir = join(opts.dataDir, `${WORK_PREFIX}${buildId}`);
   const stageDir = join(workDir, 'stage');
   const outDir = join(workDir, buildId);
   await mkdir(stageDir, { recursive: true });
@@ -229,7 +247,12 @@ async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
     let freshness: SourceFreshness = {};
     try {
       const comparedWith = previousDir ? `reading the published snapshot ${basename(previousDir)} to compare with` : 'preparing the build database';
-      await duckDbWork(comparedWith, () => attachPreviousSnapshot(connection, previousDir));
+      await duckDbWork(comparedWith, () => attachPreviousSnapshot(connection, previousDir)).catch((err: unknown) => {
+        // Its changes cannot be measured against a damaged predecessor (as a first build, every
+        // CVE would be announced new): say what to do, rather than leave the user at the error.
+        if (!previousDir || !(err instanceof CliError)) throw err;
+        throw new CliError(`${err.message}: nothing published; restore ${previousDir}, or write the id of a sound snapshot in ${currentPointer(opts.dataDir)}`);
+      });
       stepSeconds = await runSqlSteps(
         connection,
         params,

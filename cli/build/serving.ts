@@ -470,8 +470,10 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
       await flatFilesSettled;
     }
     await flatFiles;
+    let packageBytes: number | undefined;
     if (!unreadable.includes('affected_packages')) {
-      await phase('packages', () => writeLines(connection, packageIndexSql({ schema: 'serving' }), join(work, SERVING_PACKAGES), 'package index row'));
+      const lengths = await phase('packages', () => writeLines(connection, packageIndexSql({ schema: 'serving' }), join(work, SERVING_PACKAGES), 'package index row'));
+      packageBytes = lengths.reduce((sum, n) => sum + n + 1, 0);
     }
     await connection.run(`DETACH serving`);
     const manifest: ServingManifest = {
@@ -479,6 +481,7 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
       unreadable_tables: unreadable.filter((t) => t !== 'cves').sort(),
       cves: recordBytes.length,
       record_bytes: recordBytes.reduce((sum, n) => sum + n + 1, 0),
+      ...(packageBytes === undefined ? {} : { package_bytes: packageBytes }),
       seconds: Math.round((performance.now() - started) / 100) / 10,
     };
     if (!opts.build) await rm(join(work, 'duckdb-tmp'), { recursive: true, force: true });

@@ -41,7 +41,9 @@ export async function duckDbWork<T>(what: string, work: () => Promise<T>): Promi
     return await work();
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError(`${what} failed: ${(err as Error).message}`);
+    // DuckDB's own first line: the rest is its "LINE 1: <the statement>" context, the build's
+    // SQL quoted back over further lines, nothing the user gave.
+    throw new CliError(`${what} failed: ${((err as Error).message.split('\n')[0] ?? '').trim()}`);
   }
 }
 

@@ -3,23 +3,60 @@
  * snapshot is a view (`cves`, `advisories`, `affected_packages`, …), read straight from its
  * Parquet files, read-only.
  */
+import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResultReader, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
 import { CliError } from '../../lib/errors.ts';
-import { readCurrentBuildId, SNAPSHOT_TABLES, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
+import { currentPointer, readCurrentBuildId, SNAPSHOT_TABLES, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
+
+/**
+ * A build id as the build writes one (`20261121T031500Z-3fa9`): CURRENT holding anything else
+ * (a path, `..`, a stray line) names no snapshot, and is said so rather than read as a folder.
+ */
+const BUILD_ID = /^[0-9A-Za-z][0-9A-Za-z._-]*$/;
 
 export async function openSnapshotViews(dataDir: string) {
   const buildId = await readCurrentBuildId(dataDir);
   if (!buildId) throw new CliError(`no published snapshot in ${dataDir} (run \`vulnintel build\` first)`);
+  const pointer = currentPointer(dataDir);
+  if (!BUILD_ID.test(buildId) || buildId.includes('..')) throw new CliError(`${pointer}: ${JSON.stringify(buildId)} is not a build id (run \`vulnintel build\` to publish one)`);
   const dir = join(snapshotsDir(dataDir), buildId);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new CliError(`${pointer} names snapshot ${buildId}, but ${dir} is not there (run \`vulnintel build\` to publish one)`);
+  }
   const instance = await DuckDBInstance.create(':memory:', { temp_directory: join(tmpdir(), `vulnintel-sql-${process.pid}`) });
   const connection = await instance.connect();
   for (const table of Object.keys(SNAPSHOT_TABLES)) {
-    await connection.run(`CREATE VIEW "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
+    try {
+      await connection.run(`CREATE VIEW "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
+    } catch (err) {
+      // A snapshot with files deleted: DuckDB's error, with its stack, was all the user saw.
+      connection.closeSync();
+      instance.closeSync();
+      const reason = ((err as Error).message.split('\n')[0] ?? '').trim();
+      throw new CliError(`snapshot ${buildId} is damaged: table ${table} (${join(dir, SNAPSHOT_TABLES[table]!)}) cannot be read: ${reason}`);
+    }
   }
   return { instance, connection, buildId };
 }
+
+/** DuckDB's types whose JSON form is a string of digits (they may not fit a double). */
+const WIDE_NUMBERS = new Set<DuckDBTypeId>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT, DuckDBTypeId.DECIMAL]);
+
+/**
+ * JSON values of a result, with counts, sums and decimals as numbers at any depth (`count(*)`,
+ * `1.5`, `[count(*)]`): the library hands BIGINT, HUGEINT and DECIMAL over as strings, which
+ * made `{"n": "83"}` of a DECIMAL average or of a count inside a list. A value a double cannot
+ * hold exactly (past 2^53, or more than 15 significant digits) stays a string.
+ */
+const sqlJson: DuckDBValueConverter<Json> = (value, type) => {
+  const json = JsonDuckDBValueConverter(value, type, sqlJson);
+  if (typeof json !== 'string' || !WIDE_NUMBERS.has(type.typeId)) return json;
+  const n = Number(json);
+  const exact = /^-?\d+$/.test(json) ? Number.isSafeInteger(n) : json.replace(/^-?0*\.?0*|\./g, '').replace(/0+$/, '').length <= 15;
+  return Number.isFinite(n) && exact ? n : json;
+};
 
 function csvCell(v: unknown): string {
   const s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
@@ -30,30 +67,36 @@ function csvCell(v: unknown): string {
 export async function runSql(query: string, opts: { data: string; format: 'table' | 'csv' | 'json' }): Promise<void> {
   const { instance, connection } = await openSnapshotViews(resolve(opts.data));
   try {
-    let reader;
+    let reader: DuckDBResultReader | undefined;
     try {
-      reader = await connection.runAndReadAll(query);
+      // Each statement in turn, the last one's result printed (as `psql -c` does): given several
+      // at once, DuckDB's runAndReadAll printed the first result and no later one
+      // ("select 1 as a; select 2 as b" printed a).
+      const statements = await connection.extractStatements(query).catch(async () => {
+        // A text without a statement ("", ";", a comment) fails here with a bare "Error in
+        // native callback"; the query run whole gives the parser's own error when it has one.
+        await connection.runAndReadAll(query);
+        return null;
+      });
+      for (let i = 0; i < (statements?.count ?? 0); i++) reader = await (await statements!.prepare(i)).runAndReadAll();
     } catch (err) {
       throw new CliError(`query failed: ${(err as Error).message}`);
     }
-    // JSON-safe values, with counts (BIGINT, which DuckDB hands over as strings) as numbers.
-    const rows = (reader.getRowObjectsJson() as Record<string, unknown>[]).map((row) => {
-      for (const [i, type] of reader.columnTypes().entries()) {
-        const name = reader.columnName(i);
-        const v = row[name];
-        if (typeof v === 'string' && /^(BIGINT|HUGEINT|UBIGINT|INTEGER)$/.test(type.toString()) && Number.isSafeInteger(Number(v))) row[name] = Number(v);
-      }
-      return row;
-    });
+    // Without a statement it printed an empty line and exited 0.
+    if (reader === undefined) throw new CliError('query failed: no SQL statement in it');
+    const rows = reader.convertRows(sqlJson);
+    // CSV and the table show the names the query gave; JSON objects need one key per column,
+    // so a repeated name (`select 1 as a, 2 as a`) is told apart as DuckDB does (`a`, `a:1`).
     const columns = reader.columnNames();
+    const keys = reader.deduplicatedColumnNames();
     if (opts.format === 'json') {
-      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(rows.map((r) => Object.fromEntries(keys.map((k, i) => [k, r[i]]))), null, 2)}\n`);
     } else if (opts.format === 'csv') {
       process.stdout.write(`${columns.map(csvCell).join(',')}\n`);
-      for (const r of rows) process.stdout.write(`${columns.map((c) => csvCell(r[c])).join(',')}\n`);
+      for (const r of rows) process.stdout.write(`${r.map(csvCell).join(',')}\n`);
     } else {
       // console.table shows strings as util.inspect does: control characters as escapes.
-      console.table(rows.map((r) => Object.fromEntries(columns.map((c) => [c, typeof r[c] === 'object' && r[c] !== null ? JSON.stringify(r[c]) : r[c]]))));
+      console.table(rows.map((r) => Object.fromEntries(keys.map((k, i) => [k, typeof r[i] === 'object' && r[i] !== null ? JSON.stringify(r[i]) : r[i]]))));
     }
   } finally {
     connection.closeSync();

@@ -7,7 +7,9 @@ import { SOURCE_NAMES, type SourceName } from './config.ts';
 
 /** `nvd,kev` → names; accepts raw-layout keys too (`pocInGithub` = `poc-in-github`). */
 export function parseSourceList(list: string | undefined): SourceName[] {
-  if (!list || !list.trim()) return [...SOURCE_NAMES];
+  // Only a missing --sources means every source: `--sources "$SOURCES"` with the variable unset
+  // or empty pulled all twelve (the NVD full pull and the CVE List's half GB included).
+  if (list === undefined) return [...SOURCE_NAMES];
   const out: SourceName[] = [];
   for (const part of list.split(',').map((s) => s.trim()).filter(Boolean)) {
     const name = (SOURCE_NAMES as string[]).includes(part)
@@ -16,7 +18,7 @@ export function parseSourceList(list: string | undefined): SourceName[] {
     if (!name) throw new CliError(`unknown source "${part}" (sources: ${SOURCE_NAMES.join(', ')})`);
     if (!out.includes(name)) out.push(name);
   }
-  // `--sources ,` names no source: an error, not a run that fetches nothing and says it worked.
+  // `--sources ,` (or "") names no source: an error, not a run that fetches nothing and says it worked.
   if (out.length === 0) throw new CliError(`--sources "${list}": names no source (sources: ${SOURCE_NAMES.join(', ')})`);
   return out;
 }

@@ -51,7 +51,7 @@ export interface UnjudgedAdvisories extends UnjudgedGroup {
 
 /** The purl of each component that has one (parsing errors are the caller's to report). */
 export function componentPurl(c: SbomComponent): PurlPackage | string {
-  if (c.purl === null) return 'no purl';
+  if (c.purl === null) return c.purlProblem ?? 'no purl';
   try {
     const p = parsePurl(c.purl);
     if (p.version === null && c.version !== null) return { ...p, version: c.version };

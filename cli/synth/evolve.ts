@@ -140,6 +140,20 @@ function csafFileName(id: string): string {
   return `${id.toLowerCase().replace(/[^+\-a-z0-9]+/g, '_')}.json`;
 }
 
+/**
+ * A file every synthetic corpus holds: missing (a --evolve-from naming another folder), the
+ * error names the option, where it was a bare ENOENT of a path the user never typed.
+ */
+async function readCorpusFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+    throw new CliError(`--evolve-from: not a corpus written by \`vulnintel synth\` (no ${path})`);
+  }
+}
+
 export async function evolveCorpus(opts: EvolveOptions): Promise<EvolveReport> {
   const from = resolve(opts.from);
   const out = resolve(opts.raw);
@@ -153,10 +167,10 @@ export async function evolveCorpus(opts: EvolveOptions): Promise<EvolveReport> {
   const outDir = (source: keyof typeof RAW_SOURCES) => join(out, RAW_SOURCES[source]);
 
   // The corpus's "now": its KEV catalog's release; the evolved state is `days` later.
-  const kev = JSON.parse(await readFile(join(dir('kev'), KEV_FILE), 'utf8')) as Json;
+  const kev = JSON.parse(await readCorpusFile(join(dir('kev'), KEV_FILE))) as Json;
   const then = Date.parse(kev.dateReleased ?? '2026-01-01T00:00:00Z');
   const now = then + opts.days * 86_400_000;
-  const firstPage = JSON.parse(await readFile(join(dir('nvd'), 'page-000000.json'), 'utf8')) as Json;
+  const firstPage = JSON.parse(await readCorpusFile(join(dir('nvd'), 'page-000000.json'))) as Json;
   const scale = Math.max(1e-3, Number(firstPage.totalResults ?? FULL_SCALE) / FULL_SCALE);
   const count = (perDay: number) => Math.max(1, Math.round(perDay * opts.days * scale));
   const plan = {

@@ -14,6 +14,8 @@ export interface SbomComponent {
   name: string;
   version: string | null;
   purl: string | null;
+  /** Why `purl` is null when the file has one of another type (`"purl": 5`): the scan's reason then. */
+  purlProblem?: string;
 }
 
 export interface Sbom {
@@ -38,25 +40,45 @@ const SPDX_VERSIONS = ['SPDX-2.2', 'SPDX-2.3'];
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
+/**
+ * The purl of a component, and when the file holds something else there, what: it was read as
+ * no purl, and the scan told the user "no purl" of a component whose purl was merely mistyped.
+ */
+function purlOf(v: unknown, at: string): Pick<SbomComponent, 'purl' | 'purlProblem'> {
+  const purl = text(v);
+  if (purl !== null || v === undefined || v === null || v === '') return { purl };
+  const type = Array.isArray(v) ? 'array' : typeof v;
+  const kind = type === 'string' ? 'blank' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+  return { purl: null, purlProblem: `${at} is ${kind}, not a purl string` };
+}
+
 function cycloneDx(file: string, doc: Record<string, unknown>): Sbom {
   const spec = String(doc.specVersion ?? '');
   if (!CYCLONEDX_VERSIONS.includes(spec)) throw new SbomFormatError(file, `CycloneDX specVersion "${spec}" is not supported (supported: ${CYCLONEDX_VERSIONS.join(', ')})`);
   if (doc.components !== undefined && !Array.isArray(doc.components)) throw new SbomFormatError(file, '"components" is not an array');
   const components: SbomComponent[] = [];
-  const walk = (list: unknown[], where: string) => {
-    list.forEach((c, i) => {
-      const at = `${where}[${i}]`;
-      if (!isObject(c)) throw new SbomFormatError(file, `${at} is not an object`);
-      const name = text(c.name);
-      if (name === null) throw new SbomFormatError(file, `${at} has no "name"`);
-      components.push({ ref: text(c['bom-ref']) ?? at, name, version: text(c.version), purl: text(c.purl) });
-      if (c.components !== undefined) {
-        if (!Array.isArray(c.components)) throw new SbomFormatError(file, `${at}.components is not an array`);
-        walk(c.components, `${at}.components`);
-      }
-    });
-  };
-  walk((doc.components as unknown[] | undefined) ?? [], 'components');
+  // Depth first, each component before its own (the file's order), with a stack of lists
+  // rather than recursion: a crafted file nesting components 20,000 deep overflowed the call
+  // stack, a crash with a stack trace where the user should read what is wrong with the file.
+  const pending: Array<{ list: unknown[]; where: string; next: number }> = [{ list: (doc.components as unknown[] | undefined) ?? [], where: 'components', next: 0 }];
+  while (pending.length > 0) {
+    const top = pending.at(-1)!;
+    if (top.next >= top.list.length) {
+      pending.pop();
+      continue;
+    }
+    const i = top.next++;
+    const c = top.list[i];
+    const at = `${top.where}[${i}]`;
+    if (!isObject(c)) throw new SbomFormatError(file, `${at} is not an object`);
+    const name = text(c.name);
+    if (name === null) throw new SbomFormatError(file, `${at} has no "name"`);
+    components.push({ ref: text(c['bom-ref']) ?? at, name, version: text(c.version), ...purlOf(c.purl, `${at}.purl`) });
+    if (c.components !== undefined) {
+      if (!Array.isArray(c.components)) throw new SbomFormatError(file, `${at}.components is not an array`);
+      pending.push({ list: c.components, where: `${at}.components`, next: 0 });
+    }
+  }
   return { format: 'CycloneDX', specVersion: spec, components };
 }
 
@@ -70,10 +92,12 @@ function spdx(file: string, doc: Record<string, unknown>): Sbom {
     const name = text(p.name);
     if (name === null) throw new SbomFormatError(file, `${at} has no "name"`);
     if (p.externalRefs !== undefined && !Array.isArray(p.externalRefs)) throw new SbomFormatError(file, `${at}.externalRefs is not an array`);
-    const ref = ((p.externalRefs as unknown[] | undefined) ?? []).find(
+    const refs = (p.externalRefs as unknown[] | undefined) ?? [];
+    const found = refs.findIndex(
       (r) => isObject(r) && String(r.referenceCategory).replace('_', '-').toUpperCase() === 'PACKAGE-MANAGER' && r.referenceType === 'purl',
-    ) as Record<string, unknown> | undefined;
-    return { ref: text(p.SPDXID) ?? at, name, version: text(p.versionInfo), purl: ref ? text(ref.referenceLocator) : null };
+    );
+    const purl = found === -1 ? { purl: null } : purlOf((refs[found] as Record<string, unknown>).referenceLocator, `${at}.externalRefs[${found}].referenceLocator`);
+    return { ref: text(p.SPDXID) ?? at, name, version: text(p.versionInfo), ...purl };
   });
   return { format: 'SPDX', specVersion: spec, components };
 }

@@ -1,7 +1,7 @@
 /**
  * The line files of the serving folder (api/snapshot/line-file.ts): a line is its bytes without
- * the newline, read from disk or from the whole file held in memory alike; a held file whose
- * size is not that of its lines is refused, never read at wrong offsets.
+ * the newline, read from disk or from the whole file held in memory alike; a file whose size
+ * is not that of its lines is refused, never read at wrong offsets.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -33,8 +33,12 @@ describe('LineFile', () => {
     }
   });
 
-  it('refuses to hold a file whose size is not that of its lines', async () => {
+  it('refuses a file whose size is not that of its lines, held or read from disk', async () => {
     const path = await written(`${lines.map((l) => `${l}\n`).join('')}extra`);
     expect(() => new LineFile(path, lengths, true)).toThrow(/lines make/);
+    expect(() => new LineFile(path, lengths)).toThrow(/lines make/);
+    // Cut short (a copy still running): opened before, every line past the cut failed when asked.
+    const short = await written(lines.map((l) => `${l}\n`).join('').slice(0, 9));
+    for (const held of [false, true]) expect(() => new LineFile(short, lengths, held)).toThrow(`${short}: 9 bytes, its 4 lines make`);
   });
 });

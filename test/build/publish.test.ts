@@ -189,11 +189,38 @@ describe('publishing', () => {
     const damaged = await build(raw, data).catch((e: unknown) => e);
     expect(damaged).toBeInstanceOf(CliError);
     expect((damaged as Error).message).toMatch(new RegExp(`^reading the published snapshot ${good.buildId} to compare with failed: .*advisories\\.parquet`));
+    // One line (DuckDB's "LINE 1: …" context of the build's own SQL followed), saying what to do.
+    expect((damaged as Error).message).not.toContain('\n');
+    expect((damaged as Error).message).toMatch(new RegExp(`: nothing published; restore ${join(snapshotsDir(data), good.buildId)}, or write the id of a sound snapshot in ${join(data, 'CURRENT')}$`));
     expect(await readCurrentBuildId(data)).toBe(good.buildId);
     expect((await readdir(data)).filter((n) => n.startsWith('.build-') || n === '_build.lock')).toEqual([]);
     const refused = await createBuildDatabase(data, { memoryLimit: 'plenty' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(CliError);
     expect((refused as Error).message).toMatch(/^opening the build database \(threads 2, memory limit plenty\) failed: /);
+  });
+
+  it('removes the work folder a killed build left behind, under the lock; the published snapshot stays', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-pub-'));
+    const good = await build(raw, data);
+    // What a build killed by SIGTERM or SIGKILL leaves: its work folder, staged files and all.
+    const abandoned = join(data, '.build-20200101T000000Z-dead');
+    await mkdir(join(abandoned, 'stage', 'nvd_cve'), { recursive: true });
+    await writeFile(join(abandoned, 'stage', 'nvd_cve', 'lane0.ndjson'), 'x'.repeat(1000));
+    // A refused build (another holds the folder) touches nothing: that folder may be the holder's.
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await writeFile(join(data, '_build.lock'), `${other.pid}\n`);
+      await expect(build(raw, data)).rejects.toThrow(/another vulnintel build/);
+      expect(existsSync(abandoned)).toBe(true);
+    } finally {
+      other.kill();
+    }
+    await new Promise((r) => (other.exitCode === null && other.signalCode === null ? other.once('exit', r) : r(null)));
+    const next = await build(raw, data);
+    // It stayed there, build after build, before.
+    expect((await readdir(data)).filter((n) => n.startsWith('.build-'))).toEqual([]);
+    expect((await readdir(snapshotsDir(data))).sort()).toEqual([good.buildId, next.buildId].sort());
+    expect(await readCurrentBuildId(data)).toBe(next.buildId);
   });
 
   it('keeps the newest 3 snapshots and always the published one', async () => {

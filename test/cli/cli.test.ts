@@ -1,13 +1,14 @@
 /** The command line as a user runs it: the bin, its help, `sql`, and errors without stacks. */
-import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 import { nvdPage, nvdRecord } from '../helpers/raw-corpus.ts';
 import { FETCHERS } from '../../cli/fetch/registry.ts';
 import { SOURCE_SUMMARIES } from '../../cli/fetch/source-summaries.ts';
+import { readCurrentBuildId } from '../../lib/snapshot-layout.ts';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -57,6 +58,68 @@ describe('vulnintel CLI', () => {
     const out = await cli(['sql', 'select (select count(*) from advisories) a, (select count(*) from affected_packages) p, (select count(*) from related_keys) k, (select count(*) from cwes) w', '--data', dataDir, '--format', 'json']);
     const [row] = JSON.parse(out.stdout) as Array<Record<string, number>>;
     for (const v of Object.values(row!)) expect(v).toBeGreaterThan(0);
+  });
+
+  it('sql JSON gives counts, sums and decimals as numbers at any depth; too wide for a double, a string', async () => {
+    const out = await cli(['sql', '--data', dataDir, '--format', 'json',
+      "select 1.5 as d, sum(service_score)::decimal(9,1) >= 0 as ok, [count(*)] as counts, {'n': count(*), 'avg': 2.50} as s, 99999999999999999999::hugeint as huge, 123456789012.3456::decimal(18,4) as wide, null::bigint as none from cves"]);
+    expect(out.code, out.stderr).toBe(0);
+    // The library's strings: "1.5", ["83"], {"n": "83", "avg": "2.50"}.
+    expect(JSON.parse(out.stdout)).toEqual([{ d: 1.5, ok: true, counts: [83], s: { n: 83, avg: 2.5 }, huge: '99999999999999999999', wide: '123456789012.3456', none: null }]);
+  });
+
+  it('sql keeps every column of a repeated name: CSV and the table by position, JSON told apart', async () => {
+    // CSV printed the first column's value under both headers (`a,a` then `1,1`).
+    const csv = await cli(['sql', '--data', dataDir, '--format', 'csv', 'select 1 as a, 2 as a']);
+    expect(csv.stdout).toBe('a,a\n1,2\n');
+    const json = await cli(['sql', '--data', dataDir, '--format', 'json', 'select 1 as a, 2 as a']);
+    expect(JSON.parse(json.stdout)).toEqual([{ a: 1, 'a:1': 2 }]);
+    const table = await cli(['sql', '--data', dataDir, 'select 1 as a, 2 as a']);
+    expect(table.stdout).toMatch(/│ 0 +│ 1 +│ 2 +│/);
+  });
+
+  it('sql and scan over a CURRENT naming no snapshot, or a snapshot with files deleted: one line naming it, no stack', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-damaged-'));
+    await cp(dataDir, data, { recursive: true });
+    const id = (await readCurrentBuildId(data))!;
+    const pointer = join(data, 'CURRENT');
+    const cases: Array<[string, string]> = [
+      ['20990101T000000Z-dead', `${pointer} names snapshot 20990101T000000Z-dead, but ${join(data, 'snapshots', '20990101T000000Z-dead')} is not there`],
+      ['../../etc', `${pointer}: "../../etc" is not a build id`],
+    ];
+    for (const [content, message] of cases) {
+      await writeFile(pointer, `${content}\n`);
+      const sql = await cli(['sql', '--data', data, 'select 1']);
+      expect(sql.code, content).toBe(1);
+      expect(sql.stderr, content).toBe(`vulnintel: ${message} (run \`vulnintel build\` to publish one)\n`);
+      // scan reads the serving files first and fell back on the same views; exit 2: the snapshot cannot be read.
+      const scan = await cli(['scan', resolve(import.meta.dirname, '..', 'fixtures', 'sbom', 'sample.cdx.json'), '--data', data]);
+      expect(scan.code, content).toBe(2);
+      expect(scan.stderr, content).toContain(message);
+    }
+    await writeFile(pointer, `${id}\n`);
+    await rm(join(data, 'snapshots', id, 'kev.parquet'));
+    const half = await cli(['sql', '--data', data, 'select count(*) from cves']);
+    expect(half.code).toBe(1);
+    expect(half.stderr).toMatch(new RegExp(`^vulnintel: snapshot ${id} is damaged: table kev \\(.*kev\\.parquet\\) cannot be read: .*\\n$`));
+    await rm(data, { recursive: true, force: true });
+  });
+
+  it('sql runs several statements in turn and prints the last one\'s result; a query without a statement is an error', async () => {
+    // The first result was printed and every later one dropped.
+    const two = await cli(['sql', '--data', dataDir, '--format', 'csv', 'select 1 as a; select 2 as b']);
+    expect(two.stdout).toBe('b\n2\n');
+    const built = await cli(['sql', '--data', dataDir, '--format', 'json', "create table t as select cve_id from cves where cve_id = 'CVE-2024-3400'; select count(*) as n from t"]);
+    expect(JSON.parse(built.stdout)).toEqual([{ n: 1 }]);
+    // These printed an empty line and exited 0.
+    for (const empty of ['', ' ;', '-- a comment only']) {
+      const out = await cli(['sql', '--data', dataDir, '--', empty]);
+      expect(out.code, JSON.stringify(empty)).toBe(1);
+      expect(out.stderr, JSON.stringify(empty)).toBe('vulnintel: query failed: no SQL statement in it\n');
+    }
+    const typo = await cli(['sql', '--data', dataDir, 'selec 1']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(/^vulnintel: query failed: Parser Error: syntax error at or near "selec"/);
   });
 
   it('a bad query is a one-line error, exit 1', async () => {
@@ -148,6 +211,14 @@ describe('vulnintel CLI', () => {
       expect(out.stderr, args.join(' ')).toContain(`${option} ${file}: not a folder`);
       expect(out.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
     }
+    // VULNINTEL_DATA is checked as --data is: it failed deep inside each command (EEXIST, ENOTDIR).
+    for (const args of [['build', '--raw', dir], ['serve'], ['sql', 'SELECT 1'], ['scan', join(dir, 'none.json')]]) {
+      const out = await cli(args, { env: { VULNINTEL_DATA: file } });
+      expect(out.code, args.join(' ')).not.toBe(0);
+      expect(out.stderr, args.join(' ')).toContain(`from env 'VULNINTEL_DATA' is invalid. --data ${file}: not a folder`);
+    }
+    const fromEnv = await cli(['sql', 'select count(*) as n from cves', '--format', 'csv'], { env: { VULNINTEL_DATA: dataDir } });
+    expect(fromEnv.stdout).toBe('n\n83\n');
     const below = await cli(['sql', '--data', join(file, 'below'), 'SELECT 1']);
     expect(below.code).toBe(1);
     expect(below.stderr).toMatch(/^vulnintel: ENOTDIR: not a directory, \w+ '.*a-file\.txt\/below/);

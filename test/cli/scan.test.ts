@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotViews } from '../../cli/commands/sql.ts';
 import { renderSarif } from '../../cli/scan/render.ts';
-import { failsOn, scanComponents, type ScanResult } from '../../cli/scan/scan.ts';
+import { componentPurl, failsOn, scanComponents, type ScanResult } from '../../cli/scan/scan.ts';
 import { listAdvisories } from '../../lib/packages/check.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
 import { SERVING_PACKAGES, servingDir } from '../../lib/serving-layout.ts';
@@ -48,6 +48,38 @@ describe('reading SBOMs', () => {
     expect(() => parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"version":"1"}]}')).toThrow('a.json: components[0] has no "name"');
     expect(() => parseSbom('a.json', '{"spdxVersion":"SPDX-2.1"}')).toThrow(SbomFormatError);
     expect(() => parseSbom('a.json', '{"hello":1}')).toThrow(/neither a CycloneDX JSON SBOM/);
+  });
+
+  it('reads components nested deeper than the call stack goes, in the file order', () => {
+    // 20,000 levels: a RangeError (Maximum call stack size exceeded) with a stack before.
+    const depth = 20_000;
+    const leaf = '{"name":"leaf","purl":"pkg:npm/lodash@4.17.20"}';
+    const doc = `{"bomFormat":"CycloneDX","specVersion":"1.6","components":[${'{"name":"n","components":['.repeat(depth)}${leaf}${']}'.repeat(depth)},{"name":"last"}]}`;
+    const sbom = parseSbom('deep.json', doc);
+    expect(sbom.components).toHaveLength(depth + 2);
+    expect(sbom.components.at(-2)).toMatchObject({ name: 'leaf', purl: 'pkg:npm/lodash@4.17.20' });
+    expect(sbom.components.at(-1)).toMatchObject({ name: 'last', ref: 'components[1]' });
+    const nested = parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"a","components":[{"name":"b"},{"name":"c","components":[{"name":"d"}]}]},{"name":"e"}]}');
+    expect(nested.components.map((c) => `${c.name} ${c.ref}`)).toEqual(['a components[0]', 'b components[0].components[0]', 'c components[0].components[1]', 'd components[0].components[1].components[0]', 'e components[1]']);
+    expect(() => parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"a","components":[{"name":"b","components":{}}]}]}')).toThrow('a.json: components[0].components[0].components is not an array');
+  });
+
+  it('names a purl of another type than a string, rather than calling it missing', () => {
+    const cdx = parseSbom('a.json', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [
+      { name: 'n', purl: 5 }, { name: 'o', purl: { type: 'npm' } }, { name: 'l', purl: ['pkg:npm/lodash@4.17.20'] }, { name: 'b', purl: '  ' }, { name: 'none' },
+    ] }));
+    // Each was judged "no purl".
+    expect(cdx.components.map((c) => componentPurl(c))).toEqual([
+      'components[0].purl is a number, not a purl string',
+      'components[1].purl is an object, not a purl string',
+      'components[2].purl is an array, not a purl string',
+      'components[3].purl is blank, not a purl string',
+      'no purl',
+    ]);
+    const spdx = parseSbom('b.json', JSON.stringify({ spdxVersion: 'SPDX-2.3', packages: [
+      { name: 'p', externalRefs: [{ referenceCategory: 'SECURITY', referenceType: 'cpe23Type', referenceLocator: 'cpe:2.3:a:x:y:1' }, { referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: 7 }] },
+    ] }));
+    expect(componentPurl(spdx.components[0]!)).toBe('packages[0].externalRefs[1].referenceLocator is a number, not a purl string');
   });
 
   it('reads an SBOM written with a UTF-8 byte order mark (Windows tools write one)', () => {
@@ -132,6 +164,23 @@ describe('vulnintel scan (the command)', () => {
     expect(fromServing.code).toBe(0);
     expect(JSON.parse(fromServing.stdout).findings.length).toBeGreaterThan(5);
     expect(fromParquet.stdout).toBe(fromServing.stdout);
+    await rm(copy, { recursive: true, force: true });
+  }, 120_000);
+  it('a packages.ndjson cut short is not read: the scan answers from the Parquet files, as with the whole file', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'vulnintel-scan-cut-'));
+    await cp(dataDir, copy, { recursive: true });
+    const file = join(servingDir(join(snapshotsDir(copy), (await readCurrentBuildId(copy))!)), SERVING_PACKAGES);
+    const whole = await readFile(file, 'utf8');
+    const lines = whole.split('\n');
+    const whole0 = await cli(['scan', CDX, '--data', dataDir, '--format', 'json']);
+    expect(JSON.parse(whole0.stdout).findings.length).toBeGreaterThan(5);
+    // Cut inside a line: a SyntaxError and its stack. Cut at a line's end: packages missing, findings lost.
+    for (const cut of [whole.slice(0, Math.floor(whole.length / 2)), `${lines.slice(0, 3).join('\n')}\n`]) {
+      await writeFile(file, cut);
+      const out = await cli(['scan', CDX, '--data', copy, '--format', 'json']);
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toBe(whole0.stdout);
+    }
     await rm(copy, { recursive: true, force: true });
   }, 120_000);
   it('prints the table and exits 1 with --fail-on kev, 0 without', async () => {

@@ -60,6 +60,8 @@ describe('fetch configuration', () => {
     expect(() => parseSourceList('nvd,shodan')).toThrow(/unknown source "shodan"/);
     // Commas alone name nothing: refused (it fetched nothing and exited 0).
     expect(() => parseSourceList(',')).toThrow(/--sources ",": names no source/);
+    // Empty (an unset variable in `--sources "$SOURCES"`): refused; it fetched every source.
+    for (const empty of ['', '  ']) expect(() => parseSourceList(empty), JSON.stringify(empty)).toThrow(`--sources "${empty}": names no source`);
   });
 });
 

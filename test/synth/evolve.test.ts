@@ -87,4 +87,12 @@ describe('synth --evolve-from', () => {
     await expect(evolveCorpus({ from: base, raw: evolved, days: 1, seed: '7' })).rejects.toThrow(/not empty/);
     await expect(evolveCorpus({ from: base, raw: base, days: 1, seed: '7' })).rejects.toThrow(/differ/);
   });
+
+  it('names --evolve-from when it is not a synthetic corpus (a bare ENOENT of a path inside it before)', async () => {
+    const notCorpus = await mkdtemp(join(tmpdir(), 'vulnintel-not-corpus-'));
+    const out = await mkdtemp(join(tmpdir(), 'vulnintel-evolved-'));
+    for (const from of [notCorpus, join(notCorpus, 'missing')]) {
+      await expect(evolveCorpus({ from, raw: out, days: 1, seed: '7' })).rejects.toThrow(`--evolve-from: not a corpus written by \`vulnintel synth\` (no ${join(from, 'kev', 'known_exploited_vulnerabilities.json')})`);
+    }
+  });
 });
