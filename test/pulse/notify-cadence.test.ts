@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNotify } from '../../lib/pulse/notify.ts';
 import { change } from './changes-fixture.ts';
-import { startServiceFixture, type ServiceFixture } from './service-fixture.ts';
+import { startServiceFixture, tokenOf, type ServiceFixture } from './service-fixture.ts';
 
 process.env.VULNINTEL_QUIET = '1';
 
@@ -19,17 +19,15 @@ beforeAll(async () => {
 });
 afterAll(async () => fixture?.close());
 
-const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
-
 describe('a realtime subscription made daily while its delivery waits for a retry', () => {
   it('gets the retried message, then its first digest the next day, not the same day', async () => {
-    const { service, hooks, store, links, mailer, dataDir } = fixture;
+    const { service, hooks } = fixture;
     const created = await service.create({ channel: 'webhook', url: hooks.url('/switch'), filter: { vendor: 'acme' } }, 'caller-1');
     hooks.setSecret('/switch', created.secret!);
     const token = tokenOf(created.manage_url!);
     const first = change({ build_id: 'b1', detected_at: '2026-11-24T09:00:00.000Z', kind: 'new_cve', vendors: ['acme'], why: 'Published.' });
     const second = change({ build_id: 'b2', detected_at: '2026-11-24T12:00:00.000Z', kind: 'kev_added', vendors: ['acme'], in_kev: true, why: 'KEV.' });
-    const common = { dataDir, store, links, mailer, allowPrivateWebhooks: true, now, webhookTimeoutMs: 5000 };
+    const common = fixture.notify;
     const messages = () => hooks.on('/switch', true).filter((h) => h.json.type === 'changes');
 
     hooks.respond('/switch', [503]);

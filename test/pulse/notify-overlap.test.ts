@@ -40,7 +40,7 @@ describe.each(['sqlite', 'postgres'] as const)('notify runs overlapping across a
   }
 
   it('a run holding a subscription read before the other run delivered to it sends only what is left (it sent the first build again)', async () => {
-    const { service, hooks, store, links, mailer, dataDir } = fixture;
+    const { service, hooks } = fixture;
     // Created in this order, so a run with concurrency 1 reaches /busy first, then /acme.
     const busy = await service.create({ channel: 'webhook', url: hooks.url('/busy'), filter: { vendor: 'busyco' } }, 'caller-1');
     hooks.setSecret('/busy', busy.secret!);
@@ -58,7 +58,7 @@ describe.each(['sqlite', 'postgres'] as const)('notify runs overlapping across a
     // The later run (snapshot b2) reads the subscriptions, then spends 1.5 s on /busy; meanwhile
     // the earlier run (snapshot b1) delivers b1 to /acme and finishes.
     hooks.delay('/busy', 1500);
-    const common = { dataDir, store, links, mailer, allowPrivateWebhooks: true, now, webhookTimeoutMs: 5000 };
+    const common = fixture.notify;
     const later = runNotify({ ...common, changes: [...b1, ...b2], concurrency: 1 });
     await new Promise((r) => setTimeout(r, 300));
     await runNotify({ ...common, changes: b1 });
@@ -73,7 +73,7 @@ describe.each(['sqlite', 'postgres'] as const)('notify runs overlapping across a
   });
 
   it('two runs starting together on snapshots one build apart write one ledger row between them (each wrote its own and both sent the first build)', async () => {
-    const { service, hooks, store, links, mailer, dataDir } = fixture;
+    const { service, hooks } = fixture;
     clock = new Date('2026-11-24T11:00:00.000Z');
     const pair = await service.create({ channel: 'webhook', url: hooks.url('/pair'), filter: { vendor: 'pairco' } }, 'caller-1');
     hooks.setSecret('/pair', pair.secret!);
@@ -82,7 +82,7 @@ describe.each(['sqlite', 'postgres'] as const)('notify runs overlapping across a
     clock = new Date('2026-11-24T13:05:00.000Z');
     // A slow receiver: neither run has finished when the other writes its ledger row.
     hooks.delay('/pair', 1000);
-    const common = { dataDir, store, links, mailer, allowPrivateWebhooks: true, now, webhookTimeoutMs: 5000 };
+    const common = fixture.notify;
     await Promise.all([runNotify({ ...common, changes: b3 }), runNotify({ ...common, changes: [...b3, ...b4] })]);
     const ids = deliveredChangeIds('/pair');
     expect(new Set(ids).size).toBe(ids.length);

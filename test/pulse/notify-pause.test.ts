@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNotify } from '../../lib/pulse/notify.ts';
 import { change } from './changes-fixture.ts';
-import { startServiceFixture, type ServiceFixture } from './service-fixture.ts';
+import { startServiceFixture, tokenOf, type ServiceFixture } from './service-fixture.ts';
 
 process.env.VULNINTEL_QUIET = '1';
 
@@ -19,18 +19,16 @@ beforeAll(async () => {
 });
 afterAll(async () => fixture?.close());
 
-const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
-
 describe('resuming a subscription paused while its delivery was failing', () => {
   it('sends nothing of what happened while it was paused, and its cursor stays at the resume', async () => {
-    const { service, hooks, store, links, mailer, dataDir } = fixture;
+    const { service, hooks } = fixture;
     const created = await service.create({ channel: 'webhook', url: hooks.url('/down'), filter: { vendor: 'acme' } }, 'caller-1');
     hooks.setSecret('/down', created.secret!);
     const token = tokenOf(created.manage_url!);
     const before = change({ build_id: 'b1', detected_at: '2026-11-24T09:00:00.000Z', kind: 'new_cve', vendors: ['acme'], why: 'Published.' });
     const during = change({ build_id: 'b2', detected_at: '2026-11-25T09:00:00.000Z', kind: 'kev_added', vendors: ['acme'], in_kev: true, why: 'KEV.' });
     const after = change({ build_id: 'b3', detected_at: '2026-11-26T12:00:00.000Z', kind: 'epss_crossed', vendors: ['acme'], why: 'EPSS.' });
-    const common = { dataDir, store, links, mailer, allowPrivateWebhooks: true, now, webhookTimeoutMs: 5000 };
+    const common = fixture.notify;
 
     // The receiver is down: the delivery of b1 fails and waits for its retry.
     hooks.respond('/down', [503]);

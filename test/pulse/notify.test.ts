@@ -15,7 +15,7 @@ import { PulseService } from '../../lib/pulse/service.ts';
 import type { PulseStore } from '../../lib/pulse/store/store.ts';
 import { verifySignature } from '../../lib/pulse/webhook.ts';
 import { change, publishChanges } from './changes-fixture.ts';
-import { startServiceFixture, type ServiceFixture } from './service-fixture.ts';
+import { startServiceFixture, tokenOf, type ServiceFixture } from './service-fixture.ts';
 import type { SmtpSink, WebhookReceiver } from './sinks.ts';
 
 process.env.VULNINTEL_QUIET = '1';
@@ -43,7 +43,6 @@ const rawHeader = (mail: { headerLines: readonly { key: string; line: string }[]
   const line = mail.headerLines.find((h) => h.key === name.toLowerCase())?.line;
   return line?.slice(line.indexOf(':') + 1).trim();
 };
-const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 const linkIn = (text: string, prefix: string) => new RegExp(`${prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}[A-Za-z0-9_-]{22}`).exec(text)?.[0];
 
 // Build 1 (detected 2026-11-24 09:00): what each subscription should see.

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PulseLinks } from '../../lib/pulse/links.ts';
 import { createMailer, type Mailer } from '../../lib/pulse/mailer.ts';
+import type { NotifyOptions } from '../../lib/pulse/notify.ts';
 import { PulseService, type PulseLimits } from '../../lib/pulse/service.ts';
 import { openPulseStore } from '../../lib/pulse/store/open.ts';
 import type { PulseStore } from '../../lib/pulse/store/store.ts';
@@ -22,8 +23,13 @@ export interface ServiceFixture {
   links: PulseLinks;
   /** Private webhooks allowed (the receiver listens on loopback). */
   service: PulseService;
+  /** runNotify's options on these peers (the service's clock, private webhooks allowed, 5 s webhook timeout); add `changes`. */
+  notify: Omit<NotifyOptions, 'changes'>;
   close(): Promise<void>;
 }
+
+/** The token at the end of a manage (or confirm) link. */
+export const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
 export interface ServiceFixtureOptions {
   limits: Partial<PulseLimits>;
@@ -50,6 +56,7 @@ export async function startServiceFixture(opts: ServiceFixtureOptions): Promise<
     mailer,
     links,
     service,
+    notify: { dataDir, store, links, mailer, allowPrivateWebhooks: true, ...(opts.now ? { now: opts.now } : {}), webhookTimeoutMs: 5000 },
     async close() {
       mailer.close();
       await store.close();
