@@ -30,6 +30,7 @@
  *   cwe_ids          VARCHAR[]  'CWE-79', …
  */
 import { codePointsExceed } from '../code-points.ts';
+import { pep503Name } from '../packages/names.ts';
 
 /** The columns of changes.parquet with their DuckDB types, in file order (see above). */
 export const CHANGE_COLUMNS: ReadonlyArray<readonly [name: keyof ChangeRow, duckdbType: string]> = [
@@ -218,7 +219,7 @@ export function searchWords(search: string): string[] {
  */
 export function packageEntryKey(entry: string): string {
   const lower = entry.toLowerCase();
-  return lower.startsWith('pypi:') ? `pypi:${lower.slice(5).replace(/[-_.]+/g, '-')}` : lower;
+  return lower.startsWith('pypi:') ? `pypi:${pep503Name(lower.slice(5))}` : lower;
 }
 
 /**
@@ -247,7 +248,7 @@ export function packageNames(change: Pick<ChangeRow, 'ecosystems' | 'packages'>)
  * a superset changeMatches then decides).
  */
 export function packageIndexKey(name: string): string {
-  return name.toLowerCase().replace(/[-_.]+/g, '-');
+  return pep503Name(name);
 }
 
 /** Whether a change lists the package `name` in any of its ecosystems (packageEntryKey's rules). */

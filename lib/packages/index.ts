@@ -9,7 +9,7 @@
  * other table; at 340,000 CVEs it is the GHSA/OSV rows only (see docs and the bench figures).
  */
 import { baseEcosystem } from '../versions/ecosystems.ts';
-import { nameKey, packageKey } from './names.ts';
+import { nameKey, packageKey, pep503Name } from './names.ts';
 import type { RangeBranch } from './ranges.ts';
 
 export interface CveRisk {
@@ -67,7 +67,7 @@ function literal(s: string): string {
 
 /** The name key of the filter: lower case, runs of `-`, `_`, `.` as one `-` (PEP 503; a superset for the others). */
 function filterKey(name: string): string {
-  return name.trim().toLowerCase().replace(/[-_.]+/g, '-');
+  return pep503Name(name.trim());
 }
 
 /**

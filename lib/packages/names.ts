@@ -5,10 +5,14 @@
  */
 import { baseEcosystem } from '../versions/ecosystems.ts';
 
+/** A name as PEP 503 normalises PyPI's: lower case, each run of `-`, `_`, `.` one `-`. */
+export function pep503Name(name: string): string {
+  return name.toLowerCase().replace(/[-_.]+/g, '-');
+}
+
 export function nameKey(ecosystem: string, name: string): string {
   const base = baseEcosystem(ecosystem) ?? ecosystem;
-  const lower = name.trim().toLowerCase();
-  return base === 'PyPI' ? lower.replace(/[-_.]+/g, '-') : lower;
+  return base === 'PyPI' ? pep503Name(name.trim()) : name.trim().toLowerCase();
 }
 
 /** The index key of a package: its base ecosystem (any release) and its name key. */
