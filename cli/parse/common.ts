@@ -152,12 +152,16 @@ export function cvssBaseScore(vector: string): number | null {
   const Ctor = cvssClass(version);
   if (!Ctor) return null;
   try {
-    const scores = new Ctor(v).calculateScores();
-    const base = version === '4.0' ? scores.baseMetricsOnly : scores.base;
-    return typeof base === 'number' && Number.isFinite(base) ? base : null;
+    return baseScoreOf(version!, new Ctor(v).calculateScores());
   } catch {
     return null;
   }
+}
+
+/** The base score among ae-cvss-calculator's scores of a `version` vector (see cvssBaseScore). */
+export function baseScoreOf(version: CvssVersion, scores: { base?: number; baseMetricsOnly?: number }): number | null {
+  const base = version === '4.0' ? scores.baseMetricsOnly : scores.base;
+  return typeof base === 'number' && Number.isFinite(base) ? base : null;
 }
 
 /**

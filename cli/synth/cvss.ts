@@ -4,10 +4,10 @@
  * severe CVEs); scores come from ae-cvss-calculator, computed once per distinct vector.
  */
 import cvssCalculator from 'ae-cvss-calculator';
-import { cvssBaseScore, cvssSeverity, cvssV2Severity } from '../parse/common.ts';
+import { baseScoreOf, cvssSeverity, cvssV2Severity } from '../parse/common.ts';
 import { Rng, rngFor } from './random.ts';
 
-type Scores = { base?: number; impact?: number; exploitability?: number };
+type Scores = { base?: number; baseMetricsOnly?: number; impact?: number; exploitability?: number };
 type CvssCtor = new (vector: string) => { calculateScores(): Scores };
 const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = cvssCalculator as unknown as Record<'Cvss2' | 'Cvss3P0' | 'Cvss3P1' | 'Cvss4P0', CvssCtor>;
 
@@ -40,7 +40,7 @@ function parseMetrics(vector: string): Record<string, string> {
 function describe(version: CvssVersion, vector: string): VectorInfo {
   const Ctor = version === '2.0' ? Cvss2 : version === '3.0' ? Cvss3P0 : version === '3.1' ? Cvss3P1 : Cvss4P0;
   const s = new Ctor(vector).calculateScores();
-  const score = cvssBaseScore(vector) ?? 0;
+  const score = baseScoreOf(version, s) ?? 0;
   return {
     version,
     vector,
