@@ -29,3 +29,12 @@ export class CliError extends Error {
     this.exitCode = exitCode;
   }
 }
+
+/**
+ * The first line of an error's message: DuckDB follows its own with a "LINE 1: <statement>"
+ * context that quotes our SQL back over further lines, nothing the user gave, for a one-line
+ * CLI message.
+ */
+export function firstLineOf(err: unknown): string {
+  return ((err as Error).message.split('\n')[0] ?? '').trim();
+}

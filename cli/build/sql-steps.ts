@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { step } from '../../lib/log.ts';
-import { CliError } from '../../lib/errors.ts';
+import { CliError, firstLineOf } from '../../lib/errors.ts';
 
 export const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sql');
 
@@ -41,9 +41,7 @@ export async function duckDbWork<T>(what: string, work: () => Promise<T>): Promi
     return await work();
   } catch (err) {
     if (err instanceof CliError) throw err;
-    // DuckDB's own first line: the rest is its "LINE 1: <the statement>" context, the build's
-    // SQL quoted back over further lines, nothing the user gave.
-    throw new CliError(`${what} failed: ${((err as Error).message.split('\n')[0] ?? '').trim()}`);
+    throw new CliError(`${what} failed: ${firstLineOf(err)}`);
   }
 }
 

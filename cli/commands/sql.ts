@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResultReader, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
-import { CliError } from '../../lib/errors.ts';
+import { CliError, firstLineOf } from '../../lib/errors.ts';
 import { currentPointer, readCurrentBuildId, SNAPSHOT_TABLES, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
 
 /**
@@ -34,8 +34,7 @@ export async function openSnapshotViews(dataDir: string) {
       // A snapshot with files deleted: DuckDB's error, with its stack, was all the user saw.
       connection.closeSync();
       instance.closeSync();
-      const reason = ((err as Error).message.split('\n')[0] ?? '').trim();
-      throw new CliError(`snapshot ${buildId} is damaged: table ${table} (${join(dir, SNAPSHOT_TABLES[table]!)}) cannot be read: ${reason}`);
+      throw new CliError(`snapshot ${buildId} is damaged: table ${table} (${join(dir, SNAPSHOT_TABLES[table]!)}) cannot be read: ${firstLineOf(err)}`);
     }
   }
   return { instance, connection, buildId };
