@@ -59,6 +59,9 @@ const OWN_CODING: Array<[RegExp, string[]]> = [
   [/\.br$/i, ['br']],
 ];
 
+/** How every gzip stream starts (RFC 1952 §2.3.1: ID1, ID2). */
+export const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+
 /**
  * Whether `file`, its transport `coding` undone, still starts with gzip's magic bytes: a `.gz`
  * that a server or proxy compressed again on the fly (gzip inside gzip), not one merely labelled
@@ -76,7 +79,7 @@ async function gzipUnderCoding(file: string, coding: string): Promise<boolean> {
       decoder.once('end', () => resolve(Buffer.alloc(0)));
       decoder.once('error', reject);
     });
-    return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+    return head.subarray(0, GZIP_MAGIC.length).equals(GZIP_MAGIC);
   } catch {
     // Not even one layer decodes: certainly not gzip inside gzip (the file's own check says what it is).
     return false;

@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { parse as parseCsv } from 'csv-parse';
 import yauzl from 'yauzl';
+import { GZIP_MAGIC } from './content-coding.ts';
 import { FetchError } from './errors.ts';
 
 export interface Verified {
@@ -82,7 +83,7 @@ export async function verifyGzipText(
 ): Promise<void> {
   // Not gzip at all (an HTML error page answered 200, a CSV sent uncompressed) is said so: "not a
   // complete gzip file (incorrect header check)" sent the reader looking for a cut download.
-  await requireMagic(file, [Buffer.from([0x1f, 0x8b])], 'a gzip file', what);
+  await requireMagic(file, [GZIP_MAGIC], 'a gzip file', what);
   const gunzip = createGunzip();
   const source = createReadStream(file);
   source.on('error', (err) => gunzip.destroy(err));
