@@ -64,6 +64,16 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * What the first issue of a failed zod parse says: the parameter it names (`fallback` when it
+ * names none) and a message starting with that name.
+ */
+export function firstIssue(issues: readonly { path: readonly PropertyKey[]; message: string }[], fallback: string): { parameter: string; message: string } {
+  const issue = issues[0];
+  const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : fallback;
+  return { parameter, message: `${parameter}: ${issue?.message ?? 'malformed'}` };
+}
+
 /** 400 naming the parameter that is malformed or out of range. */
 export function invalidParameter(parameter: string, message: string): ApiError {
   return new ApiError('INVALID_PARAMETER', message, { parameter });

@@ -18,7 +18,7 @@ import {
   searchTextProblem,
   type ChangeFilter,
 } from '../../lib/changes/model.ts';
-import { invalidParameter } from '../http/errors.ts';
+import { firstIssue, invalidParameter } from '../http/errors.ts';
 import { booleanParam, enumListParam, enumParam, integerParam, numberParam, queryParam, timestampParam } from '../http/params.ts';
 import type { ChangePosition } from '../queries/changes.ts';
 
@@ -123,9 +123,8 @@ export function parseQuery<S extends z.ZodObject>(c: Context, schema: S): z.outp
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'query';
-    throw invalidParameter(parameter, `${parameter}: ${issue?.message ?? 'malformed'}`);
+    const { parameter, message } = firstIssue(result.error.issues, 'query');
+    throw invalidParameter(parameter, message);
   }
   return result.data;
 }

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono';
 import type { z } from '@hono/zod-openapi';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError, firstIssue } from '../../http/errors.ts';
 import { formatMicros } from '../../http/timestamps.ts';
 import { listCves, type ListResult } from '../../queries/cves-list.ts';
 import { interpretList, type ListQuery } from '../../routes/cves-params.ts';
@@ -121,9 +121,8 @@ function validated(form: Record<string, string>): ListQuery & { vendor?: string;
   if (vendor === undefined && product !== undefined) refuseFilter('product', 'product: name a vendor too (a product is matched within its vendor)');
   const parsed = (schema as z.ZodType).safeParse(input);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'query';
-    refuseFilter(parameter, `${parameter}: ${issue?.message ?? 'malformed'}`);
+    const { parameter, message } = firstIssue(parsed.error.issues, 'query');
+    refuseFilter(parameter, message);
   }
   return parsed.data as ListQuery & { vendor?: string; product?: string };
 }

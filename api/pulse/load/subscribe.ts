@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { ChangeFilter, ChangeRow } from '../../../lib/changes/model.ts';
+import { firstIssue } from '../../http/errors.ts';
 import { listChanges, newestChangeBuild } from '../../queries/changes.ts';
 import { listCwes, listVendors, type CweEntry, type VendorEntry } from '../../queries/catalogs.ts';
 import { listEcosystems, type EcosystemEntry } from '../../queries/catalogs.ts';
@@ -41,9 +42,8 @@ export function filterFormOf(all: Record<string, string[]>): Record<string, stri
 export function filterOfForm(form: Record<string, string>): ChangeFilter {
   const parsed = ChangeFilterQuery.safeParse(form);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const parameter = issue && issue.path.length > 0 ? String(issue.path[0]) : 'filter';
-    refuseFilter(parameter, `${parameter}: ${issue?.message ?? 'malformed'}`);
+    const { parameter, message } = firstIssue(parsed.error.issues, 'filter');
+    refuseFilter(parameter, message);
   }
   return filterOfQuery(parsed.data);
 }
