@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import type { ApiApp, ApiConfig } from '../http/context.ts';
 import type { ServingSnapshot } from '../snapshot/serving.ts';
 import { methodNotAllowedHere } from '../http/errors.ts';
+import { CVE_ID } from '../http/params.ts';
 import { CACHE_CONTROL, conditionalTag, ifNoneMatchHits, sendJson } from '../http/respond.ts';
 import { ASSETS } from './assets.ts';
 import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
@@ -25,7 +26,6 @@ import { SubscribePage } from './pages/subscribe.tsx';
 import type { Handoffs } from './handoff.ts';
 import { pulsePagePatterns } from './page-methods.ts';
 import { withSnapshot } from './snapshot-access.ts';
-import { CVE_ID } from '../http/params.ts';
 
 /** Renders an error as its HTML page. */
 export async function errorPage(c: Context, err: PageError, buildId?: string): Promise<Response> {

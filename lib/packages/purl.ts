@@ -4,9 +4,9 @@
  * and version. Mapping: npm (`@scope/name`), pypi → PyPI, maven → Maven (`group:artifact`),
  * golang → Go (`namespace/name`), cargo → crates.io, gem → RubyGems, nuget → NuGet,
  * composer → Packagist (`vendor/name`), hex → Hex, pub → Pub, swift → SwiftURL
- * (`github.com/owner/repo`), githubactions → GitHub Actions (`owner/repo`), deb → Debian / Ubuntu (release from `distro`:
- * `debian-12`, `bookworm`, `ubuntu-22.04`, `jammy`), apk → Alpine (`alpine-3.20` → `Alpine:v3.20`)
- * / Wolfi / Chainguard, rpm → Red Hat, Rocky Linux, AlmaLinux, openSUSE, SUSE, Mageia,
+ * (`github.com/owner/repo`), githubactions → GitHub Actions (`owner/repo`), deb → Debian /
+ * Ubuntu (release from `distro`: `debian-12`, `bookworm`, `ubuntu-22.04`, `jammy`), apk →
+ * Alpine (`alpine-3.20` → `Alpine:v3.20`) / Wolfi / Chainguard, rpm → Red Hat, Rocky Linux, AlmaLinux, openSUSE, SUSE, Mageia,
  * openEuler by namespace (release of Rocky/Alma from `distro`, the `epoch` qualifier put before
  * the version as `epoch:version`).
  */

@@ -1,9 +1,10 @@
 /**
  * Orders built on Semantic Versioning 2.0 (the `semver` package, strict parsing): OSV `SEMVER`
  * ranges, npm, crates.io, Hex (Elixir's Version is SemVer 2.0), SwiftURL and GitHub Actions
- * (SemVer release tags); Pub (Dart's pub_semver: SemVer, then build metadata); Go modules (a `v` prefix, pseudo-versions such as
- * `v0.0.0-20191109021931-daa7c04131f5` are SemVer pre-releases and order as such, and
- * `+incompatible` is build metadata, ignored by the order, as the go command does).
+ * (SemVer release tags); Pub (Dart's pub_semver: SemVer, then build metadata); Go modules (a
+ * `v` prefix, pseudo-versions such as `v0.0.0-20191109021931-daa7c04131f5` are SemVer
+ * pre-releases and order as such, and `+incompatible` is build metadata, ignored by the order,
+ * as the go command does).
  */
 import semver from 'semver';
 import { orderOf, type VersionOrder } from './scheme.ts';

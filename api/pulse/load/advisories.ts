@@ -22,7 +22,6 @@ export interface AdvisoryListView {
   knownCves: Set<string>;
 }
 
-
 async function advisoryVendors(snapshot: ServingSnapshot): Promise<string[]> {
   return snapshot.memo('pulse-advisory-vendors', async () => {
     const reader = await snapshot.pool.read(`SELECT DISTINCT vendor FROM advisories ORDER BY vendor`);

@@ -20,7 +20,6 @@ import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/fie
 import { Layout } from '../layout.tsx';
 import { FILTER_FIELDS, PREVIEW_DAYS, type SubscribeView } from '../load/subscribe.ts';
 
-
 export interface SubscribeNotice {
   kind: 'ok' | 'error';
   title: string;
