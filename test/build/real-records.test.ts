@@ -2,7 +2,8 @@
  * Real published records through the whole build, read back the way the API serves them:
  * NVD's records (fkie-cad/nvd-json-data-feeds, byte for byte) of CVE-2024-2453 beside the CISA
  * ICS CSAF advisory that covers it (cisagov/CSAF icsa-24-081-01.json), and of CVE-2024-41909
- * (Received, no metric) beside the GitHub advisory naming it (GHSA-2326-hx7g-3m9r).
+ * (Received, no metric) beside the GitHub advisory naming it (GHSA-2326-hx7g-3m9r); NVD's
+ * CVE-2023-4966 and CVE-2024-1086, the latter beside its CISA Vulnrichment CVE 5 record.
  */
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,13 +24,15 @@ let snapshot: OpenSnapshot;
 beforeAll(async () => {
   const raw = await mkdtemp(join(tmpdir(), 'vulnintel-real-'));
   const records: Record<string, unknown>[] = [];
-  for (const id of ['CVE-2024-2453', 'CVE-2024-41909']) {
+  for (const id of ['CVE-2024-2453', 'CVE-2024-41909', 'CVE-2023-4966', 'CVE-2024-1086']) {
     records.push(JSON.parse(await readFile(join(FIXTURES, `nvd/records/${id}.json`), 'utf8')) as Record<string, unknown>);
   }
   await mkdir(join(raw, 'nvd'), { recursive: true });
   await writeFile(join(raw, 'nvd/page-000000.json'), JSON.stringify(nvdPage(records)));
   await mkdir(join(raw, 'ghsa'), { recursive: true });
   await writeFile(join(raw, 'ghsa/GHSA-2326-hx7g-3m9r.json'), await readFile(join(FIXTURES, 'ghsa/GHSA-2326-hx7g-3m9r.json')));
+  await mkdir(join(raw, 'cvelist/vulnrichment/2024/1xxx'), { recursive: true });
+  await writeFile(join(raw, 'cvelist/vulnrichment/2024/1xxx/CVE-2024-1086.json'), await readFile(join(FIXTURES, 'cvelist/records/vulnrichment-CVE-2024-1086.json')));
   await mkdir(join(raw, 'csaf/cisa/2024'), { recursive: true });
   await writeFile(join(raw, 'csaf/cisa/2024/icsa-24-081-01.json'), await readFile(join(FIXTURES, 'csaf/cisa/2024/icsa-24-081-01.json')));
   const { dataDir, result } = await buildCorpus(raw);
@@ -87,5 +90,17 @@ describe('CVE-2024-41909 and GHSA-2326-hx7g-3m9r', () => {
     });
     expect(byUrl.get('https://github.com/apache/mina-sshd/issues/445')!.sources).toEqual(['GHSA-2326-hx7g-3m9r', 'security@apache.org']);
     expect(servedRecord('CVE-2024-41909').ghsa_ids).toEqual(['GHSA-2326-hx7g-3m9r']);
+  });
+});
+
+describe("NVD's and the CVE List's words for a reference tag", () => {
+  it("serves NVD's `US Government Resource` as the CVE 5 schema's `government-resource`, as the CVE List's copy of the same kind of link", async () => {
+    // NVD tags CISA-ADP's KEV link of CVE-2023-4966 `US Government Resource`; CISA's
+    // Vulnrichment record of CVE-2024-1086 tags its KEV link `government-resource` (NVD's copy
+    // of that one has no tag). One tag, one spelling, whichever feed said it.
+    const kevLink = async (cveId: string) =>
+      (await findCveReferences(snapshot, cveId))!.references.find((r) => r.url.startsWith('https://www.cisa.gov/known-exploited-vulnerabilities-catalog'))!;
+    expect((await kevLink('CVE-2023-4966')).tags).toEqual(['government-resource']);
+    expect((await kevLink('CVE-2024-1086')).tags).toEqual(['government-resource']);
   });
 });
