@@ -195,6 +195,17 @@ function noteText(notes: unknown, categories: string[]): string | null {
 }
 
 /**
+ * The description of a document without summary or description notes of its own (they are
+ * optional in CSAF 2.0: BSI's BSI-2022-0001 has none) that is about one vulnerability: that
+ * vulnerability's description (else summary) note says what the advisory is about. With several
+ * vulnerabilities none of them describes the whole advisory, so there is none.
+ */
+function soleVulnerabilityText(vulnerabilities: unknown[]): string | null {
+  const described = vulnerabilities.filter(isObject);
+  return described.length === 1 ? noteText(described[0]!.notes, ['description', 'summary']) : null;
+}
+
+/**
  * Parses one CSAF document. `vendor` is the folder slug. Returns null for a listing file;
  * throws RawFormatError for anything else that is not a readable CSAF document.
  */
@@ -302,7 +313,7 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
     advisory_id: advisoryId,
     // The text fields CSAF requires as strings: anything else is a broken document.
     title: optionalText(doc.title, 'document.title', file, advisoryId),
-    description: noteText(doc.notes, ['summary', 'description']),
+    description: noteText(doc.notes, ['summary', 'description']) ?? soleVulnerabilityText(vulnerabilities),
     publisher: optionalText(publisher.name, 'document.publisher.name', file, advisoryId),
     category: optionalText(doc.category, 'document.category', file, advisoryId),
     tlp,

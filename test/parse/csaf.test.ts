@@ -166,6 +166,16 @@ describe('CSAF documents: CISA, BSI, VEX', () => {
     expect(cves[0]).toMatchObject({ cve_id: 'CVE-2022-27193', vendor_severity: 'MEDIUM', vendor_severity_evidence: 'Moderate' });
   });
 
+  it('describes a document without notes of its own by its one vulnerability\'s description note', () => {
+    // BSI-2022-0001 has no document.notes; its only vulnerability has a "description" note.
+    expect(parseFixture('bsi/2022/bsi-2022-0001.json').advisory.description).toBe(
+      'CSAF Tools CVRF-CSAF-Converter 1.0.0-rc1 resolves XML External Entities (XXE). This leads to the inclusion of arbitrary (local) file content into the generated output document. An attacker can exploit this to disclose information from the system running the converter.',
+    );
+    // A document with notes of its own keeps them (VA-24-262-01's "Risk evaluation" summary,
+    // not its vulnerability's description).
+    expect(parseFixture('cisa/2024/va-24-262-01.json').advisory.description).toMatch(/^The Planet Fitness Workouts iOS and Android mobile apps are vulnerable/);
+  });
+
   it('reads a minimal VEX without distribution', () => {
     const { advisory, cves } = parseFixture('example/2022-evd-uc-01-a-001.json');
     expect(advisory).toMatchObject({ vendor: 'example', tlp: null, cve_ids: ['CVE-2021-44228'], products: ['Example Company DEF 1.0'] });
