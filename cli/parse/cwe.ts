@@ -56,7 +56,7 @@ function textOf(value: unknown): string | null {
   return null;
 }
 
-function entryRow(entry: unknown, kind: CweKind, textElement: string, file: string, where: string): CweRow {
+function entryRow(entry: unknown, kind: CweKind, textElement: string, file: string, where: string | undefined): CweRow {
   if (!isObject(entry)) throw new RawFormatError(file, where, 'CWE entry is not an element');
   const cweId = normalizeCweId(entry.ID);
   const name = stringOrNull(entry.Name);
@@ -155,7 +155,9 @@ export function parseCweJson(json: unknown, file: string): CweRow[] {
   }
   const kind = jsonKind(json);
   if (!kind) throw new RawFormatError(file, stringOrNull(json.ID) ?? undefined, 'not a CWE weakness, category or view record');
-  return [entryRow(json, kind, JSON_TEXT[kind], file, 'record')];
+  // A REST record is a file of its own: without a usable ID it is named by its Name (the
+  // message said "record record"), and with neither the file name alone says which.
+  return [entryRow(json, kind, JSON_TEXT[kind], file, stringOrNull(json.Name) ?? undefined)];
 }
 
 /** File endings this parser reads (readDocuments). */

@@ -93,6 +93,14 @@ describe('CWE REST JSON records', () => {
     expect(parseCweJson(wrapped, 'v.json')).toEqual([{ cwe_id: 'CWE-1000', name: 'Research Concepts', kind: 'view', abstraction: null, status: 'Draft', description: 'Research.' }]);
     expect(() => parseCweJson({ ID: '5', Name: 'x' }, 'x.json')).toThrow(/x\.json: record 5: not a CWE weakness, category or view record/);
   });
+
+  it('names a REST record without a usable ID by its Name (the message said "record record")', () => {
+    const record = json('mitre-cwe-rest-json-W-1004.json');
+    expect(() => parseCweJson({ ...record, ID: 'HttpOnly' }, 'W/1004.json')).toThrow(
+      /^W\/1004\.json: record Sensitive Cookie Without 'HttpOnly' Flag: CWE weakness needs a numeric ID and a Name$/,
+    );
+    expect(() => parseCweJson({ ...record, ID: null, Name: null }, 'W/1004.json')).toThrow(/^W\/1004\.json: CWE weakness needs a numeric ID and a Name$/);
+  });
 });
 
 describe('cweParser.stage', () => {
