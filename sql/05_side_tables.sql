@@ -185,6 +185,26 @@ WHERE r.url IS NOT NULL
 GROUP BY r.cve_id, r.url;
 DROP TABLE reference_current;
 
+-- An exploit record that a reference of its CVE names under another spelling of the same URL is
+-- that reference: NVD writes Exploit-DB's pages `https://www.exploit-db.com/exploits/42031/` (and
+-- older ones with http://), the record's own URL has no trailing slash. Matched on exact URLs
+-- only, CVE-2017-0144 served EDB 42031 twice (a reference with no exploit_source, and again as
+-- an unreferenced exploit). The record takes the reference's spelling (the least, if several
+-- spellings are listed), so every later comparison of the two is the plain URL equality; a
+-- record whose own spelling is listed keeps it. Only the CVEs with exploit records are read.
+CREATE MACRO exploit_url_key(u) AS regexp_replace(u, '^https?://(www\.)?|/+$', '', 'g');
+CREATE TABLE exploit_reference_url AS
+SELECT e.cve_id, e.source, e.exploit_id, min(n.url) AS url
+FROM exploit_current e
+JOIN (SELECT cve_id, url FROM references_norm SEMI JOIN (SELECT DISTINCT cve_id FROM exploit_current) USING (cve_id)) n
+  ON n.cve_id = e.cve_id AND exploit_url_key(n.url) = exploit_url_key(e.url)
+WHERE NOT EXISTS (SELECT 1 FROM references_norm x WHERE x.cve_id = e.cve_id AND x.url = e.url)
+GROUP BY e.cve_id, e.source, e.exploit_id;
+UPDATE exploit_current e SET url = r.url
+FROM exploit_reference_url r
+WHERE e.cve_id = r.cve_id AND e.source = r.source AND e.exploit_id IS NOT DISTINCT FROM r.exploit_id;
+DROP TABLE exploit_reference_url;
+
 CREATE TABLE "references" AS
 SELECT
   n.cve_id, n.url, n.name, list_sort(n.tags) AS tags, n.sources,

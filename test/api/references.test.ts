@@ -66,6 +66,18 @@ describe('references', () => {
     expect(shown.exploits).toEqual([]);
   });
 
+  it("takes NVD's trailing-slash spelling of an Exploit-DB page for the Exploit-DB record it is", async () => {
+    // NVD's real record of CVE-2017-0144 lists https://www.exploit-db.com/exploits/42031/; the
+    // Exploit-DB record 42031 is https://www.exploit-db.com/exploits/42031. One exploit, shown
+    // once: the reference names its database, and it is no second, unreferenced exploit.
+    const result = await refs('CVE-2017-0144');
+    expect(result.references.find((r) => r.url === 'https://www.exploit-db.com/exploits/42031/')).toMatchObject({
+      is_exploit: true,
+      exploit_source: 'exploitdb',
+    });
+    expect(result.exploits.map((e) => e.exploit_id)).toEqual(['42315', 'exploit/windows/smb/ms17_010_eternalblue']);
+  });
+
   it('is null for a CVE the snapshot does not hold; empty lists for one without references', async () => {
     expect(await findCveReferences(sample, 'CVE-1900-0001')).toBeNull();
     expect((await refs('CVE-2026-90121')).failed_sections).toEqual([]);
@@ -101,6 +113,16 @@ describe('GET /api/v1/public/cves/{id}/references', () => {
     const advisory = await api.get(body.references[0]!.vendor_advisory!.api_path);
     expect(advisory.status).toBe(200);
     expect(((await advisory.json()) as { cve_ids: string[] }).cve_ids).toContain('CVE-2026-90062');
+  });
+
+  it('serves the Exploit-DB record NVD lists with a trailing slash once, in references and in enrichment', async () => {
+    const { body } = await api.json<CveReferences>('/api/v1/public/cves/CVE-2017-0144/references');
+    expect(body.references.find((r) => r.url === 'https://www.exploit-db.com/exploits/42031/')!.exploit_source).toBe('exploitdb');
+    expect(body.exploits.map((e) => e.exploit_id)).not.toContain('42031');
+    const enrichment = await api.json<{ exploits: Array<{ url: string; exploit_id: string | null }> }>('/api/v1/public/cves/CVE-2017-0144/enrichment');
+    expect(enrichment.body.exploits.filter((e) => e.url.includes('/exploits/42031'))).toEqual([
+      expect.objectContaining({ exploit_id: '42031', url: 'https://www.exploit-db.com/exploits/42031/' }),
+    ]);
   });
 
   it('404 for an unknown CVE, 400 naming id for a malformed one', async () => {
