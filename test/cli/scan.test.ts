@@ -87,6 +87,24 @@ describe('reading SBOMs', () => {
     expect(parseSbom('a.json', `\uFEFF${doc}`)).toEqual(parseSbom('a.json', doc));
     expect(parseSbom('a.json', `\uFEFF${doc}`).components).toHaveLength(1);
   });
+
+  it('refuses a file that is not UTF-8, naming what it is, rather than reading its names altered', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vulnintel-sbom-'));
+    try {
+      const doc = '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"caf\u00e9","version":"1.0.0","purl":"pkg:npm/caf%C3%A9@1.0.0"}]}';
+      // Latin-1: é as the one byte E9. It was read as U+FFFD ("caf\uFFFD"), the scan going on.
+      await writeFile(join(dir, 'latin1.json'), Buffer.from(doc, 'latin1'));
+      await expect(readSbom(join(dir, 'latin1.json'))).rejects.toThrow(`${join(dir, 'latin1.json')}: is not UTF-8 text`);
+      // UTF-16 with its byte order mark: refused as JSON, quoting replacement characters.
+      await writeFile(join(dir, 'utf16.json'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(doc, 'utf16le')]));
+      await expect(readSbom(join(dir, 'utf16.json'))).rejects.toThrow(`${join(dir, 'utf16.json')}: is UTF-16 text (it starts with a UTF-16 byte order mark)`);
+      // The same document in UTF-8 (with or without a byte order mark) is read as written.
+      await writeFile(join(dir, 'utf8.json'), `\uFEFF${doc}`);
+      expect((await readSbom(join(dir, 'utf8.json'))).components[0]).toMatchObject({ name: 'caf\u00e9' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('scanning', () => {
