@@ -228,6 +228,19 @@ describe('Packagist (Composer)', () => {
     const versions = ['1.0.0-dev', '1.0.0-alpha1', '1.0.0-beta', '1.0.0-beta2', '1.0.0-RC1', '1.0.0', '1.0.0-p1', '1.0.1', '8.7.23', '9.5.4', '10.0', 'v9.5.4', '2024.01.15', '1.0.0-pl2', '1.0-a', '1.2.3.4'];
     for (const a of versions) for (const b of versions) expect(COMPOSER.compare(a, b), `${a} vs ${b}`).toBe(Math.sign(phpVersionCompare(normalizeComposer(a)!, normalizeComposer(b)!)));
   });
+  it('refuses a long run of digits after a stability at once (it took seconds per digit more: one request held a replica)', () => {
+    // 22 digits took seconds before, twice as long with each digit more (40: days).
+    for (const version of [`1.0rc${'1'.repeat(22)}!`, `20200101beta${'1'.repeat(22)}x`]) {
+      const started = performance.now();
+      expect(normalizeComposer(version)).toBeNull();
+      expect(() => COMPOSER.check(`${version} `)).toThrow(VersionSyntaxError);
+      expect(performance.now() - started).toBeLessThan(500);
+    }
+    // The stability numbers it reads are read as before.
+    expect(normalizeComposer('1.0.0-RC1.2')).toBe('1.0.0.0-RC1.2');
+    expect(normalizeComposer('1.0.0beta-12')).toBe('1.0.0.0-beta12');
+    expect(normalizeComposer(`1.0rc${'1'.repeat(30)}-dev`)).toBe(`1.0.0.0-RC${'1'.repeat(30)}-dev`);
+  });
 });
 
 describe('ecosystem names', () => {
