@@ -201,6 +201,18 @@ describe('vulnintel scan (the command)', () => {
     }
     await rm(copy, { recursive: true, force: true });
   }, 120_000);
+  it('from the Parquet files, an SBOM of packages the snapshot does not know: no finding, exit 0 (it was a TypeError, exit 1)', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'vulnintel-scan-unknown-'));
+    await cp(dataDir, copy, { recursive: true });
+    await rm(servingDir(join(snapshotsDir(copy), (await readCurrentBuildId(copy))!)), { recursive: true });
+    const sbom = join(copy, 'unknown.cdx.json');
+    await writeFile(sbom, JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ name: 'nowhere', purl: 'pkg:npm/not-in-any-snapshot@1.0.0' }] }));
+    const out = await cli(['scan', sbom, '--data', copy, '--fail-on', 'high']);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('1 components, 1 judged, 0 findings');
+    await rm(copy, { recursive: true, force: true });
+  }, 120_000);
   it('prints the table and exits 1 with --fail-on kev, 0 without', async () => {
     const failing = await cli(['scan', CDX, '--data', dataDir, '--fail-on', 'kev']);
     expect(failing.code).toBe(1);
