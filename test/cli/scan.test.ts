@@ -213,6 +213,26 @@ describe('vulnintel scan (the command)', () => {
     expect(out.stdout).toContain('1 components, 1 judged, 0 findings');
     await rm(copy, { recursive: true, force: true });
   }, 120_000);
+  it('from the Parquet files, a package name holding a NUL or quotes is looked up as written (a NUL cut the query: a DuckDB parser error)', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'vulnintel-scan-nul-'));
+    await cp(dataDir, copy, { recursive: true });
+    await rm(servingDir(join(snapshotsDir(copy), (await readCurrentBuildId(copy))!)), { recursive: true });
+    const sbom = join(copy, 'odd.cdx.json');
+    const components = [
+      { name: 'nul', purl: 'pkg:npm/a%00b@1.0.0' },
+      { name: 'quotes', purl: "pkg:npm/x'%00')%20OR%20true%20OR%20('@1.0.0" },
+      { name: 'mlflow', purl: 'pkg:pypi/mlflow@2.18.0' },
+    ];
+    await writeFile(sbom, JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components }));
+    const fromParquet = await cli(['scan', sbom, '--data', copy, '--format', 'json']);
+    expect(fromParquet.stderr).toBe('');
+    expect(fromParquet.code).toBe(0);
+    // The same answer as the serving files give: the odd names match nothing, mlflow its rows.
+    const fromServing = await cli(['scan', sbom, '--data', dataDir, '--format', 'json']);
+    expect(fromParquet.stdout).toBe(fromServing.stdout);
+    expect(JSON.parse(fromParquet.stdout).findings.length).toBeGreaterThan(0);
+    await rm(copy, { recursive: true, force: true });
+  }, 120_000);
   it('prints the table and exits 1 with --fail-on kev, 0 without', async () => {
     const failing = await cli(['scan', CDX, '--data', dataDir, '--fail-on', 'kev']);
     expect(failing.code).toBe(1);
