@@ -131,8 +131,13 @@ export function sbomText(file: string, bytes: Uint8Array): string {
   }
   try {
     return UTF8.decode(bytes);
-  } catch {
-    throw new SbomFormatError(file, 'is not UTF-8 text (it holds bytes that are no UTF-8 character, e.g. Latin-1 or Windows-1252 text); JSON SBOMs are read as UTF-8: save it as UTF-8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
+      throw new SbomFormatError(file, 'is not UTF-8 text (it holds bytes that are no UTF-8 character, e.g. Latin-1 or Windows-1252 text); JSON SBOMs are read as UTF-8: save it as UTF-8');
+    }
+    // Text longer than a string can be (about 512 MiB): ERR_STRING_TOO_LONG, as reading it as text said.
+    throw new SbomFormatError(file, `cannot be read (${code ?? (err as Error).message})`);
   }
 }
 

@@ -6,7 +6,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSnapshotViews } from '../../cli/commands/sql.ts';
 import { renderSarif } from '../../cli/scan/render.ts';
 import { componentPurl, failsOn, scanComponents, type ScanResult } from '../../cli/scan/scan.ts';
@@ -14,7 +14,7 @@ import { listAdvisories } from '../../lib/packages/check.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
 import { SERVING_PACKAGES, servingDir } from '../../lib/serving-layout.ts';
 import { readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
-import { parseSbom, readSbom, SbomFormatError } from '../../lib/sbom/read.ts';
+import { parseSbom, readSbom, SbomFormatError, sbomText } from '../../lib/sbom/read.ts';
 import { cli } from '../helpers/cli.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 
@@ -86,6 +86,19 @@ describe('reading SBOMs', () => {
     const doc = '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"lodash","version":"4.17.20","purl":"pkg:npm/lodash@4.17.20"}]}';
     expect(parseSbom('a.json', `\uFEFF${doc}`)).toEqual(parseSbom('a.json', doc));
     expect(parseSbom('a.json', `\uFEFF${doc}`).components).toHaveLength(1);
+  });
+
+  it('a file too large for one string is said to be unreadable, not to be other than UTF-8', () => {
+    // What decoding some 560 MB of text throws, without the 560 MB.
+    const tooLong = Object.assign(new Error('Cannot create a string longer than 0x1fffffe8 characters'), { code: 'ERR_STRING_TOO_LONG' });
+    const decode = vi.spyOn(TextDecoder.prototype, 'decode').mockImplementation(() => {
+      throw tooLong;
+    });
+    try {
+      expect(() => sbomText('huge.json', new Uint8Array([0x7b, 0x7d]))).toThrow('huge.json: cannot be read (ERR_STRING_TOO_LONG)');
+    } finally {
+      decode.mockRestore();
+    }
   });
 
   it('refuses a file that is not UTF-8, naming what it is, rather than reading its names altered', async () => {
