@@ -164,6 +164,18 @@ describe('scanning', () => {
     }
     expect(run0.invocations[0].toolExecutionNotifications).toHaveLength(3);
   });
+  it('names the SBOM in SARIF by a URI reference: a path with a space, # or % is percent-encoded (it was written as given)', () => {
+    const uris = (file: string) => {
+      const run0 = JSON.parse(renderSarif(result, { file, buildId: 'b', format: 'CycloneDX 1.5' })).runs[0];
+      return [run0.artifacts[0].location.uri, ...run0.results.map((r: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) => r.locations[0]!.physicalLocation.artifactLocation.uri)];
+    };
+    for (const uri of uris('sboms/my app #2 100%.cdx.json')) expect(uri).toBe('sboms/my%20app%20%232%20100%25.cdx.json');
+    // A path with nothing to escape is written as before, a relative or an absolute one.
+    for (const uri of uris('test/fixtures/sbom/sample.cdx.json')) expect(uri).toBe('test/fixtures/sbom/sample.cdx.json');
+    for (const uri of uris('/srv/sboms/sample.cdx.json')) expect(uri).toBe('/srv/sboms/sample.cdx.json');
+    // A first segment with a colon is not read as a scheme.
+    expect(uris('c:sbom.json')[0]).toBe('c%3Asbom.json');
+  });
 });
 
 describe('the package index stored with the serving files', () => {
