@@ -57,6 +57,16 @@ describe('Maven (ComparableVersionTest)', () => {
     }
     expectEqual(MAVEN, '0000000000000000001', '1');
   });
+  it('compares versions nested thousands of lists deep (each letter/digit switch opens one): it overflowed the call stack', () => {
+    const deep = '1a'.repeat(4_000);
+    expect(MAVEN.compare(deep, `${deep}1`)).toBe(1);
+    expect(MAVEN.compare(`${deep}1`, deep)).toBe(-1);
+    expect(MAVEN.compare(deep, deep)).toBe(0);
+    // Against a short bound, a sub-list compared with nothing all the way down.
+    const zeros = `1${'-0'.repeat(8_000)}`;
+    expectEqual(MAVEN, zeros, '1');
+    expectAscending(MAVEN, ['1', `${zeros}-5`, '2']);
+  });
 });
 
 describe('Debian/Ubuntu (dpkg)', () => {
