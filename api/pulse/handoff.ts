@@ -16,10 +16,14 @@
  *     a Slack webhook URL is its own secret —, cadence), so they survive the preview without
  *     going into its URL, the history or a shared cache.
  *
- * Entries expire (minutes), and the table is bounded (the oldest go first), so memory cannot be
- * filled by posting. One process's memory: behind a load balancer the GET that follows a 303
- * must reach the same replica, as it does over the kept-alive connection the browser follows a
- * redirect on; when it does not (or the entry expired), the page says so instead of guessing.
+ * Entries expire (minutes), and the tables are bounded (the oldest go first), so memory cannot be
+ * filled by posting. Drafts and creations have a table each: a draft costs one press of Preview,
+ * while creations are bounded by the creation limits; in one table, a caller pressing Preview
+ * 10,000 times pushed out a webhook's creation before its page was shown, its secret lost.
+ *
+ * One process's memory: behind a load balancer the GET that follows a 303 must reach the same
+ * replica, as it does over the kept-alive connection the browser follows a redirect on; when it
+ * does not (or the entry expired), the page says so instead of guessing.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -56,7 +60,7 @@ const MAX_ENTRIES = 10_000;
 const ID_SHAPE = /^[A-Za-z0-9_-]{22}$/;
 
 export class Handoffs {
-  readonly #entries = new Map<string, Entry>();
+  readonly #tables: Readonly<Record<Handoff['kind'], Map<string, Entry>>> = { created: new Map(), draft: new Map() };
   readonly #now: () => number;
   #lastSweep = 0;
 
@@ -70,11 +74,12 @@ export class Handoffs {
     // Expired entries are swept at most once a minute (a read drops an expired one it meets).
     if (now - this.#lastSweep >= 60_000) {
       this.#lastSweep = now;
-      for (const [id, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(id);
+      for (const entries of Object.values(this.#tables)) for (const [id, entry] of entries) if (entry.expiresAt <= now) entries.delete(id);
     }
-    while (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    const entries = this.#tables[value.kind];
+    while (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
     const id = randomBytes(16).toString('base64url');
-    this.#entries.set(id, { value, taken: false, expiresAt: now + ttlMs });
+    entries.set(id, { value, taken: false, expiresAt: now + ttlMs });
     return id;
   }
 
@@ -85,9 +90,10 @@ export class Handoffs {
    */
   read(id: string | undefined): Handoff | 'taken' | null {
     if (id === undefined || !ID_SHAPE.test(id)) return null;
-    const entry = this.#entries.get(id);
-    if (!entry || entry.expiresAt <= this.#now()) {
-      this.#entries.delete(id);
+    const entries = Object.values(this.#tables).find((table) => table.has(id));
+    const entry = entries?.get(id);
+    if (!entries || !entry || entry.expiresAt <= this.#now()) {
+      entries?.delete(id);
       return null;
     }
     if (entry.taken || entry.value === null) return 'taken';

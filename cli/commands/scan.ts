@@ -66,7 +66,9 @@ async function loadIndex(dataDir: string, names: string[]): Promise<{ index: Pac
   }
   const { instance, connection } = views;
   try {
-    const index = await PackageIndex.load(async (sql) => (await connection.runAndReadAll(sql)).getColumns()[0] as string[], nameFilterSql(names));
+    // A result without rows has no column at all (getColumns() is []): an SBOM of packages the
+    // snapshot does not know was a TypeError, exit 1 as if a finding reached --fail-on.
+    const index = await PackageIndex.load(async (sql) => ((await connection.runAndReadAll(sql)).getColumns()[0] ?? []) as string[], nameFilterSql(names));
     return { index, buildId: views.buildId };
   } finally {
     connection.closeSync();

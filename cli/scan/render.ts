@@ -5,7 +5,8 @@
  * that could not be judged as tool execution notifications).
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { printable } from '../../lib/terminal-text.ts';
 import type { ScanFinding, ScanResult, UnjudgedAdvisories } from './scan.ts';
 
@@ -83,7 +84,19 @@ function toolVersion(): string {
 
 const LEVEL: Record<string, 'error' | 'warning' | 'note'> = { CRITICAL: 'error', HIGH: 'error', MEDIUM: 'warning', LOW: 'note', NONE: 'note' };
 
+/**
+ * The SBOM's path as a SARIF `artifactLocation.uri`, which is a URI reference (SARIF 2.1.0
+ * §3.4.3): each segment percent-encoded. Written as given, `my sbom.json` was no URI and
+ * `sbom#2.json` named `sbom` with a fragment, `a%41.json` the file `aA.json`. A Windows path is
+ * a file: URI (its drive letter would read as a scheme).
+ */
+export function artifactUri(file: string): string {
+  if (sep === '\\' && isAbsolute(file)) return pathToFileURL(file).href;
+  return file.split(sep).map(encodeURIComponent).join('/');
+}
+
 export function renderSarif(r: ScanResult, ctx: ScanContext): string {
+  const uri = artifactUri(ctx.file);
   const rules: Record<string, unknown>[] = [];
   const ruleIndex = new Map<string, number>();
   for (const f of r.findings) {
@@ -107,7 +120,7 @@ export function renderSarif(r: ScanResult, ctx: ScanContext): string {
     },
     locations: [
       {
-        physicalLocation: { artifactLocation: { uri: ctx.file } },
+        physicalLocation: { artifactLocation: { uri } },
         logicalLocations: [{ name: componentLabel(f), fullyQualifiedName: f.component.ref, kind: 'package' }],
       },
     ],
@@ -124,7 +137,7 @@ export function renderSarif(r: ScanResult, ctx: ScanContext): string {
       {
         tool: { driver: { name: 'vulnintel', version: toolVersion(), informationUri: 'https://github.com/vulnintel/vulnintel', rules } },
         invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }],
-        artifacts: [{ location: { uri: ctx.file } }],
+        artifacts: [{ location: { uri } }],
         results,
         properties: { snapshot: ctx.buildId },
       },

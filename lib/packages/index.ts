@@ -60,9 +60,15 @@ export function packageIndexSql(opts: { filter?: string; schema?: string } = {})
 /** Reads the index query's `row_json` column (see packageIndexSql). */
 export type JsonRowsSource = (sql: string) => Promise<readonly string[]>;
 
-/** SQL literal of a string. */
+/**
+ * SQL literal of a string. A NUL is written `chr(0)`: DuckDB reads the query text as a C string,
+ * so an SBOM's `pkg:npm/a%00b` cut the scan's query there (a parser error and its stack).
+ */
 function literal(s: string): string {
-  return `'${s.replaceAll("'", "''")}'`;
+  return s
+    .split('\u0000')
+    .map((part) => `'${part.replaceAll("'", "''")}'`)
+    .join(' || chr(0) || ');
 }
 
 /** The name key of the filter: lower case, runs of `-`, `_`, `.` as one `-` (PEP 503; a superset for the others). */

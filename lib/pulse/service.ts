@@ -483,10 +483,14 @@ export function describeFilterUnquoted(filter: Subscription['filter']): string {
   return rest === 'everything' ? named : `${named}, ${rest}`;
 }
 
-/** A filter in words, for messages and pages: `vendor microsoft, min_severity HIGH`; `everything` when empty. */
+/**
+ * A filter in words, for messages and pages: `vendor microsoft, min_severity HIGH`; `everything`
+ * when empty. An empty list of kinds restricts nothing (changeMatches) and is not named: the mail
+ * said "matching kinds  at this address".
+ */
 export function describeFilter(filter: Subscription['filter']): string {
   const parts = Object.entries(filter)
-    .filter(([, v]) => v !== undefined)
+    .filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0))
     .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join('/') : String(v)}`);
   return parts.length ? parts.join(', ') : 'everything';
 }

@@ -115,12 +115,38 @@ export function parseSbom(file: string, json: string): Sbom {
   throw new SbomFormatError(file, 'neither a CycloneDX JSON SBOM ("bomFormat": "CycloneDX") nor an SPDX JSON SBOM ("spdxVersion")');
 }
 
-export async function readSbom(file: string): Promise<Sbom> {
-  let json: string;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A file's bytes as UTF-8 text (RFC 8259 §8.1: JSON exchanged between systems is UTF-8), or an
+ * SbomFormatError saying what it is instead. Read leniently, a Latin-1 or Windows-1252 file had
+ * each byte past ASCII replaced by U+FFFD: its names and purls were changed without a word, and
+ * a component whose purl no longer named its package was reported free of known
+ * vulnerabilities. A UTF-16 file (what Windows PowerShell 5 redirects write) was refused as
+ * JSON with an "unexpected token" quoting the replacement characters.
+ */
+export function sbomText(file: string, bytes: Uint8Array): string {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw new SbomFormatError(file, 'is UTF-16 text (it starts with a UTF-16 byte order mark); JSON SBOMs are read as UTF-8: save it as UTF-8');
+  }
   try {
-    json = await readFile(file, 'utf8');
+    return UTF8.decode(bytes);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
+      throw new SbomFormatError(file, 'is not UTF-8 text (it holds bytes that are no UTF-8 character, e.g. Latin-1 or Windows-1252 text); JSON SBOMs are read as UTF-8: save it as UTF-8');
+    }
+    // Text longer than a string can be (about 512 MiB): ERR_STRING_TOO_LONG, as reading it as text said.
+    throw new SbomFormatError(file, `cannot be read (${code ?? (err as Error).message})`);
+  }
+}
+
+export async function readSbom(file: string): Promise<Sbom> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
   } catch (err) {
     throw new SbomFormatError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  return parseSbom(file, json);
+  return parseSbom(file, sbomText(file, bytes));
 }

@@ -6,8 +6,15 @@
  */
 import { cmp, orderOf, type VersionOrder } from './scheme.ts';
 
-const CLASSICAL = /^v?(\d{1,5})(\.\d+)?(\.\d+)?(\.\d+)?[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+)*)?)?([.-]?dev)?$/i;
-const DATE = /^v?(\d{4}(?:[.:-]?\d{2}){1,6}(?:[.:-]?\d{1,3}){0,2})[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)((?:[.-]?\d+)*)?)?([.-]?dev)?$/i;
+/*
+ * Composer's VersionParser patterns. Its stability number is `((?:[.-]?\d+)*+)`, possessive in
+ * PHP; JavaScript has no possessive quantifier, and written `((?:[.-]?\d+)*)` a run of digits
+ * could be cut into groups in 2^n ways, all tried before a refusal: `1.0rc` then 30 digits and
+ * a `!` held the event loop for minutes (one request stopped a replica). The same strings are
+ * matched with only a separator starting a new group: a run of digits is one group, tried once.
+ */
+const CLASSICAL = /^v?(\d{1,5})(\.\d+)?(\.\d+)?(\.\d+)?[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)([.-]?\d+(?:[.-]\d+)*)?)?([.-]?dev)?$/i;
+const DATE = /^v?(\d{4}(?:[.:-]?\d{2}){1,6}(?:[.:-]?\d{1,3}){0,2})[._-]?(?:(stable|beta|b|rc|alpha|a|patch|pl|p)([.-]?\d+(?:[.-]\d+)*)?)?([.-]?dev)?$/i;
 
 function expandStability(s: string): string {
   const l = s.toLowerCase();

@@ -94,32 +94,61 @@ export function parseMaven(version: string): Item {
   return { kind: 'list', items: root };
 }
 
-function compareItems(a: Item | null, b: Item | null): number {
-  if (a === null) return b === null ? 0 : -compareItems(b, null);
+/** A list being compared: the other side's items (null: against nothing), the next index, and the sign of its results. */
+interface ListFrame {
+  a: Item[];
+  b: Item[] | null;
+  next: number;
+  sign: 1 | -1;
+}
+
+/**
+ * One step of the comparison: the result of two items that are not both lists (signed), or
+ * null once the pair of lists (or a list against nothing) is pushed to be compared item by item.
+ */
+function compareStep(a: Item | null, b: Item | null, sign: 1 | -1, lists: ListFrame[]): number | null {
+  if (a === null) return b === null ? 0 : compareStep(b, null, sign === 1 ? -1 : 1, lists);
   if (a.kind === 'int') {
-    if (b === null) return a.value === 0n ? 0 : 1;
-    return b.kind === 'int' ? cmp(a.value, b.value) : 1;
+    if (b === null) return sign * (a.value === 0n ? 0 : 1);
+    return sign * (b.kind === 'int' ? cmp(a.value, b.value) : 1);
   }
   if (a.kind === 'string') {
-    if (b === null) return cmp(comparableQualifier(a.value), RELEASE_INDEX);
-    if (b.kind === 'int') return -1;
-    if (b.kind === 'string') return cmp(comparableQualifier(a.value), comparableQualifier(b.value));
-    return -1;
+    if (b === null) return sign * cmp(comparableQualifier(a.value), RELEASE_INDEX);
+    if (b.kind === 'int') return -sign;
+    if (b.kind === 'string') return sign * cmp(comparableQualifier(a.value), comparableQualifier(b.value));
+    return -sign;
   }
+  // A list against "nothing": every item against nothing, not only the first (MNG-6964):
+  // 1-0.1 > 1, as 1-0 = 1.
   if (b === null) {
-    // Every item against "nothing", not only the first (MNG-6964): 1-0.1 > 1, as 1-0 = 1.
-    for (const item of a.items) {
-      const r = compareItems(item, null);
-      if (r !== 0) return r;
-    }
-    return 0;
+    lists.push({ a: a.items, b: null, next: 0, sign });
+    return null;
   }
-  if (b.kind === 'int') return -1;
-  if (b.kind === 'string') return 1;
-  const n = Math.max(a.items.length, b.items.length);
-  for (let i = 0; i < n; i++) {
-    const r = compareItems(a.items[i] ?? null, b.items[i] ?? null);
-    if (r !== 0) return r;
+  if (b.kind === 'int') return -sign;
+  if (b.kind === 'string') return sign;
+  lists.push({ a: a.items, b: b.items, next: 0, sign });
+  return null;
+}
+
+/**
+ * ComparableVersion's order, with a stack of the lists being compared rather than recursion:
+ * each digit/letter switch and each `-` opens a sub-list, so `1a` repeated 4,000 times nests
+ * 8,000 deep, and compared recursively it overflowed the call stack (a 500 for one purl).
+ */
+function compareItems(a: Item | null, b: Item | null): number {
+  const lists: ListFrame[] = [];
+  const first = compareStep(a, b, 1, lists);
+  if (first !== null) return first || 0;
+  while (lists.length > 0) {
+    const top = lists.at(-1)!;
+    const length = top.b === null ? top.a.length : Math.max(top.a.length, top.b.length);
+    if (top.next >= length) {
+      lists.pop(); // equal: the enclosing list goes on with its next item
+      continue;
+    }
+    const i = top.next++;
+    const r = compareStep(top.a[i] ?? null, top.b === null ? null : (top.b[i] ?? null), top.sign, lists);
+    if (r !== null && r !== 0) return r;
   }
   return 0;
 }

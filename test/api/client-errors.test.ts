@@ -200,3 +200,30 @@ describe('a request that arrives too slowly', () => {
     }
   });
 });
+
+describe('escapes in the path of a /pulse page asked with a trailing slash', () => {
+  it('are kept in the redirect: an escaped CR LF is no 500, a %5C no backslash', async () => {
+    const redirect = async (path: string) => {
+      const res = await fetch(`${s.base}${path}`, { redirect: 'manual' });
+      return { status: res.status, location: res.headers.get('location'), cookie: res.headers.get('set-cookie') };
+    };
+    // The decoded path went into Location: Node refused to write CR LF in a header (a 500).
+    expect(await redirect('/pulse/%0d%0aSet-Cookie:%20a=1/?x=1')).toEqual({ status: 301, location: '/pulse/%0d%0aSet-Cookie:%20a=1?x=1', cookie: null });
+    expect(await redirect('/pulse/%5C%5Cexample.org/')).toEqual({ status: 301, location: '/pulse/%5C%5Cexample.org', cookie: null });
+    // What was not escaped is sent as before.
+    expect(await redirect('/pulse/cves/?severity=HIGH')).toEqual({ status: 301, location: '/pulse/cves?severity=HIGH', cookie: null });
+  });
+
+  it('a long run of slashes inside the path costs no more than a short one (it took a third of a second)', async () => {
+    const path = `/pulse/${'/'.repeat(15_000)}x/`;
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      const res = await fetch(`${s.base}${path}`, { redirect: 'manual' });
+      times.push(performance.now() - started);
+      expect(res.status).toBe(301);
+      expect(res.headers.get('location')).toBe(path.slice(0, -1));
+    }
+    expect(Math.min(...times)).toBeLessThan(100);
+  });
+});

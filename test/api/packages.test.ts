@@ -86,6 +86,13 @@ describe('GET /packages?purl=', () => {
     const maven = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.13.3')}`);
     expect(maven.body.upgrade[0].to).toBe('2.13.4.2');
   });
+  it('judges a Maven version nested thousands of lists deep (it was a 500: the comparison overflowed the call stack)', async () => {
+    // 2.12.7.1-0-0-…-5 equals 2.12.7.1 down to its last item: compared with that fix, item by item.
+    const version = `2.12.7.1${'-0'.repeat(7_000)}-5`;
+    const answer = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent(`pkg:maven/com.fasterxml.jackson.core/jackson-databind@${version}`)}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ ecosystem: 'Maven', name: 'com.fasterxml.jackson.core:jackson-databind', version });
+  });
   it('400 for a malformed or unsupported purl, and for none', async () => {
     expect((await api.json<Body>(`${P}/packages?purl=npm/x`)).body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'purl' });
     expect((await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:cocoapods/AFNetworking@4.0.1')}`)).status).toBe(400);

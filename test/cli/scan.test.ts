@@ -6,7 +6,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSnapshotViews } from '../../cli/commands/sql.ts';
 import { renderSarif } from '../../cli/scan/render.ts';
 import { componentPurl, failsOn, scanComponents, type ScanResult } from '../../cli/scan/scan.ts';
@@ -14,7 +14,7 @@ import { listAdvisories } from '../../lib/packages/check.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
 import { SERVING_PACKAGES, servingDir } from '../../lib/serving-layout.ts';
 import { readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
-import { parseSbom, readSbom, SbomFormatError } from '../../lib/sbom/read.ts';
+import { parseSbom, readSbom, SbomFormatError, sbomText } from '../../lib/sbom/read.ts';
 import { cli } from '../helpers/cli.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 
@@ -87,6 +87,37 @@ describe('reading SBOMs', () => {
     expect(parseSbom('a.json', `\uFEFF${doc}`)).toEqual(parseSbom('a.json', doc));
     expect(parseSbom('a.json', `\uFEFF${doc}`).components).toHaveLength(1);
   });
+
+  it('a file too large for one string is said to be unreadable, not to be other than UTF-8', () => {
+    // What decoding some 560 MB of text throws, without the 560 MB.
+    const tooLong = Object.assign(new Error('Cannot create a string longer than 0x1fffffe8 characters'), { code: 'ERR_STRING_TOO_LONG' });
+    const decode = vi.spyOn(TextDecoder.prototype, 'decode').mockImplementation(() => {
+      throw tooLong;
+    });
+    try {
+      expect(() => sbomText('huge.json', new Uint8Array([0x7b, 0x7d]))).toThrow('huge.json: cannot be read (ERR_STRING_TOO_LONG)');
+    } finally {
+      decode.mockRestore();
+    }
+  });
+
+  it('refuses a file that is not UTF-8, naming what it is, rather than reading its names altered', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vulnintel-sbom-'));
+    try {
+      const doc = '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"name":"caf\u00e9","version":"1.0.0","purl":"pkg:npm/caf%C3%A9@1.0.0"}]}';
+      // Latin-1: é as the one byte E9. It was read as U+FFFD ("caf\uFFFD"), the scan going on.
+      await writeFile(join(dir, 'latin1.json'), Buffer.from(doc, 'latin1'));
+      await expect(readSbom(join(dir, 'latin1.json'))).rejects.toThrow(`${join(dir, 'latin1.json')}: is not UTF-8 text`);
+      // UTF-16 with its byte order mark: refused as JSON, quoting replacement characters.
+      await writeFile(join(dir, 'utf16.json'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(doc, 'utf16le')]));
+      await expect(readSbom(join(dir, 'utf16.json'))).rejects.toThrow(`${join(dir, 'utf16.json')}: is UTF-16 text (it starts with a UTF-16 byte order mark)`);
+      // The same document in UTF-8 (with or without a byte order mark) is read as written.
+      await writeFile(join(dir, 'utf8.json'), `\uFEFF${doc}`);
+      expect((await readSbom(join(dir, 'utf8.json'))).components[0]).toMatchObject({ name: 'caf\u00e9' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('scanning', () => {
@@ -132,6 +163,18 @@ describe('scanning', () => {
       expect(r.locations[0].physicalLocation.artifactLocation.uri).toBe('sample.cdx.json');
     }
     expect(run0.invocations[0].toolExecutionNotifications).toHaveLength(3);
+  });
+  it('names the SBOM in SARIF by a URI reference: a path with a space, # or % is percent-encoded (it was written as given)', () => {
+    const uris = (file: string) => {
+      const run0 = JSON.parse(renderSarif(result, { file, buildId: 'b', format: 'CycloneDX 1.5' })).runs[0];
+      return [run0.artifacts[0].location.uri, ...run0.results.map((r: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) => r.locations[0]!.physicalLocation.artifactLocation.uri)];
+    };
+    for (const uri of uris('sboms/my app #2 100%.cdx.json')) expect(uri).toBe('sboms/my%20app%20%232%20100%25.cdx.json');
+    // A path with nothing to escape is written as before, a relative or an absolute one.
+    for (const uri of uris('test/fixtures/sbom/sample.cdx.json')) expect(uri).toBe('test/fixtures/sbom/sample.cdx.json');
+    for (const uri of uris('/srv/sboms/sample.cdx.json')) expect(uri).toBe('/srv/sboms/sample.cdx.json');
+    // A first segment with a colon is not read as a scheme.
+    expect(uris('c:sbom.json')[0]).toBe('c%3Asbom.json');
   });
 });
 
@@ -181,6 +224,38 @@ describe('vulnintel scan (the command)', () => {
       expect(out.code, out.stderr).toBe(0);
       expect(out.stdout).toBe(whole0.stdout);
     }
+    await rm(copy, { recursive: true, force: true });
+  }, 120_000);
+  it('from the Parquet files, an SBOM of packages the snapshot does not know: no finding, exit 0 (it was a TypeError, exit 1)', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'vulnintel-scan-unknown-'));
+    await cp(dataDir, copy, { recursive: true });
+    await rm(servingDir(join(snapshotsDir(copy), (await readCurrentBuildId(copy))!)), { recursive: true });
+    const sbom = join(copy, 'unknown.cdx.json');
+    await writeFile(sbom, JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ name: 'nowhere', purl: 'pkg:npm/not-in-any-snapshot@1.0.0' }] }));
+    const out = await cli(['scan', sbom, '--data', copy, '--fail-on', 'high']);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('1 components, 1 judged, 0 findings');
+    await rm(copy, { recursive: true, force: true });
+  }, 120_000);
+  it('from the Parquet files, a package name holding a NUL or quotes is looked up as written (a NUL cut the query: a DuckDB parser error)', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'vulnintel-scan-nul-'));
+    await cp(dataDir, copy, { recursive: true });
+    await rm(servingDir(join(snapshotsDir(copy), (await readCurrentBuildId(copy))!)), { recursive: true });
+    const sbom = join(copy, 'odd.cdx.json');
+    const components = [
+      { name: 'nul', purl: 'pkg:npm/a%00b@1.0.0' },
+      { name: 'quotes', purl: "pkg:npm/x'%00')%20OR%20true%20OR%20('@1.0.0" },
+      { name: 'mlflow', purl: 'pkg:pypi/mlflow@2.18.0' },
+    ];
+    await writeFile(sbom, JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components }));
+    const fromParquet = await cli(['scan', sbom, '--data', copy, '--format', 'json']);
+    expect(fromParquet.stderr).toBe('');
+    expect(fromParquet.code).toBe(0);
+    // The same answer as the serving files give: the odd names match nothing, mlflow its rows.
+    const fromServing = await cli(['scan', sbom, '--data', dataDir, '--format', 'json']);
+    expect(fromParquet.stdout).toBe(fromServing.stdout);
+    expect(JSON.parse(fromParquet.stdout).findings.length).toBeGreaterThan(0);
     await rm(copy, { recursive: true, force: true });
   }, 120_000);
   it('prints the table and exits 1 with --fail-on kev, 0 without', async () => {

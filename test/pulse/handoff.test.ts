@@ -43,4 +43,14 @@ describe('Handoffs', () => {
     for (let i = 0; i < 10_000; i++) handoffs.put(email, CREATED_TTL_MS);
     expect(handoffs.read(first)).toBeNull();
   });
+
+  it('drafts do not push creations out: a caller pressing Preview 10,000 times cannot lose a new webhook\'s secret', () => {
+    const handoffs = new Handoffs();
+    const created = handoffs.put(webhook, CREATED_TTL_MS);
+    const drafts = Array.from({ length: 10_001 }, (_, i) => handoffs.put({ kind: 'draft', channel: 'webhook', email: '', url: `https://x.example/${i}`, cadence: 'realtime' }, DRAFT_TTL_MS));
+    expect(handoffs.read(created)).toEqual(webhook);
+    // The drafts are bounded among themselves, the oldest going first.
+    expect(handoffs.read(drafts[0])).toBeNull();
+    expect(handoffs.read(drafts.at(-1))).toMatchObject({ kind: 'draft', url: 'https://x.example/10000' });
+  });
 });

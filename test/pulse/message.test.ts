@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { composeMessage, withManageLink } from '../../lib/pulse/message.ts';
 import { PulseLinks } from '../../lib/pulse/links.ts';
 import { change } from './changes-fixture.ts';
+import { describeFilterUnquoted } from '../../lib/pulse/service.ts';
 
 const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
 
@@ -65,5 +66,13 @@ describe('composeMessage', () => {
     const cve = change({ build_id: 'b1', detected_at: '2026-11-24T09:00:00.000Z', kind: 'kev_added', cve_id: 'CVE-2026-0002', title: 'Acme gateway RCE', why: 'Added to CISA KEV.' });
     const both = composeMessage([cve], { cadence: 'realtime', periodKey: 'build:b1', links });
     expect(both.text).toContain('CVE-2026-0002 — Acme gateway RCE');
+  });
+});
+
+describe('a filter in the confirmation mail', () => {
+  it('an empty list of kinds, which restricts nothing, is not named (the mail said "matching kinds  at this address")', () => {
+    expect(describeFilterUnquoted({ kinds: [] })).toBe('everything');
+    expect(describeFilterUnquoted({ kinds: [], min_severity: 'HIGH', vendor: 'x' })).toBe('vendor as typed in the request (shown once you confirm), min_severity HIGH');
+    expect(describeFilterUnquoted({ kinds: ['kev_added', 'new_cve'] })).toBe('kinds kev_added/new_cve');
   });
 });

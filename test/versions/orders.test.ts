@@ -57,6 +57,16 @@ describe('Maven (ComparableVersionTest)', () => {
     }
     expectEqual(MAVEN, '0000000000000000001', '1');
   });
+  it('compares versions nested thousands of lists deep (each letter/digit switch opens one): it overflowed the call stack', () => {
+    const deep = '1a'.repeat(4_000);
+    expect(MAVEN.compare(deep, `${deep}1`)).toBe(1);
+    expect(MAVEN.compare(`${deep}1`, deep)).toBe(-1);
+    expect(MAVEN.compare(deep, deep)).toBe(0);
+    // Against a short bound, a sub-list compared with nothing all the way down.
+    const zeros = `1${'-0'.repeat(8_000)}`;
+    expectEqual(MAVEN, zeros, '1');
+    expectAscending(MAVEN, ['1', `${zeros}-5`, '2']);
+  });
 });
 
 describe('Debian/Ubuntu (dpkg)', () => {
@@ -227,6 +237,19 @@ describe('Packagist (Composer)', () => {
   it('compares its kept canonical forms as version_compare compares the normalised strings', () => {
     const versions = ['1.0.0-dev', '1.0.0-alpha1', '1.0.0-beta', '1.0.0-beta2', '1.0.0-RC1', '1.0.0', '1.0.0-p1', '1.0.1', '8.7.23', '9.5.4', '10.0', 'v9.5.4', '2024.01.15', '1.0.0-pl2', '1.0-a', '1.2.3.4'];
     for (const a of versions) for (const b of versions) expect(COMPOSER.compare(a, b), `${a} vs ${b}`).toBe(Math.sign(phpVersionCompare(normalizeComposer(a)!, normalizeComposer(b)!)));
+  });
+  it('refuses a long run of digits after a stability at once (it took seconds per digit more: one request held a replica)', () => {
+    // 22 digits took seconds before, twice as long with each digit more (40: days).
+    for (const version of [`1.0rc${'1'.repeat(22)}!`, `20200101beta${'1'.repeat(22)}x`]) {
+      const started = performance.now();
+      expect(normalizeComposer(version)).toBeNull();
+      expect(() => COMPOSER.check(`${version} `)).toThrow(VersionSyntaxError);
+      expect(performance.now() - started).toBeLessThan(500);
+    }
+    // The stability numbers it reads are read as before.
+    expect(normalizeComposer('1.0.0-RC1.2')).toBe('1.0.0.0-RC1.2');
+    expect(normalizeComposer('1.0.0beta-12')).toBe('1.0.0.0-beta12');
+    expect(normalizeComposer(`1.0rc${'1'.repeat(30)}-dev`)).toBe(`1.0.0.0-RC${'1'.repeat(30)}-dev`);
   });
 });
 

@@ -4,7 +4,7 @@
  * DatabaseSync is synchronous: every use goes through one queue, so a transaction's awaits
  * never interleave with another caller's statements on the same connection.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
@@ -41,7 +41,13 @@ export class SqliteDriver implements SqlDriver {
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') {
+      // The file holds every webhook's signing secret and every subscriber's address: readable
+      // by this user only (it was created 0644 in a 0755 folder, so any local user could forge
+      // signed deliveries). SQLite gives its -wal and -shm files the database file's mode.
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      closeSync(openSync(path, 'a', 0o600));
+    }
     const { DatabaseSync: Database } = loadSqlite();
     this.#db = new Database(path);
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');

@@ -1,0 +1,21 @@
+/** Package URLs to OSV packages (lib/packages/purl.ts): hostile qualifiers cost no more than ordinary ones. */
+import { describe, expect, it } from 'vitest';
+import { parsePurl } from '../../lib/packages/purl.ts';
+
+describe('parsePurl: the Alpine release of `distro`', () => {
+  it('reads the first major.minor wherever it stands', () => {
+    const ecosystemOf = (distro: string) => parsePurl(`pkg:apk/alpine/openssl@3.3.2-r0?distro=${encodeURIComponent(distro)}`).ecosystem;
+    expect(ecosystemOf('alpine-3.20')).toBe('Alpine:v3.20');
+    expect(ecosystemOf('3.18.4')).toBe('Alpine:v3.18');
+    expect(ecosystemOf('v3.19')).toBe('Alpine:v3.19');
+    expect(ecosystemOf('edge1x2.3')).toBe('Alpine:v2.3');
+    expect(ecosystemOf('edge')).toBe('Alpine');
+  });
+
+  it('a long run of digits without a dot is read at once (it took half a second: tried from each digit)', () => {
+    const started = performance.now();
+    expect(parsePurl(`pkg:apk/alpine/openssl@3.3.2-r0?distro=${'1'.repeat(15_000)}x`).ecosystem).toBe('Alpine');
+    expect(parsePurl(`pkg:apk/alpine/openssl@3.3.2-r0?distro=${'1'.repeat(15_000)}.2`).ecosystem).toBe(`Alpine:v${'1'.repeat(15_000)}.2`);
+    expect(performance.now() - started).toBeLessThan(100);
+  });
+});
