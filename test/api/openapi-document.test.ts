@@ -63,6 +63,16 @@ function urlOf(path: string, op: Operation, values: Record<string, string>): str
   return url;
 }
 
+/**
+ * An answer's headers but those of the connection and the moment (the date, keep-alive) and
+ * the body's framing (a streamed GET is chunked; its HEAD has no body to frame).
+ */
+function comparableHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of headers) if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) out[name] = value;
+  return out;
+}
+
 function exampleOf(op: Operation, name: string): unknown {
   const p = op.parameters?.find((x) => x.name === name);
   return p?.example ?? p?.schema.example;
@@ -147,6 +157,9 @@ describe('every operation, answered and checked against the document', () => {
       expect(again.status, url).toBe(304);
       const head = await s.get(url, { method: 'HEAD' });
       expect(head.status, url).toBe(200);
+      // HEAD is GET without the body: the same headers, Content-Length included (a client sizing
+      // a download, or checking an ETag, with HEAD reads what GET would send).
+      expect(comparableHeaders(head.headers), url).toEqual(comparableHeaders(res.headers));
     }
   });
 
