@@ -163,6 +163,18 @@ describe('every operation, answered and checked against the document', () => {
     }
   });
 
+  it('answers HEAD on the event stream with the headers of its GET', async () => {
+    const url = `${s.base}/pulse/stream`;
+    const abort = new AbortController();
+    const res = await fetch(url, { signal: abort.signal });
+    expect(res.status).toBe(200);
+    const streamed = comparableHeaders(res.headers);
+    abort.abort();
+    const head = await s.get('/pulse/stream', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(comparableHeaders(head.headers)).toEqual(streamed);
+  });
+
   it('answers 400 to a malformed parameter, 404 to an unknown record', async () => {
     for (const { path, op } of operations) {
       for (const p of op.parameters ?? []) {
