@@ -129,6 +129,29 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
+/** The members of `score_factors` the contract names (2.2), each always present. */
+const ScoreFactorsSchema = z
+  .looseObject({
+    rule_triggered: z.array(z.string()).openapi({ description: 'The scoring rules that set `service_score`, in the order applied.' }),
+    sources_contributing: z.array(z.string()),
+    base_score: z.number().nullable(),
+    cvss: z.looseObject({}).openapi({ description: 'The CVSS input: basis, version, score, vector, assessor, provider, and NVD\'s and the CNA\'s v3 scores.' }),
+    epss: z.looseObject({}).openapi({ description: 'The EPSS input: probability, percentile, score date, model version, escalation.' }),
+    kev: z.looseObject({}).openapi({ description: 'The CISA KEV input: listed, date added, due date, ransomware use.' }),
+    svc_kev: z.looseObject({}).openapi({ description: 'Known exploitation beyond KEV: exploited, SSVC exploitation active, vendor evidence.' }),
+    ssvc: z.looseObject({}).openapi({ description: 'The SSVC decision points and the decision.' }),
+    svc_risk: z.looseObject({
+      risk: z.number().min(0).max(100),
+      severity_norm: z.number(),
+      exploitation: z.number(),
+      automatable: z.number(),
+      weights: z.looseObject({ severity: z.number(), exploitation: z.number(), automatable: z.number() }),
+      about: z.string().openapi({ description: 'What `service_risk` is, in plain English.' }),
+      summary: z.string().openapi({ description: 'This CVE\'s risk, term by term, in plain English.' }),
+    }),
+  })
+  .openapi({ description: 'Evidence behind the scores (contract 2.2).' });
+
 export const CveRecordSchema = z
   .looseObject({
     cve_id: z.string(),
@@ -136,7 +159,7 @@ export const CveRecordSchema = z
     last_modified: z.string().openapi({ format: 'date-time' }),
     status: z.enum(['active', 'rejected']),
     description: z.string().nullable(),
-    severity: z.string().openapi({ description: 'NVD CVSS v3 label of the chosen v3 metric; NONE when there is none.' }),
+    severity: z.enum(SEVERITIES).openapi({ description: 'NVD CVSS v3 label of the chosen v3 metric; NONE when there is none.' }),
     cvss_v3_score: z.number().openapi({ description: '0 when never rated under CVSS v3.' }),
     cvss_v4_score: z.number(),
     cvss_v2_score: z.number(),
@@ -145,21 +168,28 @@ export const CveRecordSchema = z
     max_cvss: z.number().nullable().openapi({ description: 'Highest CVSS held (v3.x, v4.0, v2.0); null when none.' }),
     epss_score: z.number().nullable(),
     kev: z.boolean(),
-    kev_added_date: z.string().nullable(),
+    kev_added_date: z.string().nullable().openapi({ format: 'date' }),
     exploit_poc_available: z.boolean(),
-    service_score: z.number(),
+    service_score: z.number().min(0).max(10).openapi({ description: 'CVSS-comparable severity, 0-10; a 0 placeholder when `score_assessed` is false.' }),
     score_assessed: z.boolean(),
-    score_unassessed_reason: z.enum(['no_signal', 'rejected']).optional(),
+    score_unassessed_reason: z.enum(['no_signal', 'rejected']).optional().openapi({ description: 'Present exactly when `score_assessed` is false.' }),
     service_severity: z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE']),
-    service_risk: z.number(),
-    service_ssvc_decision: z.string(),
+    service_risk: z.number().min(0).max(100),
+    service_ssvc_decision: z.enum(['Act', 'Attend', 'Track*', 'Track']),
     score_confidence: z.enum(['HIGH', 'MEDIUM', 'LOW', 'NONE']),
-    vendor_severity: z.string().nullable(),
+    vendor_severity: z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW']).nullable().openapi({ description: 'The vendor\'s own band (its taxonomy, not a CVSS band).' }),
     vendor_severity_source: z.string().nullable(),
     vendor_severity_evidence: z.string().nullable(),
-    score_factors: z.looseObject({}).openapi({ description: 'Evidence behind the scores (contract 2.2).' }),
+    score_factors: ScoreFactorsSchema,
   })
-  .openapi('CveRecord', { description: 'The merged CVE record (contract 2.1, 2.2); the full field list is in docs/api.md.' });
+  .openapi('CveRecord', {
+    description: 'The merged CVE record (contract 2.1, 2.2); the full field list is in docs/api.md.',
+    // Contract 2.2: `score_unassessed_reason` is present only when not assessed, absent when assessed.
+    oneOf: [
+      { properties: { score_assessed: { const: true } }, not: { required: ['score_unassessed_reason'] } },
+      { properties: { score_assessed: { const: false } }, required: ['score_unassessed_reason'] },
+    ],
+  });
 
 export const CveListSchema = z
   .object({

@@ -128,6 +128,39 @@ describe('the document', () => {
     expect(JSON.stringify(summary.responses['400'])).toContain('MalformedRequest');
   });
 
+  it('describes the CVE record as the contract does (2.1, 2.2): ranges, bands, the unassessed reason only when not assessed, the score_factors members', async () => {
+    const validator = await s.validator();
+    const record = (await s.json<Record<string, unknown>>('/api/v1/public/cves/CVE-2024-3400')).body;
+    const problems = (changed: Record<string, unknown>) =>
+      validator.check({
+        method: 'GET',
+        url: `${s.base}/api/v1/public/cves/CVE-2024-3400`,
+        status: 200,
+        headers: new Headers({ 'Content-Type': 'application/json', ETag: '"x"', 'X-Snapshot': 'x', 'Cache-Control': 'x' }),
+        body: JSON.stringify({ ...record, ...changed }),
+      });
+    expect(problems({})).toEqual([]);
+    const factors = record.score_factors as Record<string, unknown>;
+    const offContract: Record<string, unknown>[] = [
+      { service_score: 10.5 },
+      { service_score: -1 },
+      { service_risk: 101 },
+      { service_ssvc_decision: 'Defer' },
+      { vendor_severity: 'IMPORTANT' },
+      { severity: 'SEVERE' },
+      // Present only when not assessed, and then always.
+      { score_unassessed_reason: 'no_signal' },
+      { score_assessed: false, service_score: 0 },
+      { kev_added_date: 'last week' },
+      { score_factors: { ...factors, svc_risk: undefined } },
+      { score_factors: { ...factors, rule_triggered: 'cvss_v3' } },
+      { score_factors: { ...factors, svc_risk: { ...(factors.svc_risk as object), summary: undefined } } },
+    ];
+    for (const changed of offContract) expect(problems(changed), JSON.stringify(changed).slice(0, 80)).not.toEqual([]);
+    // And what the contract allows is allowed.
+    expect(problems({ score_assessed: false, service_score: 0, score_unassessed_reason: 'rejected', service_ssvc_decision: 'Track*', vendor_severity: null })).toEqual([]);
+  });
+
   it('writes every pattern as a JSON Schema pattern: ECMA-262 in Unicode mode, no flags', () => {
     expect(patternProblems(doc)).toEqual([]);
     // And the check finds both faults it names.
