@@ -161,6 +161,26 @@ describe('the document', () => {
     expect(problems({ score_assessed: false, service_score: 0, score_unassessed_reason: 'rejected', service_ssvc_decision: 'Track*', vendor_severity: null })).toEqual([]);
   });
 
+  it('describes the related lists as the contract does (2.5): at most 10 entries each, each basis one its list can have', async () => {
+    const validator = await s.validator();
+    const url = `${s.base}/api/v1/public/cves/CVE-2024-3400/related`;
+    const related = (await s.json<{ same_cwe: unknown[]; basis: Record<string, string> }>('/api/v1/public/cves/CVE-2024-3400/related')).body;
+    expect(related.same_cwe.length).toBeGreaterThan(0);
+    const problems = (changed: Record<string, unknown>) =>
+      validator.check({
+        method: 'GET',
+        url,
+        status: 200,
+        headers: new Headers({ 'Content-Type': 'application/json', ETag: '"x"', 'X-Snapshot': 'x', 'Cache-Control': 'x' }),
+        body: JSON.stringify({ ...related, ...changed }),
+      });
+    expect(problems({})).toEqual([]);
+    expect(problems({ same_cwe: Array(11).fill(related.same_cwe[0]) })).not.toEqual([]);
+    expect(problems({ basis: { ...related.basis, same_product: 'capped' } })).not.toEqual([]);
+    expect(problems({ basis: { ...related.basis, same_vendor: 'no_specific_key' } })).not.toEqual([]);
+    expect(problems({ same_cwe: Array(10).fill(related.same_cwe[0]), basis: { same_product: 'no_specific_key', same_vendor: 'capped', same_cwe: 'ok' } })).toEqual([]);
+  });
+
   it('writes every pattern as a JSON Schema pattern: ECMA-262 in Unicode mode, no flags', () => {
     expect(patternProblems(doc)).toEqual([]);
     // And the check finds both faults it names.
