@@ -191,26 +191,42 @@ export const CveRecordSchema = z
     ],
   });
 
-export const CveListSchema = z
-  .object({
-    cves: z.array(CveRecordSchema),
-    total: z.number().int(),
-    total_is_lower_bound: z.boolean(),
-    total_counted: z.boolean(),
-    search_relaxed: z.boolean(),
-    reverse_available: z.boolean(),
-    reverse: z.literal(true).optional(),
-    next_published: z.string().nullable().optional(),
-    next_cve_id: z.string().nullable().optional(),
-    limit: z.number().int(),
-    offset: z.number().int(),
-  })
-  .openapi('CveList');
+/** The members of a list response (contract 2.3), shared by the list and the vendor match. */
+const listShape = {
+  cves: z.array(CveRecordSchema).max(MAX_LIMIT),
+  total: z.number().int().min(0),
+  total_is_lower_bound: z.boolean(),
+  total_counted: z.boolean().openapi({ description: 'false: no count is in hand, and `total` is 0 (contract 2.3).' }),
+  search_relaxed: z.boolean(),
+  reverse_available: z.boolean(),
+  reverse: z.literal(true).optional(),
+  next_published: z.string().nullable().optional().openapi({ format: 'date-time', description: 'Send as `before_published` for the next page; null when no row follows.' }),
+  next_cve_id: z.string().nullable().optional().openapi({ pattern: CVE_ID_PATTERN, description: 'Send as `before_cve_id` for the next page; null when no row follows.' }),
+  limit: z.number().int().min(1).max(MAX_LIMIT),
+  offset: z.number().int().min(0),
+};
 
-export const CveMatchSchema = CveListSchema.extend({
-  vendor: z.string().openapi({ description: 'The vendor key matched (normalised).' }),
-  product: z.string().nullable().openapi({ description: 'The product key matched (normalised), null for every product.' }),
-}).openapi('CveMatchList');
+/**
+ * Rules between members of a list response, for both list schemas (given to each: a schema made
+ * with `.extend` would inherit them in place of its own allOf).
+ */
+type SchemaList = NonNullable<NonNullable<Parameters<ReturnType<typeof z.object>['openapi']>[1]>['allOf']>;
+const LIST_RULES: SchemaList = [
+  // Contract 2.3: total_counted false means total is 0.
+  { anyOf: [{ properties: { total_counted: { const: true } } }, { properties: { total: { const: 0 } } }] },
+  // The cursor pair comes together (with skip_count or the cursor) or not at all.
+  { anyOf: [{ required: ['next_published', 'next_cve_id'] }, { not: { anyOf: [{ required: ['next_published'] }, { required: ['next_cve_id'] }] } }] },
+];
+
+export const CveListSchema = z.object(listShape).openapi('CveList', { allOf: LIST_RULES });
+
+export const CveMatchSchema = z
+  .object({
+    ...listShape,
+    vendor: z.string().openapi({ description: 'The vendor key matched (normalised).' }),
+    product: z.string().nullable().openapi({ description: 'The product key matched (normalised), null for every product.' }),
+  })
+  .openapi('CveMatchList', { allOf: LIST_RULES });
 
 const counts = {
   total: z.number().int(),

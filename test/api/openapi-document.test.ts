@@ -181,6 +181,29 @@ describe('the document', () => {
     expect(problems({ same_cwe: Array(10).fill(related.same_cwe[0]), basis: { same_product: 'no_specific_key', same_vendor: 'capped', same_cwe: 'ok' } })).toEqual([]);
   });
 
+  it('describes the list responses as the contract does (2.3): no total without a count, the cursor pair together, limit and offset as applied', async () => {
+    const validator = await s.validator();
+    for (const path of ['/api/v1/public/cves?skip_count=1&limit=2', '/api/v1/public/cves/match?vendor=linux&skip_count=1&limit=2']) {
+      const page = (await s.json<Record<string, unknown>>(path)).body;
+      expect(page.next_cve_id, path).toMatch(/^CVE-/);
+      const problems = (changed: Record<string, unknown>) =>
+        validator.check({
+          method: 'GET',
+          url: `${s.base}${path}`,
+          status: 200,
+          headers: new Headers({ 'Content-Type': 'application/json', ETag: '"x"', 'X-Snapshot': 'x', 'Cache-Control': 'x' }),
+          body: JSON.stringify({ ...page, ...changed }),
+        });
+      expect(problems({}), path).toEqual([]);
+      for (const changed of [{ total: 5 }, { next_cve_id: undefined }, { next_published: 'yesterday' }, { next_cve_id: 'GHSA-x' }, { limit: 0 }, { limit: 201 }, { offset: -1 }]) {
+        expect(problems(changed), `${path} ${JSON.stringify(changed)}`).not.toEqual([]);
+      }
+      // Counted, the total is whatever was counted; without skip_count, no cursor at all.
+      expect(problems({ total_counted: true, total: 5, next_published: undefined, next_cve_id: undefined }), path).toEqual([]);
+      expect(problems({ next_published: null, next_cve_id: null }), path).toEqual([]);
+    }
+  });
+
   it('writes every pattern as a JSON Schema pattern: ECMA-262 in Unicode mode, no flags', () => {
     expect(patternProblems(doc)).toEqual([]);
     // And the check finds both faults it names.
