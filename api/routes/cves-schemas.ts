@@ -126,6 +126,12 @@ export const ErrorSchema = z
     code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
     message: z.string(),
     parameter: z.string().optional().openapi({ description: 'The parameter at fault (INVALID_PARAMETER, REVERSE_NOT_ALLOWED, VENDOR_FILTER_NOT_ALLOWED).' }),
+    // The other members some errors carry (docs/api.md, Errors), so a client reads them typed.
+    see: z.string().optional().openapi({ description: 'Where to ask instead (VENDOR_FILTER_NOT_ALLOWED: `/api/v1/public/cves/match`).' }),
+    method: z.string().optional().openapi({ description: 'The method refused (METHOD_NOT_ALLOWED).' }),
+    allowed: z.array(z.string()).optional().openapi({ description: 'The methods the path takes (METHOD_NOT_ALLOWED), as in `Allow`.' }),
+    reason: z.string().optional().openapi({ description: 'Why the request could not be read, in the HTTP parser\'s words (MALFORMED_REQUEST).' }),
+    table: z.string().optional().openapi({ description: 'The snapshot table that could not be read (SNAPSHOT_TABLE_UNAVAILABLE).' }),
   })
   .openapi('Error');
 
@@ -292,9 +298,9 @@ export const TrendsSchema = z
 /** Error responses every data endpoint may give, for the OpenAPI document. */
 export function errorResponses(...statuses: (400 | 404 | 503)[]) {
   const describe: Record<number, string> = {
-    400: 'A parameter is malformed or not allowed (INVALID_PARAMETER, VENDOR_FILTER_NOT_ALLOWED, REVERSE_NOT_ALLOWED).',
+    400: 'A parameter is malformed or not allowed (INVALID_PARAMETER, VENDOR_FILTER_NOT_ALLOWED, REVERSE_NOT_ALLOWED); or, answered before any routing, the request is not valid HTTP (MALFORMED_REQUEST).',
     404: 'No such record (NOT_FOUND).',
-    503: 'No snapshot is published yet (NO_SNAPSHOT).',
+    503: 'No snapshot is published yet (NO_SNAPSHOT), or a snapshot table this answer needs could not be read (SNAPSHOT_TABLE_UNAVAILABLE, naming it in `table`).',
   };
   return Object.fromEntries(
     statuses.map((s) => [s, { description: describe[s]!, content: { 'application/json': { schema: ErrorSchema } } }]),

@@ -204,6 +204,36 @@ describe('the document', () => {
     }
   });
 
+  it('declares every member an error body carries (docs/api.md, Errors), each of its type', async () => {
+    const validator = await s.validator();
+    const vendor = await s.get('/api/v1/public/cves?vendor=linux');
+    const method = await s.get('/api/v1/public/cves', { method: 'POST' });
+    const answers = [
+      { method: 'GET', url: `${s.base}/api/v1/public/cves?vendor=linux`, status: 400, body: (await vendor.json()) as Record<string, unknown> },
+      // 405 is no operation's answer: the checker holds it to the Error schema.
+      { method: 'POST', url: `${s.base}/api/v1/public/cves`, status: 405, body: (await method.json()) as Record<string, unknown> },
+    ];
+    const problems = (answer: (typeof answers)[number], changed: Record<string, unknown>) =>
+      validator.check({
+        method: answer.method,
+        url: answer.url,
+        status: answer.status,
+        headers: new Headers({ 'Content-Type': 'application/json', 'X-Snapshot': 'x' }),
+        body: JSON.stringify({ ...answer.body, ...changed }),
+      });
+    const [vendorAnswer, methodAnswer] = answers as [(typeof answers)[number], (typeof answers)[number]];
+    expect(Object.keys(vendorAnswer.body)).toEqual(['code', 'message', 'parameter', 'see']);
+    expect(Object.keys(methodAnswer.body)).toEqual(['code', 'message', 'method', 'allowed']);
+    const declared = Object.keys((doc as unknown as { components: { schemas: { Error: { properties: object } } } }).components.schemas.Error.properties);
+    expect(declared).toEqual(expect.arrayContaining(['code', 'message', 'parameter', 'see', 'method', 'allowed', 'reason', 'table']));
+    expect(problems(vendorAnswer, {})).toEqual([]);
+    expect(problems(methodAnswer, {})).toEqual([]);
+    expect(problems(vendorAnswer, { see: 5 })).not.toEqual([]);
+    expect(problems(methodAnswer, { allowed: 'GET, HEAD' })).not.toEqual([]);
+    expect(problems(vendorAnswer, { table: ['cves'] })).not.toEqual([]);
+    expect(problems(methodAnswer, { reason: null })).not.toEqual([]);
+  });
+
   it('writes every pattern as a JSON Schema pattern: ECMA-262 in Unicode mode, no flags', () => {
     expect(patternProblems(doc)).toEqual([]);
     // And the check finds both faults it names.
