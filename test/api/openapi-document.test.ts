@@ -301,7 +301,7 @@ describe('every operation, answered and checked against the document', () => {
 
   it('answers 429 once the caller is over its limit', async () => {
     const limited = await startOn(s.dataDir, s.buildId, {
-      rateLimit: defaultRateLimitConfig({ perMinute: { cves: 1, standard: 1, other: 1 } }),
+      rateLimit: defaultRateLimitConfig({ perMinute: { cves: 1, standard: 1, other: 1, pulse: 1 } }),
     });
     try {
       for (const { path, op } of operations.filter(({ op }) => !isService(op))) {
@@ -322,7 +322,10 @@ describe('every operation, answered and checked against the document', () => {
       for (const { path, op } of operations.filter(({ op }) => !isService(op))) {
         const res = await empty.get(urlOf(path, op, SAMPLE));
         expect(res.status, path).toBe(503);
-        expect(((await res.json()) as { code: string }).code).toBe('NO_SNAPSHOT');
+        const body = (await res.json()) as { code: string; parameter?: string };
+        expect(body.code, path).toBe('NO_SNAPSHOT');
+        // About no parameter: a client fixing its request would look for one.
+        expect(body.parameter, path).toBeUndefined();
       }
       for (const { path, op } of operations.filter(({ op }) => isService(op))) {
         const res = await empty.get(urlOf(path, op, SAMPLE));
@@ -450,6 +453,13 @@ describe('parameter schemas accept exactly what the server accepts', () => {
       const refused = res.status === 400 && body.parameter === name;
       const allowed = schemaAllows(params.find((p) => p.name === name)!.schema, raw);
       expect(refused ? 'refused' : 'accepted', `${url} (schema allows: ${allowed})`).toBe(allowed ? 'accepted' : 'refused');
+    }
+  });
+
+  it('/pulse/suggest: a field of the list, q and scope blank or text without control characters, at most 100 characters', async () => {
+    await agree('/pulse/suggest', 'field', ['vendor', 'cwe', 'package', 'VENDOR', '', 'nope']);
+    for (const name of ['q', 'scope']) {
+      await agree('/pulse/suggest', name, ['', '   ', '\t', ' '.repeat(150), 'micro', 'x'.repeat(100), 'x'.repeat(101), '🙂'.repeat(100), '🙂'.repeat(101), 'a\u0001b', 'a\tb'], '&field=product');
     }
   });
 

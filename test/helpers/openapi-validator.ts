@@ -46,8 +46,8 @@ export interface Exchange {
   body: string | undefined;
 }
 
-/** Where the document describes every answer: the read API, the subscription API, the feed and the stream. */
-const JSON_PREFIXES = ['/api/', '/pulse/api/', '/pulse/feeds/', '/pulse/stream'];
+/** Where the document describes every answer: the read API, the subscription API, the feed, the stream and the form's suggestions. */
+const JSON_PREFIXES = ['/api/', '/pulse/api/', '/pulse/feeds/', '/pulse/stream', '/pulse/suggest'];
 const DOC_ID = 'openapi.json';
 
 interface Template {
