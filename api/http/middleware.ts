@@ -57,6 +57,9 @@ export function standardHeaders(store: SnapshotStore, allowOf: (path: string) =>
         copy.delete('content-length');
         res = new Response(null, { status: 304, headers: copy });
       } else {
+        // Said here, not left to Node's framing of the body: a HEAD answer (Hono drops the body
+        // after this) must carry GET's Content-Length too (the Atom feed's had none).
+        copy.set('Content-Length', String(bytes.byteLength));
         res = new Response(bytes, { status: res.status, headers: copy });
       }
       // Replace without Hono's header merge (which would put back the old Content-Length).

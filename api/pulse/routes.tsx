@@ -15,6 +15,7 @@ import { loadCve } from './load/cve.ts';
 import { isFormField, loadCveList, refusedCveListView } from './load/cves-list.ts';
 import { loadSubscribe } from './load/subscribe.ts';
 import { readSuggestRequest, suggest } from './load/suggest.ts';
+import { registerSuggestOpenApi } from './suggest-openapi.ts';
 import { loadDashboard } from './load/dashboard.ts';
 import { documentOf, notModified, PageError, sendPage, snapshotPageEtag } from './page-response.ts';
 import { AdvisoryListPage, AdvisoryPage } from './pages/advisories.tsx';
@@ -203,6 +204,7 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
     const draft = c.req.query('draft');
     return draft !== undefined && pulse ? subscribeDraftPage(c, config, pulse, draft) : subscribePage(c);
   });
+  registerSuggestOpenApi(app);
   app.get('/pulse/suggest', async (c) => {
     try {
       const request = readSuggestRequest((name) => c.req.queries(name) ?? []);
@@ -212,8 +214,9 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
       });
     } catch (err) {
       if (err instanceof PageError) {
-        const parameter = err.parameter ?? 'query';
-        return sendJson(c, { code: err.status === 400 ? 'INVALID_PARAMETER' : 'NO_SNAPSHOT', message: err.message, parameter }, { status: err.status });
+        // A refusal names its parameter; the 503 (no snapshot yet) is about none.
+        const refusal = err.status === 400 ? { code: 'INVALID_PARAMETER', message: err.message, parameter: err.parameter ?? 'query' } : { code: 'NO_SNAPSHOT', message: err.message };
+        return sendJson(c, refusal, { status: err.status });
       }
       throw err;
     }

@@ -126,8 +126,37 @@ export const ErrorSchema = z
     code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
     message: z.string(),
     parameter: z.string().optional().openapi({ description: 'The parameter at fault (INVALID_PARAMETER, REVERSE_NOT_ALLOWED, VENDOR_FILTER_NOT_ALLOWED).' }),
+    // The other members some errors carry (docs/api.md, Errors), so a client reads them typed.
+    see: z.string().optional().openapi({ description: 'Where to ask instead (VENDOR_FILTER_NOT_ALLOWED: `/api/v1/public/cves/match`).' }),
+    method: z.string().optional().openapi({ description: 'The method refused (METHOD_NOT_ALLOWED).' }),
+    allowed: z.array(z.string()).optional().openapi({ description: 'The methods the path takes (METHOD_NOT_ALLOWED), as in `Allow`.' }),
+    reason: z.string().optional().openapi({ description: 'Why the request could not be read, in the HTTP parser\'s words (MALFORMED_REQUEST).' }),
+    table: z.string().optional().openapi({ description: 'The snapshot table that could not be read (SNAPSHOT_TABLE_UNAVAILABLE).' }),
   })
   .openapi('Error');
+
+/** The members of `score_factors` the contract names (2.2), each always present. */
+const ScoreFactorsSchema = z
+  .looseObject({
+    rule_triggered: z.array(z.string()).openapi({ description: 'The scoring rules that set `service_score`, in the order applied.' }),
+    sources_contributing: z.array(z.string()),
+    base_score: z.number().nullable(),
+    cvss: z.looseObject({}).openapi({ description: 'The CVSS input: basis, version, score, vector, assessor, provider, and NVD\'s and the CNA\'s v3 scores.' }),
+    epss: z.looseObject({}).openapi({ description: 'The EPSS input: probability, percentile, score date, model version, escalation.' }),
+    kev: z.looseObject({}).openapi({ description: 'The CISA KEV input: listed, date added, due date, ransomware use.' }),
+    svc_kev: z.looseObject({}).openapi({ description: 'Known exploitation beyond KEV: exploited, SSVC exploitation active, vendor evidence.' }),
+    ssvc: z.looseObject({}).openapi({ description: 'The SSVC decision points and the decision.' }),
+    svc_risk: z.looseObject({
+      risk: z.number().min(0).max(100),
+      severity_norm: z.number(),
+      exploitation: z.number(),
+      automatable: z.number(),
+      weights: z.looseObject({ severity: z.number(), exploitation: z.number(), automatable: z.number() }),
+      about: z.string().openapi({ description: 'What `service_risk` is, in plain English.' }),
+      summary: z.string().openapi({ description: 'This CVE\'s risk, term by term, in plain English.' }),
+    }),
+  })
+  .openapi({ description: 'Evidence behind the scores (contract 2.2).' });
 
 export const CveRecordSchema = z
   .looseObject({
@@ -136,7 +165,7 @@ export const CveRecordSchema = z
     last_modified: z.string().openapi({ format: 'date-time' }),
     status: z.enum(['active', 'rejected']),
     description: z.string().nullable(),
-    severity: z.string().openapi({ description: 'NVD CVSS v3 label of the chosen v3 metric; NONE when there is none.' }),
+    severity: z.enum(SEVERITIES).openapi({ description: 'NVD CVSS v3 label of the chosen v3 metric; NONE when there is none.' }),
     cvss_v3_score: z.number().openapi({ description: '0 when never rated under CVSS v3.' }),
     cvss_v4_score: z.number(),
     cvss_v2_score: z.number(),
@@ -145,42 +174,65 @@ export const CveRecordSchema = z
     max_cvss: z.number().nullable().openapi({ description: 'Highest CVSS held (v3.x, v4.0, v2.0); null when none.' }),
     epss_score: z.number().nullable(),
     kev: z.boolean(),
-    kev_added_date: z.string().nullable(),
+    kev_added_date: z.string().nullable().openapi({ format: 'date' }),
     exploit_poc_available: z.boolean(),
-    service_score: z.number(),
+    service_score: z.number().min(0).max(10).openapi({ description: 'CVSS-comparable severity, 0-10; a 0 placeholder when `score_assessed` is false.' }),
     score_assessed: z.boolean(),
-    score_unassessed_reason: z.enum(['no_signal', 'rejected']).optional(),
+    score_unassessed_reason: z.enum(['no_signal', 'rejected']).optional().openapi({ description: 'Present exactly when `score_assessed` is false.' }),
     service_severity: z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'NONE']),
-    service_risk: z.number(),
-    service_ssvc_decision: z.string(),
+    service_risk: z.number().min(0).max(100),
+    service_ssvc_decision: z.enum(['Act', 'Attend', 'Track*', 'Track']),
     score_confidence: z.enum(['HIGH', 'MEDIUM', 'LOW', 'NONE']),
-    vendor_severity: z.string().nullable(),
+    vendor_severity: z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW']).nullable().openapi({ description: 'The vendor\'s own band (its taxonomy, not a CVSS band).' }),
     vendor_severity_source: z.string().nullable(),
     vendor_severity_evidence: z.string().nullable(),
-    score_factors: z.looseObject({}).openapi({ description: 'Evidence behind the scores (contract 2.2).' }),
+    score_factors: ScoreFactorsSchema,
   })
-  .openapi('CveRecord', { description: 'The merged CVE record (contract 2.1, 2.2); the full field list is in docs/api.md.' });
+  .openapi('CveRecord', {
+    description: 'The merged CVE record (contract 2.1, 2.2); the full field list is in docs/api.md.',
+    // Contract 2.2: `score_unassessed_reason` is present only when not assessed, absent when assessed.
+    oneOf: [
+      { properties: { score_assessed: { const: true } }, not: { required: ['score_unassessed_reason'] } },
+      { properties: { score_assessed: { const: false } }, required: ['score_unassessed_reason'] },
+    ],
+  });
 
-export const CveListSchema = z
+/** The members of a list response (contract 2.3), shared by the list and the vendor match. */
+const listShape = {
+  cves: z.array(CveRecordSchema).max(MAX_LIMIT),
+  total: z.number().int().min(0),
+  total_is_lower_bound: z.boolean(),
+  total_counted: z.boolean().openapi({ description: 'false: no count is in hand, and `total` is 0 (contract 2.3).' }),
+  search_relaxed: z.boolean(),
+  reverse_available: z.boolean(),
+  reverse: z.literal(true).optional(),
+  next_published: z.string().nullable().optional().openapi({ format: 'date-time', description: 'Send as `before_published` for the next page; null when no row follows.' }),
+  next_cve_id: z.string().nullable().optional().openapi({ pattern: CVE_ID_PATTERN, description: 'Send as `before_cve_id` for the next page; null when no row follows.' }),
+  limit: z.number().int().min(1).max(MAX_LIMIT),
+  offset: z.number().int().min(0),
+};
+
+/**
+ * Rules between members of a list response, for both list schemas (given to each: a schema made
+ * with `.extend` would inherit them in place of its own allOf).
+ */
+type SchemaList = NonNullable<NonNullable<Parameters<ReturnType<typeof z.object>['openapi']>[1]>['allOf']>;
+const LIST_RULES: SchemaList = [
+  // Contract 2.3: total_counted false means total is 0.
+  { anyOf: [{ properties: { total_counted: { const: true } } }, { properties: { total: { const: 0 } } }] },
+  // The cursor pair comes together (with skip_count or the cursor) or not at all.
+  { anyOf: [{ required: ['next_published', 'next_cve_id'] }, { not: { anyOf: [{ required: ['next_published'] }, { required: ['next_cve_id'] }] } }] },
+];
+
+export const CveListSchema = z.object(listShape).openapi('CveList', { allOf: LIST_RULES });
+
+export const CveMatchSchema = z
   .object({
-    cves: z.array(CveRecordSchema),
-    total: z.number().int(),
-    total_is_lower_bound: z.boolean(),
-    total_counted: z.boolean(),
-    search_relaxed: z.boolean(),
-    reverse_available: z.boolean(),
-    reverse: z.literal(true).optional(),
-    next_published: z.string().nullable().optional(),
-    next_cve_id: z.string().nullable().optional(),
-    limit: z.number().int(),
-    offset: z.number().int(),
+    ...listShape,
+    vendor: z.string().openapi({ description: 'The vendor key matched (normalised).' }),
+    product: z.string().nullable().openapi({ description: 'The product key matched (normalised), null for every product.' }),
   })
-  .openapi('CveList');
-
-export const CveMatchSchema = CveListSchema.extend({
-  vendor: z.string().openapi({ description: 'The vendor key matched (normalised).' }),
-  product: z.string().nullable().openapi({ description: 'The product key matched (normalised), null for every product.' }),
-}).openapi('CveMatchList');
+  .openapi('CveMatchList', { allOf: LIST_RULES });
 
 const counts = {
   total: z.number().int(),
@@ -246,9 +298,9 @@ export const TrendsSchema = z
 /** Error responses every data endpoint may give, for the OpenAPI document. */
 export function errorResponses(...statuses: (400 | 404 | 503)[]) {
   const describe: Record<number, string> = {
-    400: 'A parameter is malformed or not allowed (INVALID_PARAMETER, VENDOR_FILTER_NOT_ALLOWED, REVERSE_NOT_ALLOWED).',
+    400: 'A parameter is malformed or not allowed (INVALID_PARAMETER, VENDOR_FILTER_NOT_ALLOWED, REVERSE_NOT_ALLOWED); or, answered before any routing, the request is not valid HTTP (MALFORMED_REQUEST).',
     404: 'No such record (NOT_FOUND).',
-    503: 'No snapshot is published yet (NO_SNAPSHOT).',
+    503: 'No snapshot is published yet (NO_SNAPSHOT), or a snapshot table this answer needs could not be read (SNAPSHOT_TABLE_UNAVAILABLE, naming it in `table`).',
   };
   return Object.fromEntries(
     statuses.map((s) => [s, { description: describe[s]!, content: { 'application/json': { schema: ErrorSchema } } }]),

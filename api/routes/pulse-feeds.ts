@@ -237,13 +237,17 @@ function register(app: ApiApp, config: ApiConfig): void {
   app.openapi(streamRoute, async (c) => asRouteResponse(await openStream(c, config)));
 }
 
+/** The headers hono's streamSSE gives an event stream (but the hop-by-hop Connection and Transfer-Encoding). */
+const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } as const;
+
 async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Response> {
   const filter: ChangeFilter = filterOfQuery(parseQuery(c, ChangeFilterQuery));
   const store = config.store;
   const current = store.current;
   if (!current) throw noSnapshot();
   const caller = config.callers.resolve(c.env?.incoming?.socket?.remoteAddress, () => c.req.header('x-forwarded-for'));
-  if (c.req.method === 'HEAD') return c.body(null, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
+  // HEAD: the headers of the GET below, without opening a stream.
+  if (c.req.method === 'HEAD') return c.body(null, 200, { ...SSE_HEADERS, 'X-Accel-Buffering': 'no' });
 
   let end: () => void = () => undefined;
   const ended = new Promise<void>((resolve) => (end = resolve));
@@ -263,7 +267,7 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
     }
   }
 
-  c.header('Cache-Control', 'no-store');
+  // streamSSE sets SSE_HEADERS itself (a Cache-Control set before it would be overwritten).
   c.header('X-Accel-Buffering', 'no');
   return streamSSE(c, async (stream) => {
     let work = Promise.resolve();

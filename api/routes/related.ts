@@ -10,31 +10,34 @@ import type { ApiApp, ApiConfig, RouteModule } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import { cveIdPathParam } from '../http/params.ts';
 import { asRouteResponse, sendBody, sendJson } from '../http/respond.ts';
-import { findRelatedCves } from '../queries/related.ts';
+import { findRelatedCves, RELATED_LIST_MAX, SHARED_KEYS_SHOWN } from '../queries/related.ts';
 import { errorResponses } from './cves-schemas.ts';
 import { CveBriefSchema, PUBLIC_BASE } from './resource-common.ts';
 
-const BasisSchema = z.enum(['ok', 'no_data', 'no_siblings', 'no_specific_key', 'capped', 'unknown']).openapi({
-  description:
-    '`ok` populated; `no_data` the CVE has no keys of this kind; `no_siblings` no other CVE shares them; `no_specific_key` (same_product) shared only through packages carried by too many CVEs to be evidence; `capped` (same_vendor, same_cwe) shared only through keys beyond the first 50 read; `unknown` the reason could not be established (the snapshot\'s key table could not be read; the lists are then empty).',
-});
+const BASIS_DESCRIPTION =
+  '`ok` populated; `no_data` the CVE has no keys of this kind; `no_siblings` no other CVE shares them; `no_specific_key` (same_product) shared only through packages carried by too many CVEs to be evidence; `capped` (same_vendor, same_cwe) shared only through keys beyond the first 50 read; `unknown` the reason could not be established (the snapshot\'s key table could not be read; the lists are then empty).';
+const BasisSchema = z.enum(['ok', 'no_data', 'no_siblings', 'no_specific_key', 'capped', 'unknown']);
+// Contract 2.5: `no_specific_key` is same_product's only, `capped` same_vendor's and same_cwe's only.
+const ProductBasis = BasisSchema.exclude(['capped']).openapi({ description: BASIS_DESCRIPTION });
+const KeyedBasis = BasisSchema.exclude(['no_specific_key']).openapi({ description: BASIS_DESCRIPTION });
 
 const shared = {
-  shared_keys: z.array(z.string()).openapi({ description: 'Keys shared with this CVE, most telling first (at most 10): `pkg:<ecosystem>/<name>`, `cpe:<vendor>:<product>`, `<vendor>/<advisory_id>` or a CWE id.' }),
+  shared_keys: z.array(z.string()).max(SHARED_KEYS_SHOWN).openapi({ description: 'Keys shared with this CVE, most telling first (at most 10): `pkg:<ecosystem>/<name>`, `cpe:<vendor>:<product>`, `<vendor>/<advisory_id>` or a CWE id.' }),
   shared_count: z.number().int().openapi({ description: 'How many keys are shared.' }),
 };
 
 const RelatedSchema = z
   .object({
     cve_id: z.string(),
-    same_product: z.array(
-      CveBriefSchema.extend({ ...shared, key_cve_count: z.number().int().openapi({ description: 'CVEs carrying the most specific shared key (the order of the list).' }) }),
-    ),
-    same_vendor: z.array(CveBriefSchema.extend(shared)),
-    same_cwe: z.array(
-      CveBriefSchema.extend({ ...shared, days_apart: z.number().int().nullable().openapi({ description: 'UTC calendar days between the publication dates (the order of the list).' }) }),
-    ),
-    basis: z.object({ same_product: BasisSchema, same_vendor: BasisSchema, same_cwe: BasisSchema }),
+    // At most 10 entries each (contract 2.5).
+    same_product: z
+      .array(CveBriefSchema.extend({ ...shared, key_cve_count: z.number().int().openapi({ description: 'CVEs carrying the most specific shared key (the order of the list).' }) }))
+      .max(RELATED_LIST_MAX),
+    same_vendor: z.array(CveBriefSchema.extend(shared)).max(RELATED_LIST_MAX),
+    same_cwe: z
+      .array(CveBriefSchema.extend({ ...shared, days_apart: z.number().int().nullable().openapi({ description: 'UTC calendar days between the publication dates (the order of the list).' }) }))
+      .max(RELATED_LIST_MAX),
+    basis: z.object({ same_product: ProductBasis, same_vendor: KeyedBasis, same_cwe: KeyedBasis }),
   })
   .openapi('RelatedCves');
 

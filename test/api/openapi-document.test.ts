@@ -63,6 +63,16 @@ function urlOf(path: string, op: Operation, values: Record<string, string>): str
   return url;
 }
 
+/**
+ * An answer's headers but those of the connection and the moment (the date, keep-alive) and
+ * the body's framing (a streamed GET is chunked; its HEAD has no body to frame).
+ */
+function comparableHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of headers) if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) out[name] = value;
+  return out;
+}
+
 function exampleOf(op: Operation, name: string): unknown {
   const p = op.parameters?.find((x) => x.name === name);
   return p?.example ?? p?.schema.example;
@@ -118,6 +128,112 @@ describe('the document', () => {
     expect(JSON.stringify(summary.responses['400'])).toContain('MalformedRequest');
   });
 
+  it('describes the CVE record as the contract does (2.1, 2.2): ranges, bands, the unassessed reason only when not assessed, the score_factors members', async () => {
+    const validator = await s.validator();
+    const record = (await s.json<Record<string, unknown>>('/api/v1/public/cves/CVE-2024-3400')).body;
+    const problems = (changed: Record<string, unknown>) =>
+      validator.check({
+        method: 'GET',
+        url: `${s.base}/api/v1/public/cves/CVE-2024-3400`,
+        status: 200,
+        headers: new Headers({ 'Content-Type': 'application/json', ETag: '"x"', 'X-Snapshot': 'x', 'Cache-Control': 'x' }),
+        body: JSON.stringify({ ...record, ...changed }),
+      });
+    expect(problems({})).toEqual([]);
+    const factors = record.score_factors as Record<string, unknown>;
+    const offContract: Record<string, unknown>[] = [
+      { service_score: 10.5 },
+      { service_score: -1 },
+      { service_risk: 101 },
+      { service_ssvc_decision: 'Defer' },
+      { vendor_severity: 'IMPORTANT' },
+      { severity: 'SEVERE' },
+      // Present only when not assessed, and then always.
+      { score_unassessed_reason: 'no_signal' },
+      { score_assessed: false, service_score: 0 },
+      { kev_added_date: 'last week' },
+      { score_factors: { ...factors, svc_risk: undefined } },
+      { score_factors: { ...factors, rule_triggered: 'cvss_v3' } },
+      { score_factors: { ...factors, svc_risk: { ...(factors.svc_risk as object), summary: undefined } } },
+    ];
+    for (const changed of offContract) expect(problems(changed), JSON.stringify(changed).slice(0, 80)).not.toEqual([]);
+    // And what the contract allows is allowed.
+    expect(problems({ score_assessed: false, service_score: 0, score_unassessed_reason: 'rejected', service_ssvc_decision: 'Track*', vendor_severity: null })).toEqual([]);
+  });
+
+  it('describes the related lists as the contract does (2.5): at most 10 entries each, each basis one its list can have', async () => {
+    const validator = await s.validator();
+    const url = `${s.base}/api/v1/public/cves/CVE-2024-3400/related`;
+    const related = (await s.json<{ same_cwe: unknown[]; basis: Record<string, string> }>('/api/v1/public/cves/CVE-2024-3400/related')).body;
+    expect(related.same_cwe.length).toBeGreaterThan(0);
+    const problems = (changed: Record<string, unknown>) =>
+      validator.check({
+        method: 'GET',
+        url,
+        status: 200,
+        headers: new Headers({ 'Content-Type': 'application/json', ETag: '"x"', 'X-Snapshot': 'x', 'Cache-Control': 'x' }),
+        body: JSON.stringify({ ...related, ...changed }),
+      });
+    expect(problems({})).toEqual([]);
+    expect(problems({ same_cwe: Array(11).fill(related.same_cwe[0]) })).not.toEqual([]);
+    expect(problems({ basis: { ...related.basis, same_product: 'capped' } })).not.toEqual([]);
+    expect(problems({ basis: { ...related.basis, same_vendor: 'no_specific_key' } })).not.toEqual([]);
+    expect(problems({ same_cwe: Array(10).fill(related.same_cwe[0]), basis: { same_product: 'no_specific_key', same_vendor: 'capped', same_cwe: 'ok' } })).toEqual([]);
+  });
+
+  it('describes the list responses as the contract does (2.3): no total without a count, the cursor pair together, limit and offset as applied', async () => {
+    const validator = await s.validator();
+    for (const path of ['/api/v1/public/cves?skip_count=1&limit=2', '/api/v1/public/cves/match?vendor=linux&skip_count=1&limit=2']) {
+      const page = (await s.json<Record<string, unknown>>(path)).body;
+      expect(page.next_cve_id, path).toMatch(/^CVE-/);
+      const problems = (changed: Record<string, unknown>) =>
+        validator.check({
+          method: 'GET',
+          url: `${s.base}${path}`,
+          status: 200,
+          headers: new Headers({ 'Content-Type': 'application/json', ETag: '"x"', 'X-Snapshot': 'x', 'Cache-Control': 'x' }),
+          body: JSON.stringify({ ...page, ...changed }),
+        });
+      expect(problems({}), path).toEqual([]);
+      for (const changed of [{ total: 5 }, { next_cve_id: undefined }, { next_published: 'yesterday' }, { next_cve_id: 'GHSA-x' }, { limit: 0 }, { limit: 201 }, { offset: -1 }]) {
+        expect(problems(changed), `${path} ${JSON.stringify(changed)}`).not.toEqual([]);
+      }
+      // Counted, the total is whatever was counted; without skip_count, no cursor at all.
+      expect(problems({ total_counted: true, total: 5, next_published: undefined, next_cve_id: undefined }), path).toEqual([]);
+      expect(problems({ next_published: null, next_cve_id: null }), path).toEqual([]);
+    }
+  });
+
+  it('declares every member an error body carries (docs/api.md, Errors), each of its type', async () => {
+    const validator = await s.validator();
+    const vendor = await s.get('/api/v1/public/cves?vendor=linux');
+    const method = await s.get('/api/v1/public/cves', { method: 'POST' });
+    const answers = [
+      { method: 'GET', url: `${s.base}/api/v1/public/cves?vendor=linux`, status: 400, body: (await vendor.json()) as Record<string, unknown> },
+      // 405 is no operation's answer: the checker holds it to the Error schema.
+      { method: 'POST', url: `${s.base}/api/v1/public/cves`, status: 405, body: (await method.json()) as Record<string, unknown> },
+    ];
+    const problems = (answer: (typeof answers)[number], changed: Record<string, unknown>) =>
+      validator.check({
+        method: answer.method,
+        url: answer.url,
+        status: answer.status,
+        headers: new Headers({ 'Content-Type': 'application/json', 'X-Snapshot': 'x' }),
+        body: JSON.stringify({ ...answer.body, ...changed }),
+      });
+    const [vendorAnswer, methodAnswer] = answers as [(typeof answers)[number], (typeof answers)[number]];
+    expect(Object.keys(vendorAnswer.body)).toEqual(['code', 'message', 'parameter', 'see']);
+    expect(Object.keys(methodAnswer.body)).toEqual(['code', 'message', 'method', 'allowed']);
+    const declared = Object.keys((doc as unknown as { components: { schemas: { Error: { properties: object } } } }).components.schemas.Error.properties);
+    expect(declared).toEqual(expect.arrayContaining(['code', 'message', 'parameter', 'see', 'method', 'allowed', 'reason', 'table']));
+    expect(problems(vendorAnswer, {})).toEqual([]);
+    expect(problems(methodAnswer, {})).toEqual([]);
+    expect(problems(vendorAnswer, { see: 5 })).not.toEqual([]);
+    expect(problems(methodAnswer, { allowed: 'GET, HEAD' })).not.toEqual([]);
+    expect(problems(vendorAnswer, { table: ['cves'] })).not.toEqual([]);
+    expect(problems(methodAnswer, { reason: null })).not.toEqual([]);
+  });
+
   it('writes every pattern as a JSON Schema pattern: ECMA-262 in Unicode mode, no flags', () => {
     expect(patternProblems(doc)).toEqual([]);
     // And the check finds both faults it names.
@@ -147,7 +263,22 @@ describe('every operation, answered and checked against the document', () => {
       expect(again.status, url).toBe(304);
       const head = await s.get(url, { method: 'HEAD' });
       expect(head.status, url).toBe(200);
+      // HEAD is GET without the body: the same headers, Content-Length included (a client sizing
+      // a download, or checking an ETag, with HEAD reads what GET would send).
+      expect(comparableHeaders(head.headers), url).toEqual(comparableHeaders(res.headers));
     }
+  });
+
+  it('answers HEAD on the event stream with the headers of its GET', async () => {
+    const url = `${s.base}/pulse/stream`;
+    const abort = new AbortController();
+    const res = await fetch(url, { signal: abort.signal });
+    expect(res.status).toBe(200);
+    const streamed = comparableHeaders(res.headers);
+    abort.abort();
+    const head = await s.get('/pulse/stream', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(comparableHeaders(head.headers)).toEqual(streamed);
   });
 
   it('answers 400 to a malformed parameter, 404 to an unknown record', async () => {
@@ -170,7 +301,7 @@ describe('every operation, answered and checked against the document', () => {
 
   it('answers 429 once the caller is over its limit', async () => {
     const limited = await startOn(s.dataDir, s.buildId, {
-      rateLimit: defaultRateLimitConfig({ perMinute: { cves: 1, standard: 1, other: 1 } }),
+      rateLimit: defaultRateLimitConfig({ perMinute: { cves: 1, standard: 1, other: 1, pulse: 1 } }),
     });
     try {
       for (const { path, op } of operations.filter(({ op }) => !isService(op))) {
@@ -191,7 +322,10 @@ describe('every operation, answered and checked against the document', () => {
       for (const { path, op } of operations.filter(({ op }) => !isService(op))) {
         const res = await empty.get(urlOf(path, op, SAMPLE));
         expect(res.status, path).toBe(503);
-        expect(((await res.json()) as { code: string }).code).toBe('NO_SNAPSHOT');
+        const body = (await res.json()) as { code: string; parameter?: string };
+        expect(body.code, path).toBe('NO_SNAPSHOT');
+        // About no parameter: a client fixing its request would look for one.
+        expect(body.parameter, path).toBeUndefined();
       }
       for (const { path, op } of operations.filter(({ op }) => isService(op))) {
         const res = await empty.get(urlOf(path, op, SAMPLE));
@@ -319,6 +453,13 @@ describe('parameter schemas accept exactly what the server accepts', () => {
       const refused = res.status === 400 && body.parameter === name;
       const allowed = schemaAllows(params.find((p) => p.name === name)!.schema, raw);
       expect(refused ? 'refused' : 'accepted', `${url} (schema allows: ${allowed})`).toBe(allowed ? 'accepted' : 'refused');
+    }
+  });
+
+  it('/pulse/suggest: a field of the list, q and scope blank or text without control characters, at most 100 characters', async () => {
+    await agree('/pulse/suggest', 'field', ['vendor', 'cwe', 'package', 'VENDOR', '', 'nope']);
+    for (const name of ['q', 'scope']) {
+      await agree('/pulse/suggest', name, ['', '   ', '\t', ' '.repeat(150), 'micro', 'x'.repeat(100), 'x'.repeat(101), '🙂'.repeat(100), '🙂'.repeat(101), 'a\u0001b', 'a\tb'], '&field=product');
     }
   });
 

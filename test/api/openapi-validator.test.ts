@@ -12,6 +12,10 @@ const DOC = {
     '/api/v1/public/things/{id}': {
       get: {
         operationId: 'getThing',
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'limit', in: 'query', schema: { type: 'integer' } },
+        ],
         responses: {
           200: {
             description: 'ok',
@@ -19,6 +23,7 @@ const DOC = {
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
           },
           304: { $ref: '#/components/responses/NotModified' },
+          400: { description: 'bad', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
         },
       },
     },
@@ -78,5 +83,17 @@ describe('OpenApiValidator', () => {
     expect(validator.check(exchange('/api/v1/public/nothing', 200, {})).join()).toMatch(/no operation of the document serves this/);
     // Outside /api/v1/public too: an answer no operation serves (health was one) is flagged.
     expect(validator.check(exchange('/api/v1/elsewhere', 200, {})).join()).toMatch(/no operation of the document serves this/);
+  });
+
+  it('flags a refusal of a parameter that names none, or one neither declared nor sent', () => {
+    const refusal = (search: string, body: object) => validator.check(exchange(`/api/v1/public/things/a1${search}`, 400, body, { 'Content-Type': 'application/json' }));
+    expect(refusal('?limit=x', { code: 'INVALID_PARAMETER', message: 'm', parameter: 'limit' })).toEqual([]);
+    expect(refusal('', { code: 'INVALID_PARAMETER', message: 'm', parameter: 'id' })).toEqual([]);
+    // An unknown parameter whose name cannot be read is named as it was sent.
+    expect(refusal('?%E0%A4%A=1', { code: 'INVALID_PARAMETER', message: 'm', parameter: '%E0%A4%A' })).toEqual([]);
+    expect(refusal('?limit=x', { code: 'INVALID_PARAMETER', message: 'm' }).join()).toMatch(/INVALID_PARAMETER names no parameter/);
+    expect(refusal('?limit=x', { code: 'INVALID_PARAMETER', message: 'm', parameter: 'offset' }).join()).toMatch(/names "offset", neither a parameter of getThing \(id, limit\) nor one sent/);
+    // Other 400s (a request the parser refused) name nothing.
+    expect(refusal('', { code: 'MALFORMED_REQUEST', message: 'm' })).toEqual([]);
   });
 });

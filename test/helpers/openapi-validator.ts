@@ -29,8 +29,13 @@ interface ResponseObject {
 
 interface Operation {
   operationId?: string;
+  parameters?: { name: string; in: string }[];
+  requestBody?: unknown;
   responses: Record<string, ResponseObject | { $ref: string }>;
 }
+
+/** The error codes that refuse one parameter's value, naming it in `parameter`. */
+const PARAMETER_CODES = new Set(['INVALID_PARAMETER', 'REVERSE_NOT_ALLOWED', 'VENDOR_FILTER_NOT_ALLOWED']);
 
 /** What was asked and answered; `body` is the text of the body, undefined when not read. */
 export interface Exchange {
@@ -41,8 +46,8 @@ export interface Exchange {
   body: string | undefined;
 }
 
-/** Where the document describes every answer: the read API, the subscription API, the feed and the stream. */
-const JSON_PREFIXES = ['/api/', '/pulse/api/', '/pulse/feeds/', '/pulse/stream'];
+/** Where the document describes every answer: the read API, the subscription API, the feed, the stream and the form's suggestions. */
+const JSON_PREFIXES = ['/api/', '/pulse/api/', '/pulse/feeds/', '/pulse/stream', '/pulse/suggest'];
 const DOC_ID = 'openapi.json';
 
 interface Template {
@@ -120,6 +125,8 @@ export class OpenApiValidator {
       if (header.schema) problems.push(...this.checkValue(`${where}: header ${name}`, header.schema, headerValue(value, header.schema)));
     }
 
+    if (ex.status === 400) problems.push(...this.checkNamedParameter(where, operation, url, ex.body));
+
     const content = response.content ?? {};
     const type = (ex.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (Object.keys(content).length === 0) {
@@ -148,6 +155,28 @@ export class OpenApiValidator {
     const schema = operation.requestBody?.content?.['application/json']?.schema;
     if (!schema) return [`${where}: the operation declares no JSON body`];
     return this.checkValue(`${where}: body`, schema, body);
+  }
+
+  /**
+   * A refusal of a parameter's value names that parameter (`parameter`), one the operation
+   * declares or the request sent (an unknown parameter is refused only when its name cannot be
+   * read): a client can point at what to fix. Operations with a request body name its members
+   * instead (`filter.kinds`), not checked here.
+   */
+  private checkNamedParameter(where: string, operation: Operation, url: URL, body: string | undefined): string[] {
+    if (body === undefined || operation.requestBody !== undefined) return [];
+    let error: { code?: unknown; parameter?: unknown };
+    try {
+      error = JSON.parse(body) as typeof error;
+    } catch {
+      return [];
+    }
+    if (typeof error.code !== 'string' || !PARAMETER_CODES.has(error.code)) return [];
+    if (typeof error.parameter !== 'string') return [`${where}: a ${error.code} names no parameter`];
+    const declared = (operation.parameters ?? []).map((p) => p.name);
+    const sent = [...url.searchParams.keys()];
+    if (declared.includes(error.parameter) || sent.includes(error.parameter) || url.search.includes(`${error.parameter}=`)) return [];
+    return [`${where}: ${error.code} names "${error.parameter}", neither a parameter of ${operation.operationId ?? 'the operation'} (${declared.join(', ')}) nor one sent`];
   }
 
   private resolve(response: ResponseObject | { $ref: string }): ResponseObject {

@@ -15,7 +15,8 @@ import { codePointsExceed } from '../../../lib/code-points.ts';
 export const SUGGEST_FIELDS = ['vendor', 'product', 'ecosystem', 'package', 'cwe'] as const;
 export type SuggestField = (typeof SUGGEST_FIELDS)[number];
 export const SUGGEST_MAX = 10;
-const QUERY_MAX = 100;
+/** The longest `q` or `scope`, in characters (code points). */
+export const SUGGEST_TEXT_MAX = 100;
 
 export interface Suggestion {
   value: string;
@@ -36,7 +37,7 @@ function refused(parameter: string, problem: string): PageError {
 
 /**
  * The request's parameters, each sent at most once; `q` and `scope` are text as typed in a form
- * field: at most QUERY_MAX characters, no control character, no lone surrogate (the rules of a
+ * field: at most SUGGEST_TEXT_MAX characters, no control character, no lone surrogate (the rules of a
  * filter's text, lib/changes/model.ts, but empty allowed). Anything else is a 400 naming it, as
  * on the API, never quietly cut or matched as sent.
  */
@@ -49,7 +50,7 @@ export function readSuggestRequest(values: (name: string) => string[]): SuggestR
   const text = (name: string): string | undefined => {
     const raw = one(name);
     if (raw === undefined || raw.trim() === '') return raw === undefined ? undefined : '';
-    if (codePointsExceed(raw, QUERY_MAX)) throw refused(name, `longer than ${QUERY_MAX} characters`);
+    if (codePointsExceed(raw, SUGGEST_TEXT_MAX)) throw refused(name, `longer than ${SUGGEST_TEXT_MAX} characters`);
     const problem = filterTextProblem(raw);
     if (problem !== null) throw refused(name, problem);
     return raw.trim();
