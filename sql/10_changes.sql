@@ -13,7 +13,9 @@ CREATE MACRO change_num(x) AS coalesce(regexp_replace(printf('%.1f', x), '\.0$',
 -- Their DOUBLE difference is not exact (8.2 - 7.7 = 0.4999999999999991, 16.4 - 6.4 = 9.999…),
 -- so `abs(a - b) >= 0.5` missed a move of exactly 0.5 (or 10) for some values.
 CREATE MACRO change_tenths_apart(a, b) AS abs(round(a * 10) - round(b * 10));
-CREATE MACRO change_epss(x) AS coalesce(CAST(round(x, 5) AS VARCHAR), 'none');
+-- EPSS as published, five decimals at most and no trailing zeros (0.61, 0.49999, 0.00004): a
+-- DOUBLE cast to text is in scientific notation below 0.0001 ("EPSS 4e-05 → 0.2").
+CREATE MACRO change_epss(x) AS coalesce(regexp_replace(printf('%.5f', x), '\.?0+$', ''), 'none');
 
 -- 10a. Old and new state side by side, only what the kinds compare, and only for CVEs that are
 --      new or differ in one of those fields (most CVEs do not change between two builds).
