@@ -9,7 +9,13 @@
 
 -- Numbers in sentences: one decimal, without a trailing ".0" (41 → 88, 6.5 → 7.5).
 CREATE MACRO change_num(x) AS coalesce(regexp_replace(printf('%.1f', x), '\.0$', ''), 'none');
-CREATE MACRO change_epss(x) AS coalesce(CAST(round(x, 5) AS VARCHAR), 'none');
+-- How far apart two one-decimal values (service score, service risk) are, in tenths, exactly.
+-- Their DOUBLE difference is not exact (8.2 - 7.7 = 0.4999999999999991, 16.4 - 6.4 = 9.999…),
+-- so `abs(a - b) >= 0.5` missed a move of exactly 0.5 (or 10) for some values.
+CREATE MACRO change_tenths_apart(a, b) AS abs(round(a * 10) - round(b * 10));
+-- EPSS as published, five decimals at most and no trailing zeros (0.61, 0.49999, 0.00004): a
+-- DOUBLE cast to text is in scientific notation below 0.0001 ("EPSS 4e-05 → 0.2").
+CREATE MACRO change_epss(x) AS coalesce(regexp_replace(printf('%.5f', x), '\.?0+$', ''), 'none');
 
 -- 10a. Old and new state side by side, only what the kinds compare, and only for CVEs that are
 --      new or differ in one of those fields (most CVEs do not change between two builds).
@@ -113,13 +119,13 @@ SELECT cve_id, 'score_changed',
        to_json(struct_pack(service_score := old_score)),
        to_json(struct_pack(service_score := new_score)),
        'Service score ' || change_num(old_score) || ' → ' || change_num(new_score) || coalesce(': ' || cause, '') || '.'
-FROM change_cve_causes WHERE compare AND abs(new_score - old_score) >= 0.5
+FROM change_cve_causes WHERE compare AND change_tenths_apart(new_score, old_score) >= 5
 UNION ALL
 SELECT cve_id, 'risk_changed',
        to_json(struct_pack(service_risk := old_risk)),
        to_json(struct_pack(service_risk := new_risk)),
        'Service risk ' || change_num(old_risk) || ' → ' || change_num(new_risk) || coalesce(': ' || cause, '') || '.'
-FROM change_cve_causes WHERE compare AND abs(new_risk - old_risk) >= 10
+FROM change_cve_causes WHERE compare AND change_tenths_apart(new_risk, old_risk) >= 100
 UNION ALL
 SELECT cve_id, 'epss_crossed',
        to_json(struct_pack(epss_score := old_epss)),

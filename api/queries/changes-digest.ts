@@ -6,7 +6,7 @@
  */
 import { CHANGE_ROW_COLUMNS, toChangeRows } from './changes.ts';
 import { isoTimestampSql, requireTables, selectRows, type SnapshotReader } from './support.ts';
-import type { ChangeRow } from '../../lib/changes/model.ts';
+import { CHANGE_KINDS, type ChangeRow } from '../../lib/changes/model.ts';
 
 export interface KindCounts {
   byKind: Record<string, number>;
@@ -14,7 +14,7 @@ export interface KindCounts {
 }
 
 export interface ChangedCve extends ChangeRow {
-  /** Every kind this CVE changed by in the window, in change_id order. */
+  /** Every kind this CVE changed by in the window, once each, in CHANGE_KINDS order (the tiles'). */
   kinds: string[];
 }
 
@@ -70,5 +70,12 @@ export async function topChangedCves(reader: SnapshotReader, sinceMicros: bigint
      LIMIT ${Math.trunc(limit)}`,
     [sinceMicros],
   );
-  return toChangeRows(rows) as ChangedCve[];
+  // list_distinct keeps no order (the rows read "risk changed, ssvc changed, kev added"): the
+  // kinds are put in the order the page's tiles name them.
+  return (toChangeRows(rows) as ChangedCve[]).map((row) => ({ ...row, kinds: [...row.kinds].sort((a, b) => kindRank(a) - kindRank(b)) }));
+}
+
+function kindRank(kind: string): number {
+  const rank = (CHANGE_KINDS as readonly string[]).indexOf(kind);
+  return rank === -1 ? CHANGE_KINDS.length : rank;
 }

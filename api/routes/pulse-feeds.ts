@@ -43,14 +43,16 @@ const AtomQuery = withFilterRules(
 /**
  * The feed's own URL, the same whatever spelling asked for it: the public base, the path, the
  * filter's members sorted with their values as validated (`kev_only=1` and `kev_only=true` are
- * one feed); neither the page size nor the cursor. RFC 4287 wants a feed's id permanent.
+ * one feed, and so are `kind=a,b` and `kind=b,a`); neither the page size nor the cursor. RFC 4287
+ * wants a feed's id permanent.
  */
 function canonicalFeedUrl(base: string, query: Record<string, unknown>): string {
   const params = new URLSearchParams();
   for (const name of Object.keys(changeFilterParams).sort()) {
     const value = query[name];
     if (value === undefined || value === null) continue;
-    params.set(name, Array.isArray(value) ? value.join(',') : String(value));
+    // A list (the kinds) is a set: its members sorted, so `kind=b,a` is the feed `kind=a,b` is.
+    params.set(name, Array.isArray(value) ? [...value].map(String).sort().join(',') : String(value));
   }
   const text = params.toString();
   return `${base}${ATOM_PATH}${text ? `?${text}` : ''}`;

@@ -23,6 +23,7 @@ import { formatCount, info } from '../../lib/log.ts';
 import { RAW_SOURCES } from '../../lib/raw-layout.ts';
 import { fileSource, readZipMembers } from '../raw/zip.ts';
 import { type Rng, rngFor, seedHash } from './random.ts';
+import { CORPUS_NOW } from './scale.ts';
 
 export interface EvolveOptions {
   from: string;
@@ -166,9 +167,13 @@ export async function evolveCorpus(opts: EvolveOptions): Promise<EvolveReport> {
   const dir = (source: keyof typeof RAW_SOURCES) => join(from, RAW_SOURCES[source]);
   const outDir = (source: keyof typeof RAW_SOURCES) => join(out, RAW_SOURCES[source]);
 
-  // The corpus's "now": its KEV catalog's release; the evolved state is `days` later.
+  // The corpus's "now": when synth wrote it (CORPUS_NOW, after every date it holds), or its KEV
+  // catalog's release when that is later (an evolved corpus evolved again); the evolved state is
+  // `days` later. The KEV release alone is the newest addition's day, weeks before CORPUS_NOW in
+  // a small corpus: the EPSS scores written `days` after it were older than the corpus's own
+  // (2026-09-30), the build kept those (newest score date wins), and nothing moved.
   const kev = JSON.parse(await readCorpusFile(join(dir('kev'), KEV_FILE))) as Json;
-  const then = Date.parse(kev.dateReleased ?? '2026-01-01T00:00:00Z');
+  const then = Math.max(CORPUS_NOW, Date.parse(kev.dateReleased ?? '') || 0);
   const now = then + opts.days * 86_400_000;
   const firstPage = JSON.parse(await readCorpusFile(join(dir('nvd'), 'page-000000.json'))) as Json;
   const scale = Math.max(1e-3, Number(firstPage.totalResults ?? FULL_SCALE) / FULL_SCALE);

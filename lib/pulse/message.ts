@@ -141,11 +141,20 @@ export function groupChanges(changes: readonly ChangeRow[], links: PulseLinks): 
 }
 
 /**
+ * A score or risk as the change sentences write it (sql/10_changes.sql change_num): one decimal,
+ * without a trailing ".0" (60.5, 88). Rounded to a whole number, the heading said "risk 61" over
+ * a change saying "service risk 51.6 → 60.5".
+ */
+function oneDecimal(value: number): string {
+  return value.toFixed(1).replace(/\.0$/, '');
+}
+
+/**
  * The subject, its title and its facts. The title is left out when a change's why already quotes
  * it (a new advisory's does): the mail said it twice, one line apart, as the Atom feed did.
  */
 function headline(item: MessageItem): string {
-  const facts = [item.service_severity, item.service_risk !== null ? `risk ${Math.round(item.service_risk)}` : null, item.in_kev ? 'KEV' : null].filter(Boolean);
+  const facts = [item.service_severity, item.service_risk !== null ? `risk ${oneDecimal(item.service_risk)}` : null, item.in_kev ? 'KEV' : null].filter(Boolean);
   const title = item.title && !item.changes.some((c) => whyQuotesTitle(c.why, item.title)) ? ` — ${item.title}` : '';
   return `${subjectName(item)}${title}${facts.length ? ` (${facts.join(', ')})` : ''}`;
 }

@@ -273,12 +273,27 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
         summary.inFlight++;
         return;
       } else {
-        // A failed row whose time came, or one a run died sending (past the lease): same range again.
+        // A failed row whose time came, or one a run died sending (past the lease): same range
+        // again, matched with the filter as it is now (its owner may have edited it since).
+        const matched = index.matches(sub.filter, open.rangeFrom, open.rangeTo);
+        if (matched.length === 0) {
+          // The edited filter matches none of the range: nothing is sent (it sent an empty alert,
+          // "0 changes on 0 subjects"); the range is closed as not sent, saying why.
+          await store.finishDelivery(open.id, {
+            status: 'abandoned',
+            at: at.toISOString(),
+            error: `not sent: the filter was changed after the first attempt (${open.lastError ?? 'interrupted'}) and matches none of the changes it was to carry`,
+            cursorAt: open.rangeTo,
+            lastPeriod: ownPeriod(sub, open),
+            pauseReason: null,
+          });
+          return;
+        }
         const retry = await store.retryDelivery(open.id, open.attempts, at.toISOString());
         if (!retry) return; // another notifier is retrying it
         summary.matched++;
         summary.retried++;
-        await attempt(sub, retry, index.matches(sub.filter, open.rangeFrom, open.rangeTo));
+        await attempt(sub, retry, matched);
         return;
       }
     }

@@ -202,7 +202,7 @@ describe('HTTP', () => {
          HAVING count(DISTINCT ${group}) > 1 ORDER BY ${name} LIMIT 1`,
       )).getRows() as [[string, string, number]];
       const suggested = await api.json<Suggestions>(`/pulse/suggest?field=${field}&q=${encodeURIComponent(value)}`);
-      expect(suggested.body.values).toContainEqual({ value, label: `${value} (${least}), ${cves} CVEs` });
+      expect(suggested.body.values).toContainEqual({ value, label: `${value} (${least}), ${cves} ${cves === 1 ? 'CVE' : 'CVEs'}` });
       return least;
     };
     const vendor = await sharedName('product', 'products', 'product_key', 'vendor_key');
@@ -219,6 +219,13 @@ describe('HTTP', () => {
     const bad = await api.json('/pulse/suggest?field=colour&q=x');
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'field' });
+  });
+
+  it('/pulse/suggest says a count of one in the singular (it offered "citrix (1 CVEs)", "Maven (1 packages)")', async () => {
+    type Suggestions = { field: string; values: { value: string; label: string }[] };
+    expect((await api.json<Suggestions>('/pulse/suggest?field=vendor&q=citrix')).body.values).toEqual([{ value: 'citrix', label: 'citrix (1 CVE)' }]);
+    expect((await api.json<Suggestions>('/pulse/suggest?field=ecosystem&q=maven')).body.values).toEqual([{ value: 'Maven', label: 'Maven (1 package)' }]);
+    expect((await api.json<Suggestions>('/pulse/suggest?field=ecosystem&q=pypi')).body.values).toEqual([{ value: 'PyPI', label: 'PyPI (7 packages)' }]);
   });
 
   it('/pulse/suggest refuses, naming it, a parameter sent twice, text too long or with a control character or a lone surrogate', async () => {

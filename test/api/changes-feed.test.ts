@@ -285,6 +285,10 @@ describe('GET /pulse/feeds/changes.atom', () => {
     const feedOf = async (path: string) => parser.parse(await (await api.get(path)).text()).feed as Record<string, any>;
     const canonical = `${api.base}/pulse/feeds/changes.atom?kev_only=true`;
     for (const path of ['/pulse/feeds/changes.atom?kev_only=1', '/pulse/feeds/changes.atom?kev_only=true&limit=2']) expect((await feedOf(path)).id, path).toBe(canonical);
+    // Kinds are a set: in any order, one feed (it was a feed per order).
+    for (const path of ['/pulse/feeds/changes.atom?kind=new_cve,kev_added', '/pulse/feeds/changes.atom?kind=KEV_ADDED,new_cve']) {
+      expect((await feedOf(path)).id, path).toBe(`${api.base}/pulse/feeds/changes.atom?kind=kev_added%2Cnew_cve`);
+    }
     // The href as an XML reader reads it (character references decoded).
     const link = (feed: Record<string, any>, rel: string) =>
       (feed.link as { '@rel': string; '@href': string }[]).find((l) => l['@rel'] === rel)?.['@href'].replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replaceAll('&amp;', '&');

@@ -160,13 +160,14 @@ export async function wordsBrokenMidWord(page: Page): Promise<string[]> {
 }
 
 /**
- * CVE ids (the links to a CVE page, the ids in a list) and table dates drawn over more than one line: broken at a
- * hyphen, `CVE-2024-` over `3400` reads as two values.
+ * CVE ids (the links to a CVE page, the ids in a list) and dates (`.date`: table cells, the
+ * published day of a CVE list's line) drawn over more than one line: broken at a hyphen,
+ * `CVE-2024-` over `3400` reads as two values.
  */
 export async function valuesBrokenOverLines(page: Page): Promise<string[]> {
   return (await page.evaluate(`(() => {
     const found = [];
-    for (const el of document.querySelectorAll('a[href^="/pulse/cves/"], .cve-id, td.date')) {
+    for (const el of document.querySelectorAll('a[href^="/pulse/cves/"], .cve-id, .date')) {
       const range = document.createRange();
       range.selectNodeContents(el);
       const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));

@@ -67,6 +67,24 @@ describe('composeMessage', () => {
     const both = composeMessage([cve], { cadence: 'realtime', periodKey: 'build:b1', links });
     expect(both.text).toContain('CVE-2026-0002 — Acme gateway RCE');
   });
+
+  it('gives a subject\'s risk in its heading as its changes\' sentences give it, one decimal (it said "risk 61" over "service risk 51.6 → 60.5")', () => {
+    const row = change({
+      build_id: 'b1',
+      detected_at: '2026-11-24T09:00:00.000Z',
+      kind: 'epss_crossed',
+      cve_id: 'CVE-2026-0001',
+      title: null,
+      service_severity: 'CRITICAL',
+      service_risk: 60.5,
+      why: 'EPSS rose above 0.10: none → 0.2, service risk 51.6 → 60.5.',
+    });
+    const flat = change({ ...row, cve_id: 'CVE-2026-0002', change_id: 'c2', service_risk: 88 });
+    const message = composeMessage([row, flat], { cadence: 'realtime', periodKey: 'build:b1', links: new PulseLinks('https://pulse.example.org') });
+    expect(message.text).toContain('CVE-2026-0001 (CRITICAL, risk 60.5)');
+    expect(message.text).toContain('CVE-2026-0002 (CRITICAL, risk 88)');
+    expect(message.html).toContain('CVE-2026-0001 (CRITICAL, risk 60.5)');
+  });
 });
 
 describe('a filter in the confirmation mail', () => {

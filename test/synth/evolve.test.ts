@@ -5,9 +5,10 @@
  * crossings), and the source corpus is left byte for byte as it was.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../cli/build/build.ts';
@@ -17,6 +18,7 @@ import { runSynth } from '../../cli/commands/synth.ts';
 import { listFiles } from '../../cli/raw/documents.ts';
 import type { EvolveReport } from '../../cli/synth/evolve.ts';
 import { EVOLVE_PER_DAY, evolveCorpus } from '../../cli/synth/evolve.ts';
+import { EPSS_SCORE_DATE } from '../../cli/synth/writers/epss.ts';
 
 process.env.VULNINTEL_QUIET = '1';
 
@@ -86,6 +88,24 @@ describe('synth --evolve-from', () => {
   it('refuses to write into a folder that is not empty, or over its source', async () => {
     await expect(evolveCorpus({ from: base, raw: evolved, days: 1, seed: '7' })).rejects.toThrow(/not empty/);
     await expect(evolveCorpus({ from: base, raw: base, days: 1, seed: '7' })).rejects.toThrow(/differ/);
+  });
+
+  it('dates what it writes after everything the corpus holds (a small corpus\'s KEV catalog is weeks older than its EPSS scores: the moved scores were dated before them, and the build kept the old ones)', async () => {
+    // Seed 1 at 3,000 CVEs: the KEV catalog's newest addition is 2026-09-27, the EPSS scores are of 2026-09-30.
+    const root = await mkdtemp(join(tmpdir(), 'synth-evolve-dates-'));
+    const small = join(root, 'base');
+    const later = join(root, 'later');
+    await runSynth({ cves: 3000, raw: small, seed: '1' });
+    const released = JSON.parse(await readFile(join(small, 'kev', 'known_exploited_vulnerabilities.json'), 'utf8')).dateReleased as string;
+    expect(released < EPSS_SCORE_DATE).toBe(true);
+    await evolveCorpus({ from: small, raw: later, days: 1, seed: '1' });
+    const files = (await readdir(join(later, 'epss'))).filter((f) => f !== 'epss_scores-current.csv.gz');
+    expect(files).toHaveLength(1);
+    const header = gunzipSync(await readFile(join(later, 'epss', files[0]!))).toString('utf8').split('\n')[0]!;
+    const scoreDate = /score_date:(\S+)/.exec(header)![1]!;
+    expect(scoreDate > EPSS_SCORE_DATE).toBe(true);
+    const evolvedKev = JSON.parse(await readFile(join(later, 'kev', 'known_exploited_vulnerabilities.json'), 'utf8')).dateReleased as string;
+    expect(Date.parse(evolvedKev)).toBeGreaterThan(Date.parse(EPSS_SCORE_DATE));
   });
 
   it('names --evolve-from when it is not a synthetic corpus (a bare ENOENT of a path inside it before)', async () => {

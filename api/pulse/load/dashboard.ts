@@ -20,14 +20,15 @@ export const DASHBOARD_TOP_ROWS = 10;
  */
 async function loadChanges(snapshot: ServingSnapshot): Promise<DashboardChanges | null> {
   try {
-    const newest = await newestChangeBuild(snapshot);
-    if (newest === null) return null;
+    if ((await newestChangeBuild(snapshot)) === null) return null;
     const since = BigInt(Date.parse(snapshot.manifest.built_at) - DASHBOARD_WINDOW_DAYS * 86_400_000) * 1000n;
-    const lastBuild = await buildKindCounts(snapshot, newest);
-    const detectedAt = await buildDetectedAt(snapshot, newest);
+    // The last build is the one served, even when it changed nothing (a rebuild, a quiet poll):
+    // the newest build with changes stood in for it, its counts under "Last build".
+    const lastBuild = await buildKindCounts(snapshot, snapshot.buildId);
+    const detectedAt = (await buildDetectedAt(snapshot, snapshot.buildId)) ?? snapshot.manifest.built_at;
     const lastWeek = await recentKindCounts(snapshot, since);
     const top = await topChangedCves(snapshot, since, DASHBOARD_TOP_ROWS);
-    return { lastBuild: { ...lastBuild, buildId: newest, detectedAt }, lastWeek, top };
+    return { lastBuild: { ...lastBuild, buildId: snapshot.buildId, detectedAt }, lastWeek, top };
   } catch (err) {
     if (err instanceof TableUnavailableError) return null;
     throw err;

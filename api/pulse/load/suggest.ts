@@ -7,6 +7,7 @@
 import { listCwes, listEcosystems, listVendors } from '../../queries/catalogs.ts';
 import { selectRows } from '../../queries/support.ts';
 import type { ServingSnapshot } from '../../snapshot/serving.ts';
+import { counted } from '../format.ts';
 import { PageError } from '../page-response.ts';
 import { productKey } from '../../routes/cves.ts';
 import { filterTextProblem } from '../../../lib/changes/model.ts';
@@ -71,18 +72,18 @@ export async function suggest(snapshot: ServingSnapshot, { field, q, scope }: Su
   switch (field) {
     case 'vendor': {
       const page = await listVendors(snapshot, q === '' ? undefined : q, { limit: max, offset: 0 });
-      return page.vendors.map((v) => ({ value: v.vendor, label: `${v.name} (${v.cve_count} CVEs)` }));
+      return page.vendors.map((v) => ({ value: v.vendor, label: `${v.name} (${counted(v.cve_count, 'CVE')})` }));
     }
     case 'cwe': {
       const page = await listCwes(snapshot, q === '' ? undefined : q, { limit: max, offset: 0 });
-      return page.cwes.map((c) => ({ value: c.cwe_id, label: `${c.cwe_id}${c.name ? ` ${c.name}` : ''} (${c.cve_count} CVEs)` }));
+      return page.cwes.map((c) => ({ value: c.cwe_id, label: `${c.cwe_id}${c.name ? ` ${c.name}` : ''} (${counted(c.cve_count, 'CVE')})` }));
     }
     case 'ecosystem': {
       const all = await listEcosystems(snapshot);
       return all
         .filter((e) => e.ecosystem.toLowerCase().startsWith(q.toLowerCase()))
         .slice(0, max)
-        .map((e) => ({ value: e.ecosystem, label: `${e.ecosystem} (${e.package_count} packages)` }));
+        .map((e) => ({ value: e.ecosystem, label: `${e.ecosystem} (${counted(e.package_count, 'package')})` }));
     }
     case 'product': {
       // A product key of several vendors (or a package of several ecosystems, below) is labelled
@@ -97,7 +98,7 @@ export async function suggest(snapshot: ServingSnapshot, { field, q, scope }: Su
          GROUP BY product_key ORDER BY n DESC, product_key LIMIT ${Math.trunc(max)}`,
         params,
       );
-      return rows.map((r) => ({ value: r.product_key, label: `${r.product_key}${vendor === '' ? ` (${r.vendor_key})` : ''}, ${r.n} CVEs` }));
+      return rows.map((r) => ({ value: r.product_key, label: `${r.product_key}${vendor === '' ? ` (${r.vendor_key})` : ''}, ${counted(r.n, 'CVE')}` }));
     }
     case 'package': {
       const params: string[] = [likePrefix(q.toLowerCase())];
@@ -109,7 +110,7 @@ export async function suggest(snapshot: ServingSnapshot, { field, q, scope }: Su
          GROUP BY package_name ORDER BY n DESC, package_name LIMIT ${Math.trunc(max)}`,
         params,
       );
-      return rows.map((r) => ({ value: r.package_name, label: `${r.package_name}${r.ecosystem ? ` (${r.ecosystem})` : ''}, ${r.n} CVEs` }));
+      return rows.map((r) => ({ value: r.package_name, label: `${r.package_name}${r.ecosystem ? ` (${r.ecosystem})` : ''}, ${counted(r.n, 'CVE')}` }));
     }
   }
 }

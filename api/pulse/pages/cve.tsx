@@ -173,7 +173,15 @@ export function CvePage({ data, buildId }: { data: CvePageData; buildId: string 
           <ul id="exploits">
             {e.exploits.map((x) => (
               <li>
-                <Link url={x.url}>{x.title ?? x.exploit_id ?? x.url ?? x.source}</Link> <span class="muted">({x.source}{x.published ? `, ${day(x.published)}` : ''})</span>
+                <Link url={x.url}>{x.title ?? x.exploit_id ?? x.url ?? x.source}</Link> <span class="muted">
+                  ({x.source}
+                  {x.published ? (
+                    <>
+                      , <span class="date">{day(x.published)}</span>
+                    </>
+                  ) : null}
+                  )
+                </span>
               </li>
             ))}
           </ul>

@@ -66,7 +66,7 @@ function Preview({ view }: { view: SubscribeView }) {
                 ) : null}
                 <span class="badge sev-NONE">{kindLabel(ch.kind)}</span>
                 {ch.service_severity ? <SeverityBadge severity={ch.service_severity} /> : null}
-                <span class="muted">{minute(ch.detected_at)}</span>
+                <span class="muted date">{minute(ch.detected_at)}</span>
               </div>
               <p>{ch.why}</p>
             </li>
