@@ -32,7 +32,8 @@ WITH s AS (
       CASE WHEN sc.epss_score IS NOT NULL THEN 'epss' END,
       CASE WHEN sc.ghsa_ids IS NOT NULL THEN 'ghsa' END
     ], x -> x IS NOT NULL)
-      || coalesce(list_transform(list_distinct(list_transform(sc.vendor_advisories, a -> a.vendor)), v -> 'vendor:' || v), [])
+      -- list_distinct keeps no order (a hash's): sorted, so every build names the vendors alike.
+      || coalesce(list_transform(list_sort(list_distinct(list_transform(sc.vendor_advisories, a -> a.vendor))), v -> 'vendor:' || v), [])
       || sc.exploit_sources AS sources_contributing,
     CASE
       WHEN sc.in_kev THEN 'listed in CISA KEV'

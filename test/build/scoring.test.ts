@@ -57,6 +57,8 @@ const corpus: Corpus = {
     { id: 'CVE-2024-10029', metrics: [v3(7.5, 'adp-b@example.org', NET), v3(7.5, 'adp-a@example.org', LOCAL)] },
     { id: 'CVE-2024-10030', vulnStatus: 'Received' },
     { id: 'CVE-2024-10031', vulnStatus: 'Received' },
+    // Vendor advisories of six vendors: named in sources_contributing in one order every build.
+    { id: 'CVE-2024-10032', metrics: [v3(7.5)] },
   ],
   cve5: [
     { id: 'CVE-2024-10002', cnaDateUpdated: '2024-07-01T00:00:00.000Z', cnaMetrics: [{ version: '3.1', vector: LOCAL, score: 9.4 }] },
@@ -83,7 +85,13 @@ const corpus: Corpus = {
     { id: 'GHSA-1111-bbbb-bbbb', cve: 'CVE-2024-10031', band: 'HIGH' },
     { id: 'GHSA-9999-bbbb-bbbb', cve: 'CVE-2024-10031', band: 'HIGH' },
   ],
-  csaf: { redhat: [{ trackingId: 'RHSA-2025:0001', cve: 'CVE-2024-10009', severityText: 'Important' }] },
+  csaf: {
+    redhat: [
+      { trackingId: 'RHSA-2025:0001', cve: 'CVE-2024-10009', severityText: 'Important' },
+      { trackingId: 'RHSA-2025:0032', cve: 'CVE-2024-10032', severityText: 'Important' },
+    ],
+    ...Object.fromEntries(['siemens', 'apple', 'cisco', 'oracle', 'microsoft'].map((v) => [v, [{ trackingId: `${v.toUpperCase()}-2025-0032`, cve: 'CVE-2024-10032', severityText: 'Important' }]])),
+  },
 };
 
 type Row = Record<string, any>;
@@ -318,5 +326,10 @@ describe('service_risk, SSVC decision and confidence (DESIGN §5.1–5.3)', () =
     expect(f.svc_risk.about).toMatch(/45% severity/);
     expect(f.sources_contributing).toEqual(expect.arrayContaining(['nvd', 'epss']));
     expect(f.cvss).toMatchObject({ basis: 'cvss_v3', score: 7.5, assessor: 'nvd' });
+  });
+
+  it('names the contributing vendors sorted (list_distinct alone keeps a hash order)', () => {
+    const vendors = (cve('CVE-2024-10032').score_factors.sources_contributing as string[]).filter((s) => s.startsWith('vendor:'));
+    expect(vendors).toEqual(['vendor:apple', 'vendor:cisco', 'vendor:microsoft', 'vendor:oracle', 'vendor:redhat', 'vendor:siemens']);
   });
 });
