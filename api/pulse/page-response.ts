@@ -62,6 +62,9 @@ export function sendPage(c: Context, html: string, opts: PageSendOptions = {}): 
     'Cache-Control':
       opts.cacheControl ?? defaultCacheControl(status),
     ETag: opts.etag ?? etagOf(html),
+    // Stated here, not left to Node's framing of the body: Hono drops a HEAD's body before
+    // Node sees it, and a HEAD carries its GET's headers (docs/api.md).
+    'Content-Length': String(Buffer.byteLength(html)),
   };
   return c.body(html, status as 200, headers);
 }

@@ -114,6 +114,19 @@ describe('the read API stays GET-only', () => {
     expect((await fetch(`${server.url}/pulse/nothing`, { method: 'POST' })).status).toBe(404);
   });
 
+  it('a /pulse page answers HEAD with the headers of its GET, Content-Length included (HEAD had none)', async () => {
+    for (const path of ['/pulse', '/pulse/cves?severity=CRITICAL', '/pulse/cves/CVE-2024-3400', '/pulse/advisories', '/pulse/subscribe', '/pulse/cves?severity=bogus', '/pulse/nothing']) {
+      const get = await fetch(`${server.url}${path}`);
+      const body = new Uint8Array(await get.arrayBuffer());
+      const head = await fetch(`${server.url}${path}`, { method: 'HEAD' });
+      expect(head.status, path).toBe(get.status);
+      expect(get.headers.get('content-length'), path).toBe(String(body.byteLength));
+      for (const name of ['content-length', 'content-type', 'etag', 'cache-control', 'content-security-policy']) {
+        expect(head.headers.get(name), `${name} of HEAD ${path}`).toBe(get.headers.get(name));
+      }
+    }
+  });
+
   it('the OpenAPI document describes the /pulse endpoints', async () => {
     const doc = (await (await call('/api/v1/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(doc.paths['/pulse/api/subscriptions'] ?? {})).toEqual(['post']);
