@@ -39,6 +39,19 @@ export interface PulseLimits {
   subscriptionsPerAddress: number;
 }
 
+/**
+ * The mailbox an e-mail address reaches, as the per-address limits count it: lower case, and
+ * without a sub-address (RFC 5233: `bob+alerts@` is delivered to `bob@` by Gmail, Fastmail,
+ * Outlook, Postfix and most hosts), so that `bob+1@`, `bob+2@`, … do not each get an allowance.
+ * A local part that starts with `+` is kept whole (no mailbox name before the tag).
+ */
+function mailboxKey(address: string): string {
+  const at = address.lastIndexOf('@');
+  const local = address.slice(0, at);
+  const tag = local.indexOf('+');
+  return `${tag > 0 ? local.slice(0, tag) : local}${address.slice(at)}`.toLowerCase();
+}
+
 export const DEFAULT_PULSE_LIMITS: PulseLimits = { createsPerCallerPerHour: 10, createsPerAddressPerHour: 5, subscriptionsPerAddress: 25 };
 
 export interface PulseServiceOptions {
@@ -145,7 +158,7 @@ export class PulseService {
     let url: URL | null = null;
     if (input.channel === 'email') {
       if (!this.#opts.mailer) throw new PulseInputError('channel', 'channel: e-mail subscriptions are not available on this server (it has no SMTP server configured); use a webhook');
-      addressKey = input.address.toLowerCase();
+      addressKey = mailboxKey(input.address);
     } else {
       try {
         url = parseWebhookUrl(input.address);

@@ -30,6 +30,15 @@ describe('per-address limits', () => {
     expect(own.subscription.status).toBe('pending');
   });
 
+  it("one mailbox's sub-addresses (bob+1@, bob+2@, RFC 5233) share its hourly allowance", async () => {
+    // The allowance is 3 per hour: bob@, bob+1@ and BOB+2@ are one mailbox's three.
+    for (const email of ['bob@example.org', 'bob+1@example.org', 'BOB+2@Example.org']) await service.create({ channel: 'email', email }, `caller-${email}`);
+    await expect(service.create({ channel: 'email', email: 'bob+3@example.org' }, 'caller-4')).rejects.toThrow(/per hour for one e-mail address/);
+    // Another mailbox is untouched, and a local part that only starts with "+" is its own.
+    expect((await service.create({ channel: 'email', email: 'bobby@example.org' }, 'caller-5')).subscription.status).toBe('pending');
+    expect((await service.create({ channel: 'email', email: '+bob@example.org' }, 'caller-6')).subscription.status).toBe('pending');
+  });
+
   it('webhooks count per URL: hooks on one host (hooks.slack.com) do not share an allowance', async () => {
     // Two subscriptions fill one URL's allowance...
     for (let i = 0; i < 2; i++) await service.create({ channel: 'webhook', url: hooks.url('/services/T1/B1/aaa') }, `caller-${i}`);
