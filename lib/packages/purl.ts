@@ -64,6 +64,25 @@ function rpmEcosystem(namespace: string, distro: string | undefined): string | n
   return major && (base === 'Rocky Linux' || base === 'AlmaLinux') ? `${base}:${major}` : base;
 }
 
+/**
+ * The first qualifier key a purl repeats (keys compared in lower case, as the spec has them), or
+ * null. packageurl-js keeps the last silently, so `distro=debian-11&distro=debian-12` was asked
+ * as Debian 12: a question with two answers is refused instead.
+ */
+function repeatedQualifier(purl: string): string | null {
+  const question = purl.indexOf('?');
+  if (question < 0) return null;
+  const hash = purl.indexOf('#', question);
+  const seen = new Set<string>();
+  for (const pair of purl.slice(question + 1, hash < 0 ? undefined : hash).split('&')) {
+    if (pair === '') continue;
+    const key = pair.split('=', 1)[0]!.toLowerCase();
+    if (seen.has(key)) return key;
+    seen.add(key);
+  }
+  return null;
+}
+
 export function parsePurl(text: string): PurlPackage {
   let p: PackageURL;
   try {
@@ -71,6 +90,8 @@ export function parsePurl(text: string): PurlPackage {
   } catch (err) {
     throw new PurlError(text, `"${text}" is not a valid Package URL: ${(err as Error).message}`, 'malformed');
   }
+  const repeated = repeatedQualifier(text.trim());
+  if (repeated !== null) throw new PurlError(text, `"${text}" is not a valid Package URL: qualifier "${repeated}" is given twice (the purl spec: a key must be unique)`, 'malformed');
   const ns = p.namespace ?? undefined;
   const q = p.qualifiers ?? {};
   const unsupported = (why: string) => new PurlError(text, `${text}: ${why}`, 'unsupported');

@@ -19,3 +19,13 @@ describe('parsePurl: the Alpine release of `distro`', () => {
     expect(performance.now() - started).toBeLessThan(100);
   });
 });
+
+describe('parsePurl: qualifiers', () => {
+  it('a qualifier given twice is refused naming it (packageurl-js kept the last: two releases asked as one)', () => {
+    expect(() => parsePurl('pkg:deb/debian/openssl@3.0.11-1?distro=debian-11&distro=debian-12')).toThrow(/qualifier "distro" is given twice/);
+    expect(() => parsePurl('pkg:deb/debian/openssl@3.0.11-1?Distro=debian-11&distro=debian-12')).toThrow(/qualifier "distro" is given twice/);
+    // One of each, or the same text in a subpath, is a purl as before.
+    expect(parsePurl('pkg:deb/debian/openssl@3.0.11-1?arch=amd64&distro=debian-12').ecosystem).toBe('Debian:12');
+    expect(parsePurl('pkg:deb/debian/openssl@3.0.11-1?distro=debian-12#a&distro=x').ecosystem).toBe('Debian:12');
+  });
+});
