@@ -14,10 +14,7 @@ export function day(iso: string | null | undefined): string {
   return iso ? iso.slice(0, 10) : '';
 }
 
-/** `2024-04-12T08:15:06.230Z` → `2024-04-12 08:15 UTC`. */
-export function minute(iso: string | null | undefined): string {
-  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '';
-}
+export { minute } from '../../lib/calendar.ts';
 
 export function fixed(value: number | null | undefined, digits = 1): string {
   return value === null || value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits);

@@ -8,6 +8,7 @@
  * E-mail: double opt-in (a confirmation link valid 48 h; unconfirmed ones are deleted after
  * 7 days). Webhook: must answer a signed ping with 2xx; its secret is shown once.
  */
+import { minute } from '../calendar.ts';
 import { changeMatches, type ChangeRow } from '../changes/model.ts';
 import { escapeHtml } from '../html.ts';
 import { PulseInputError, PulseLimitError, PulseNotFoundError, PulseUnavailableError } from './errors.ts';
@@ -453,13 +454,13 @@ export class PulseService {
         '',
         `To confirm, open: ${link}`,
         '',
-        `The link works until ${expiresAt}. If you did not ask for this, ignore this message: nothing will be sent, and the request is deleted after 7 days.`,
+        `The link works until ${minute(expiresAt)}. If you did not ask for this, ignore this message: nothing will be sent, and the request is deleted after 7 days.`,
       ].join('\n'),
       html: [
         '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.4">',
         `<p>Someone (hopefully you) asked to receive ${escapeHtml(what)} at this address.</p>`,
         `<p><a href="${escapeHtml(link)}">Confirm the subscription</a></p>`,
-        `<p style="color:#555">The link works until ${escapeHtml(expiresAt)}. If you did not ask for this, ignore this message: nothing will be sent, and the request is deleted after 7 days.</p>`,
+        `<p style="color:#555">The link works until ${escapeHtml(minute(expiresAt))}. If you did not ask for this, ignore this message: nothing will be sent, and the request is deleted after 7 days.</p>`,
         '</body></html>',
       ].join('\n'),
     });

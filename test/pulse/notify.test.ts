@@ -102,6 +102,9 @@ describe('subscribing', () => {
     // asked for anything yet.
     expect(mail.text).toContain('matching vendor as typed in the request');
     expect(mail.text).not.toContain('Microsoft');
+    // The expiry as people read a time (it was the raw 2026-11-26T08:00:00.000Z).
+    expect(mail.text).toContain('The link works until 2026-11-26 08:00 UTC.');
+    expect(mail.html).toContain('The link works until 2026-11-26 08:00 UTC.');
     // Nothing is delivered to a pending subscription; confirming makes it active.
     const confirmed = await service.confirm(tokenOf(confirm));
     expect(confirmed.subscription.status).toBe('active');
