@@ -152,12 +152,14 @@ DROP TABLE osv_package_current;
 -- Three of NVD's tags are not the CVE 5 schema's words spelled another way but other words for
 -- the same tag: folding their letters alone served a CISA KEV link as `us-government-resource`
 -- from NVD and `government-resource` from the CVE List (both, for a URL in both feeds).
+-- Two steps, letters then words: a CASE over the letters' macro runs its regular expressions
+-- once per WHEN (three times the step's time at 340,000 CVEs).
 CREATE MACRO reference_tag_letters(t) AS regexp_replace(regexp_replace(lower(trim(t)), '^x_refsource_', ''), '[^a-z0-9]+', '-', 'g');
-CREATE MACRO fold_reference_tag(t) AS CASE reference_tag_letters(t)
+CREATE MACRO reference_tag_word(letters) AS CASE letters
   WHEN 'us-government-resource' THEN 'government-resource'
   WHEN 'press-media-coverage' THEN 'media-coverage'
   WHEN 'tool-signature' THEN 'signature'
-  ELSE reference_tag_letters(t) END;
+  ELSE letters END;
 CREATE TABLE references_norm AS
 WITH listed AS (
   SELECT cve_id, url, tags, provider, feed, name FROM reference_current
@@ -177,7 +179,7 @@ WITH listed AS (
 SELECT
   r.cve_id,
   r.url,
-  list_distinct(flatten(list(list_transform(coalesce(r.tags, []), t -> fold_reference_tag(t))))) AS tags,
+  list_distinct(flatten(list(list_transform(list_transform(coalesce(r.tags, []), t -> reference_tag_letters(t)), l -> reference_tag_word(l))))) AS tags,
   list_sort(list_distinct(list(coalesce(r.provider, r.feed)))) AS sources,
   max(r.name) AS name
 FROM listed r
