@@ -6,9 +6,9 @@
  * composer → Packagist (`vendor/name`), hex → Hex, pub → Pub, swift → SwiftURL
  * (`github.com/owner/repo`), githubactions → GitHub Actions (`owner/repo`), deb → Debian /
  * Ubuntu (release from `distro`: `debian-12`, `bookworm`, `ubuntu-22.04`, `jammy`), apk →
- * Alpine (`alpine-3.20` → `Alpine:v3.20`) / Wolfi / Chainguard, rpm → Red Hat, Rocky Linux, AlmaLinux, openSUSE, SUSE, Mageia,
- * openEuler by namespace (release of Rocky/Alma from `distro`, the `epoch` qualifier put before
- * the version as `epoch:version`).
+ * Alpine (`alpine-3.20` → `Alpine:v3.20`) / Wolfi / Chainguard, rpm → Red Hat, Rocky Linux,
+ * AlmaLinux, openSUSE, SUSE, Mageia, openEuler by namespace (release of Rocky/Alma from
+ * `distro`, the `epoch` qualifier put before the version as `epoch:version`).
  */
 import { PackageURL } from 'packageurl-js';
 
