@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CliError } from './errors.ts';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 
@@ -15,15 +16,32 @@ export function currentPointer(dataDir: string): string {
   return join(dataDir, 'CURRENT');
 }
 
-/** The published build id, or null when nothing is published yet. */
+/**
+ * A build id as the build writes one (`20261121T031500Z-3fa9`, newBuildId) or as a test names
+ * its snapshot: one folder name, never a path or `..`.
+ */
+const BUILD_ID = /^[0-9A-Za-z][0-9A-Za-z._-]*$/;
+
+/**
+ * The published build id, or null when nothing is published yet. CURRENT holding anything but
+ * a build id (a path, `..`, a stray second line, a damaged write) names no snapshot: it is an
+ * error naming the file, never read as a folder, so no reader serves, scans or compares against
+ * whatever such a path reaches.
+ */
 export async function readCurrentBuildId(dataDir: string): Promise<string | null> {
+  const pointer = currentPointer(dataDir);
+  let id: string;
   try {
-    const id = (await readFile(currentPointer(dataDir), 'utf8')).trim();
-    return id === '' ? null : id;
+    id = (await readFile(pointer, 'utf8')).trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
+  if (id === '') return null;
+  if (!BUILD_ID.test(id) || id.includes('..')) {
+    throw new CliError(`${pointer}: ${JSON.stringify(id.slice(0, 80))} is not a build id (run \`vulnintel build\` to publish one)`);
+  }
+  return id;
 }
 
 /** Parquet tables of a snapshot, by view name. `cves` is a hive-partitioned folder. */

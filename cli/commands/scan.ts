@@ -48,7 +48,14 @@ export async function runScan(file: string, opts: ScanOptions): Promise<void> {
  * longer than reading the file), else by querying its Parquet files.
  */
 async function loadIndex(dataDir: string, names: string[]): Promise<{ index: PackageIndex; buildId: string }> {
-  const buildId = await readCurrentBuildId(dataDir);
+  let buildId: string | null;
+  try {
+    buildId = await readCurrentBuildId(dataDir);
+  } catch (err) {
+    // Exit 2, as for any snapshot that cannot be read (below): not a finding reaching --fail-on.
+    if (err instanceof CliError) throw new CliError(err.message, 2);
+    throw err;
+  }
   if (buildId) {
     const serving = servingDir(join(snapshotsDir(dataDir), buildId));
     if (await readServingManifest(serving)) {

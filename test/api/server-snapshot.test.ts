@@ -102,6 +102,28 @@ describe('snapshot lifecycle', () => {
     expect(res.headers.get('x-snapshot')).toBe('20990101T000000Z-aaaa');
   });
 
+  it('keeps serving, with a log line, when CURRENT holds a path to a snapshot instead of a build id', async () => {
+    const { cp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { pino } = await import('pino');
+    const dataDir = await emptyDataDir();
+    await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
+    const logged: Array<{ msg: string; err?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line) as (typeof logged)[number]) });
+    s = await startOn(dataDir, '20990101T000000Z-aaaa', { logger, watchIntervalMs: 60_000 });
+    // A real snapshot reached through a path: it was opened and served, X-Snapshot naming the path.
+    await cp(join(dataDir, 'snapshots', '20990101T000000Z-aaaa'), join(dataDir, 'snapshots', '20990102T000000Z-bbbb'), { recursive: true });
+    const pointer = join(dataDir, 'CURRENT');
+    await writeFile(pointer, '../snapshots/20990102T000000Z-bbbb\n');
+    await s.server.store.sync();
+    expect(s.server.store.current!.buildId).toBe('20990101T000000Z-aaaa');
+    const res = await s.get('/api/v1/public/cves?limit=1');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-snapshot')).toBe('20990101T000000Z-aaaa');
+    const line = logged.find((l) => l.msg === 'cannot read CURRENT; keeping the served snapshot');
+    expect(line?.err).toBe(`${pointer}: "../snapshots/20990102T000000Z-bbbb" is not a build id (run \`vulnintel build\` to publish one)`);
+  });
+
   it('keeps serving the old snapshot, with a log line, when the new one has a serving file cut short', async () => {
     const { cp, truncate, stat, writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');

@@ -1,5 +1,5 @@
 /** The command line as a user runs it: the bin, its help, `sql`, and errors without stacks. */
-import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +148,22 @@ describe('vulnintel CLI', () => {
     expect(out.stderr).toMatch(/vulnintel: .*page-000003\.json: record CVE-2025-30001: .*lastModified/);
     const sql = await cli(['sql', 'select 1', '--data', data]);
     expect(sql.stderr).toContain('no published snapshot');
+  });
+
+  it('build refuses a CURRENT that holds no build id: one line naming the file, exit 1, CURRENT untouched', async () => {
+    const raw = await mkdtemp(join(tmpdir(), 'vulnintel-raw-'));
+    await mkdir(join(raw, 'nvd'));
+    await writeFile(join(raw, 'nvd', 'page-000000.json'), JSON.stringify(nvdPage([nvdRecord({ id: 'CVE-2025-30003' })])));
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-data-'));
+    const pointer = join(data, 'CURRENT');
+    // It was read as a folder: nothing there, the build went on as a first one (no changes
+    // recorded against the snapshot really published) and replaced it.
+    await writeFile(pointer, '../elsewhere/snapshots/20990101T000000Z-aaaa\n');
+    const out = await cli(['build', '--raw', raw, '--data', data]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toBe(`vulnintel: ${pointer}: "../elsewhere/snapshots/20990101T000000Z-aaaa" is not a build id (run \`vulnintel build\` to publish one)\n`);
+    expect(await readFile(pointer, 'utf8')).toBe('../elsewhere/snapshots/20990101T000000Z-aaaa\n');
+    expect((await readdir(join(data, 'snapshots')).catch(() => []))).toEqual([]);
   });
 
   it('build refuses a data folder another build holds: one line naming the folder and the pid, exit 1', async () => {
