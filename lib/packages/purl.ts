@@ -8,7 +8,8 @@
  * Ubuntu (release from `distro`: `debian-12`, `bookworm`, `ubuntu-22.04`, `jammy`), apk →
  * Alpine (`alpine-3.20` → `Alpine:v3.20`) / Wolfi / Chainguard, rpm → Red Hat, Rocky Linux,
  * AlmaLinux, openSUSE, SUSE, Mageia, openEuler by namespace (release of Rocky/Alma from
- * `distro`, the `epoch` qualifier put before the version as `epoch:version`).
+ * `distro`, the `epoch` qualifier put before the version as `epoch:version`). A deb or apk purl's
+ * `upstream` qualifier names the source package it was built from (see sourcePackage).
  */
 import { PackageURL } from 'packageurl-js';
 
@@ -65,6 +66,24 @@ function rpmEcosystem(namespace: string, distro: string | undefined): string | n
 }
 
 /**
+ * A deb or apk purl's source package, from the `upstream` qualifier SBOM tools write (Syft:
+ * `upstream=openssl` or `upstream=openssl@3.0.11-1~deb12u1` on `pkg:deb/debian/libssl3@…`;
+ * the apk origin package on `pkg:apk/alpine/libcrypto3@…`): Debian, Ubuntu and Alpine
+ * advisories name the source package, so the binary's own name (`libssl3`) found none of
+ * openssl's, a silent "not affected". The source version, when given, is the one the
+ * advisories' ranges are written in (a binNMU `+b1` binary differs from its source). Null
+ * without the qualifier or when it is blank.
+ */
+function sourcePackage(upstream: string | undefined): { name: string; version: string | null } | null {
+  const text = upstream?.trim() ?? '';
+  if (text === '') return null;
+  const at = text.indexOf('@');
+  const name = (at < 0 ? text : text.slice(0, at)).trim();
+  const version = at < 0 ? '' : text.slice(at + 1).trim();
+  return name === '' ? null : { name, version: version === '' ? null : version };
+}
+
+/**
  * The first qualifier key a purl repeats (keys compared in lower case, as the spec has them), or
  * null. packageurl-js keeps the last silently, so `distro=debian-11&distro=debian-12` was asked
  * as Debian 12: a question with two answers is refused instead.
@@ -81,6 +100,16 @@ function repeatedQualifier(purl: string): string | null {
     seen.add(key);
   }
   return null;
+}
+
+/**
+ * The package a deb/apk purl is judged as: its source package when `upstream` names one
+ * (sourcePackage), at the source version when the purl has a version to judge.
+ */
+function bySource(upstream: string | undefined, name: string, version: string | null): { name: string; version: string | null } {
+  const source = sourcePackage(upstream);
+  if (source === null) return { name, version };
+  return { name: source.name, version: version === null ? null : (source.version ?? version) };
 }
 
 export function parsePurl(text: string): PurlPackage {
@@ -151,12 +180,14 @@ export function parsePurl(text: string): PurlPackage {
       const n = (ns ?? '').toLowerCase();
       if (n !== 'debian' && n !== 'ubuntu') throw unsupported(`deb namespace "${ns ?? ''}" is neither debian nor ubuntu`);
       ecosystem = debianRelease(n, q.distro);
+      ({ name, version } = bySource(q.upstream, name, version));
       break;
     }
     case 'apk': {
       const base = APK_NAMESPACES[(ns ?? '').toLowerCase()];
       if (!base) throw unsupported(`apk namespace "${ns ?? ''}" is not one of ${Object.keys(APK_NAMESPACES).join(', ')}`);
       ecosystem = base === 'Alpine' ? alpineRelease(q.distro) : base;
+      ({ name, version } = bySource(q.upstream, name, version));
       break;
     }
     case 'rpm': {

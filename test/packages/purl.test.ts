@@ -29,3 +29,23 @@ describe('parsePurl: qualifiers', () => {
     expect(parsePurl('pkg:deb/debian/openssl@3.0.11-1?distro=debian-12#a&distro=x').ecosystem).toBe('Debian:12');
   });
 });
+
+describe('parsePurl: the source package of a deb or apk binary (`upstream`)', () => {
+  it('asks for the source package the advisories name, at the source version when given', () => {
+    // Syft's purls of a Debian 12 image: libssl3 is built from openssl, whose advisories name openssl.
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u2?arch=amd64&upstream=openssl&distro=debian-12')).toMatchObject({ ecosystem: 'Debian:12', name: 'openssl', version: '3.0.11-1~deb12u2' });
+    // A binNMU: the binary's version is not the source's; the ranges are in source versions.
+    expect(parsePurl('pkg:deb/debian/libfoo1@1.2-3%2Bb1?upstream=foo%401.2-3&distro=debian-12')).toMatchObject({ name: 'foo', version: '1.2-3' });
+    expect(parsePurl('pkg:deb/ubuntu/libc6@2.35-0ubuntu3.8?upstream=glibc&distro=ubuntu-22.04')).toMatchObject({ ecosystem: 'Ubuntu:22.04', name: 'glibc' });
+    // Alpine: the origin package.
+    expect(parsePurl('pkg:apk/alpine/libcrypto3@3.3.2-r0?arch=x86_64&upstream=openssl&distro=alpine-3.20.3')).toMatchObject({ ecosystem: 'Alpine:v3.20', name: 'openssl', version: '3.3.2-r0' });
+  });
+
+  it('without `upstream`, blank, or without a version to judge: the purl as it is', () => {
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u2?distro=debian-12')).toMatchObject({ name: 'libssl3', version: '3.0.11-1~deb12u2' });
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u2?upstream=&distro=debian-12')).toMatchObject({ name: 'libssl3' });
+    expect(parsePurl('pkg:deb/debian/libssl3?upstream=openssl%403.0.11-1&distro=debian-12')).toMatchObject({ name: 'openssl', version: null });
+    // Other types keep their name: `upstream` is a deb/apk convention.
+    expect(parsePurl('pkg:npm/lodash@4.17.20?upstream=other')).toMatchObject({ name: 'lodash' });
+  });
+});
