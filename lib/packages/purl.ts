@@ -46,7 +46,9 @@ function debianRelease(namespace: string, distro: string | undefined): string {
   const base = namespace === 'ubuntu' ? 'Ubuntu' : 'Debian';
   if (!distro) return base;
   const d = distro.toLowerCase().replace(/^(debian|ubuntu)-/, '');
-  const release = base === 'Ubuntu' ? (UBUNTU_CODENAMES[d] ?? d) : (DEBIAN_CODENAMES[d] ?? d.split('.')[0]!);
+  // A point release is its release: Debian 12.5 is Debian:12, Ubuntu 22.04.3 Ubuntu:22.04 (read
+  // whole, `Ubuntu:22.04.3` named no release OSV has, and nothing was found affected).
+  const release = base === 'Ubuntu' ? (UBUNTU_CODENAMES[d] ?? d.split('.').slice(0, 2).join('.')) : (DEBIAN_CODENAMES[d] ?? d.split('.')[0]!);
   return /^[\d.]+$/.test(release) ? `${base}:${release}` : base;
 }
 

@@ -88,6 +88,9 @@ describe('GET /packages?purl=', () => {
     const libssl = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent(binary)}`);
     expect(libssl.body).toMatchObject({ purl: binary, ecosystem: 'Debian:12', name: 'openssl', affected: true });
     expect(libssl.body.vulnerabilities.map((v: Body) => v.cve_id)).toEqual(body.vulnerabilities.map((v: Body) => v.cve_id));
+    // An Ubuntu point release (22.04.3) is its release: it found nothing as `Ubuntu:22.04.3`.
+    const jammy = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:deb/ubuntu/openssl@3.0.2-0ubuntu1.10?distro=ubuntu-22.04.3')}`);
+    expect(jammy.body).toMatchObject({ ecosystem: 'Ubuntu:22.04', affected: true, upgrade: [{ ecosystem: 'Ubuntu:22.04:LTS', to: '3.0.2-0ubuntu1.18' }] });
     const maven = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.13.3')}`);
     expect(maven.body.upgrade[0].to).toBe('2.13.4.2');
   });

@@ -49,3 +49,14 @@ describe('parsePurl: the source package of a deb or apk binary (`upstream`)', ()
     expect(parsePurl('pkg:npm/lodash@4.17.20?upstream=other')).toMatchObject({ name: 'lodash' });
   });
 });
+
+describe('parsePurl: the Debian or Ubuntu release of `distro`', () => {
+  it('a point release names its release (ubuntu-22.04.3 was asked as Ubuntu:22.04.3, a release OSV has not)', () => {
+    const ecosystemOf = (ns: string, distro: string) => parsePurl(`pkg:deb/${ns}/openssl@3.0.2-0ubuntu1.10?distro=${distro}`).ecosystem;
+    expect(ecosystemOf('ubuntu', 'ubuntu-22.04.3')).toBe('Ubuntu:22.04');
+    expect(ecosystemOf('ubuntu', 'ubuntu-22.04')).toBe('Ubuntu:22.04');
+    expect(ecosystemOf('ubuntu', 'jammy')).toBe('Ubuntu:22.04');
+    expect(ecosystemOf('debian', 'debian-12.5')).toBe('Debian:12');
+    expect(ecosystemOf('debian', 'bookworm')).toBe('Debian:12');
+  });
+});
