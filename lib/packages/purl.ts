@@ -67,6 +67,12 @@ function rpmEcosystem(namespace: string, distro: string | undefined): string | n
   return major && (base === 'Rocky Linux' || base === 'AlmaLinux') ? `${base}:${major}` : base;
 }
 
+/** The source package a distribution's binary package was built from, and its version when known. */
+export interface SourcePackage {
+  name: string;
+  version: string | null;
+}
+
 /**
  * A deb or apk purl's source package, from the `upstream` qualifier SBOM tools write (Syft:
  * `upstream=openssl` or `upstream=openssl@3.0.11-1~deb12u1` on `pkg:deb/debian/libssl3@…`;
@@ -76,7 +82,7 @@ function rpmEcosystem(namespace: string, distro: string | undefined): string | n
  * advisories' ranges are written in (a binNMU `+b1` binary differs from its source). Null
  * without the qualifier or when it is blank.
  */
-function sourcePackage(upstream: string | undefined): { name: string; version: string | null } | null {
+function sourcePackage(upstream: string | undefined): SourcePackage | null {
   const text = upstream?.trim() ?? '';
   if (text === '') return null;
   const at = text.indexOf('@');
@@ -106,15 +112,20 @@ function repeatedQualifier(purl: string): string | null {
 
 /**
  * The package a deb/apk purl is judged as: its source package when `upstream` names one
- * (sourcePackage), at the source version when the purl has a version to judge.
+ * (sourcePackage), else the one the SBOM recorded beside the purl (`recorded`), at the source
+ * version when the purl has a version to judge.
  */
-function bySource(upstream: string | undefined, name: string, version: string | null): { name: string; version: string | null } {
-  const source = sourcePackage(upstream);
+function bySource(upstream: string | undefined, recorded: SourcePackage | undefined, name: string, version: string | null): SourcePackage {
+  const source = sourcePackage(upstream) ?? recorded ?? null;
   if (source === null) return { name, version };
   return { name: source.name, version: version === null ? null : (source.version ?? version) };
 }
 
-export function parsePurl(text: string): PurlPackage {
+/**
+ * `recorded`: the source package an SBOM names beside a deb or apk purl without `upstream`
+ * (Trivy's `aquasecurity:trivy:SrcName` properties, lib/sbom/read.ts); the qualifier wins.
+ */
+export function parsePurl(text: string, recorded?: SourcePackage): PurlPackage {
   let p: PackageURL;
   try {
     p = PackageURL.fromString(text.trim());
@@ -182,14 +193,14 @@ export function parsePurl(text: string): PurlPackage {
       const n = (ns ?? '').toLowerCase();
       if (n !== 'debian' && n !== 'ubuntu') throw unsupported(`deb namespace "${ns ?? ''}" is neither debian nor ubuntu`);
       ecosystem = debianRelease(n, q.distro);
-      ({ name, version } = bySource(q.upstream, name, version));
+      ({ name, version } = bySource(q.upstream, recorded, name, version));
       break;
     }
     case 'apk': {
       const base = APK_NAMESPACES[(ns ?? '').toLowerCase()];
       if (!base) throw unsupported(`apk namespace "${ns ?? ''}" is not one of ${Object.keys(APK_NAMESPACES).join(', ')}`);
       ecosystem = base === 'Alpine' ? alpineRelease(q.distro) : base;
-      ({ name, version } = bySource(q.upstream, name, version));
+      ({ name, version } = bySource(q.upstream, recorded, name, version));
       break;
     }
     case 'rpm': {

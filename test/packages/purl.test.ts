@@ -48,6 +48,14 @@ describe('parsePurl: the source package of a deb or apk binary (`upstream`)', ()
     // Other types keep their name: `upstream` is a deb/apk convention.
     expect(parsePurl('pkg:npm/lodash@4.17.20?upstream=other')).toMatchObject({ name: 'lodash' });
   });
+
+  it('the source an SBOM records beside the purl (Trivy) counts when the purl has no `upstream`, and only for deb and apk', () => {
+    const recorded = { name: 'openssl', version: '3.0.11-1~deb12u1' };
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u1?distro=debian-12', recorded)).toMatchObject({ name: 'openssl', version: '3.0.11-1~deb12u1' });
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u1?distro=debian-12', { name: 'openssl', version: null })).toMatchObject({ name: 'openssl', version: '3.0.11-1~deb12u1' });
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1?upstream=openssl3&distro=debian-12', recorded)).toMatchObject({ name: 'openssl3', version: '3.0.11-1' });
+    expect(parsePurl('pkg:rpm/rocky/openssl-libs@3.0.7-24.el9?distro=rocky-9.3', { name: 'openssl', version: null })).toMatchObject({ name: 'openssl-libs' });
+  });
 });
 
 describe('parsePurl: the Debian or Ubuntu release of `distro`', () => {
