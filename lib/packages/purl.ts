@@ -85,6 +85,9 @@ export interface SourcePackage {
 function sourcePackage(upstream: string | undefined): SourcePackage | null {
   const text = upstream?.trim() ?? '';
   if (text === '') return null;
+  // dpkg's own spelling of a Source field with its version, `gcc-defaults (1.203)`, written by some tools.
+  const dpkgField = /^(\S+)\s+\(([^()\s]+)\)$/.exec(text);
+  if (dpkgField) return { name: dpkgField[1]!, version: dpkgField[2]! };
   const at = text.indexOf('@');
   const name = (at < 0 ? text : text.slice(0, at)).trim();
   const version = at < 0 ? '' : text.slice(at + 1).trim();

@@ -37,6 +37,8 @@ describe('parsePurl: the source package of a deb or apk binary (`upstream`)', ()
     // A binNMU: the binary's version is not the source's; the ranges are in source versions.
     expect(parsePurl('pkg:deb/debian/libfoo1@1.2-3%2Bb1?upstream=foo%401.2-3&distro=debian-12')).toMatchObject({ name: 'foo', version: '1.2-3' });
     expect(parsePurl('pkg:deb/ubuntu/libc6@2.35-0ubuntu3.8?upstream=glibc&distro=ubuntu-22.04')).toMatchObject({ ecosystem: 'Ubuntu:22.04', name: 'glibc' });
+    // dpkg's Source field spelling, `name (version)`.
+    expect(parsePurl('pkg:deb/debian/g%2B%2B@4:12.2.0-3?upstream=gcc-defaults%20%281.203%29&distro=debian-12')).toMatchObject({ name: 'gcc-defaults', version: '1.203' });
     // Alpine: the origin package.
     expect(parsePurl('pkg:apk/alpine/libcrypto3@3.3.2-r0?arch=x86_64&upstream=openssl&distro=alpine-3.20.3')).toMatchObject({ ecosystem: 'Alpine:v3.20', name: 'openssl', version: '3.3.2-r0' });
   });
