@@ -32,9 +32,9 @@ export class PurlError extends Error {
   }
 }
 
-const DEBIAN_CODENAMES: Record<string, string> = { stretch: '9', buster: '10', bullseye: '11', bookworm: '12', trixie: '13', forky: '14' };
+const DEBIAN_CODENAMES: Record<string, string> = { wheezy: '7', jessie: '8', stretch: '9', buster: '10', bullseye: '11', bookworm: '12', trixie: '13', forky: '14' };
 const UBUNTU_CODENAMES: Record<string, string> = {
-  xenial: '16.04', bionic: '18.04', focal: '20.04', jammy: '22.04', lunar: '23.04', mantic: '23.10', noble: '24.04', oracular: '24.10', plucky: '25.04', questing: '25.10',
+  trusty: '14.04', xenial: '16.04', bionic: '18.04', focal: '20.04', jammy: '22.04', kinetic: '22.10', lunar: '23.04', mantic: '23.10', noble: '24.04', oracular: '24.10', plucky: '25.04', questing: '25.10',
 };
 const RPM_NAMESPACES: Record<string, string> = {
   redhat: 'Red Hat', rhel: 'Red Hat', rocky: 'Rocky Linux', 'rocky-linux': 'Rocky Linux', almalinux: 'AlmaLinux', alma: 'AlmaLinux',

@@ -68,5 +68,8 @@ describe('parsePurl: the Debian or Ubuntu release of `distro`', () => {
     expect(ecosystemOf('ubuntu', 'jammy')).toBe('Ubuntu:22.04');
     expect(ecosystemOf('debian', 'debian-12.5')).toBe('Debian:12');
     expect(ecosystemOf('debian', 'bookworm')).toBe('Debian:12');
+    // Releases whose fixes OSV still holds (Debian LTS/ELTS, Ubuntu Pro): they asked every release.
+    expect(ecosystemOf('ubuntu', 'trusty')).toBe('Ubuntu:14.04');
+    expect(ecosystemOf('debian', 'jessie')).toBe('Debian:8');
   });
 });
