@@ -78,6 +78,15 @@ function trivySource(properties: unknown): SourcePackage | undefined {
   return { name, version: `${epoch !== null && epoch !== '0' ? `${epoch}:` : ''}${version}${release !== null ? `-${release}` : ''}` };
 }
 
+/**
+ * The source package Trivy records in an SPDX package's `sourceInfo`
+ * (`built package from: openssl 3.0.11-1~deb12u1`, the version as in trivySource).
+ */
+function trivySpdxSource(sourceInfo: unknown): SourcePackage | undefined {
+  const m = /^built package from: (\S+)(?: (\S+))?$/.exec(text(sourceInfo) ?? '');
+  return m ? { name: m[1]!, version: m[2] ?? null } : undefined;
+}
+
 function cycloneDx(file: string, doc: Record<string, unknown>): Sbom {
   const spec = String(doc.specVersion ?? '');
   if (!CYCLONEDX_VERSIONS.includes(spec)) throw new SbomFormatError(file, `CycloneDX specVersion "${spec}" is not supported (supported: ${CYCLONEDX_VERSIONS.join(', ')})`);
@@ -124,7 +133,8 @@ function spdx(file: string, doc: Record<string, unknown>): Sbom {
       (r) => isObject(r) && String(r.referenceCategory).replace('_', '-').toUpperCase() === 'PACKAGE-MANAGER' && r.referenceType === 'purl',
     );
     const purl = found === -1 ? { purl: null } : purlOf((refs[found] as Record<string, unknown>).referenceLocator, `${at}.externalRefs[${found}].referenceLocator`);
-    return { ref: text(p.SPDXID) ?? at, name, version: text(p.versionInfo), ...purl };
+    const source = trivySpdxSource(p.sourceInfo);
+    return { ref: text(p.SPDXID) ?? at, name, version: text(p.versionInfo), ...purl, ...(source ? { source } : {}) };
   });
   return { format: 'SPDX', specVersion: spec, components };
 }

@@ -151,6 +151,15 @@ describe('scanning', () => {
       ],
     }));
     expect(sbom.components[1]!.source).toEqual({ name: 'openssl', version: '3.0.11-1~deb12u1' });
+    // Trivy's SPDX says it in `sourceInfo`.
+    const spdx = parseSbom('image.spdx.json', JSON.stringify({
+      spdxVersion: 'SPDX-2.3', packages: [{
+        SPDXID: 'SPDXRef-Package-libssl3', name: 'libssl3', versionInfo: '3.0.11-1~deb12u1', sourceInfo: 'built package from: openssl 3.0.11-1~deb12u1',
+        externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: 'pkg:deb/debian/libssl3@3.0.11-1~deb12u1?arch=amd64&distro=debian-12.5' }],
+      }],
+    }));
+    expect(spdx.components[0]!.source).toEqual({ name: 'openssl', version: '3.0.11-1~deb12u1' });
+    expect(scanComponents(index, spdx.components).findings.map((f) => [f.cve_id, f.upgrade_to])).toEqual([['CVE-2026-90116', '3.0.11-1~deb12u2']]);
     const scanned = scanComponents(index, sbom.components);
     expect(scanned.judged).toBe(4);
     expect(scanned.findings.filter((f) => f.cve_id === 'CVE-2026-90116').map((f) => [f.component.ref, f.version, f.upgrade_to]).sort()).toEqual([
