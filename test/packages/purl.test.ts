@@ -1,4 +1,4 @@
-/** Package URLs to OSV packages (lib/packages/purl.ts): hostile qualifiers cost no more than ordinary ones. */
+/** Package URLs to OSV packages (lib/packages/purl.ts): releases, source packages, hostile qualifiers that must cost no more than ordinary ones. */
 import { describe, expect, it } from 'vitest';
 import { parsePurl } from '../../lib/packages/purl.ts';
 
