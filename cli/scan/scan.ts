@@ -53,7 +53,7 @@ export interface UnjudgedAdvisories extends UnjudgedGroup {
 export function componentPurl(c: SbomComponent): PurlPackage | string {
   if (c.purl === null) return c.purlProblem ?? 'no purl';
   try {
-    const p = parsePurl(c.purl);
+    const p = parsePurl(c.purl, c.source);
     if (p.version === null && c.version !== null) return { ...p, version: c.version };
     return p;
   } catch (err) {

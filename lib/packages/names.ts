@@ -24,10 +24,16 @@ export function packageKey(ecosystem: string, name: string): string {
 /**
  * Whether a stored ecosystem (`Debian:12`, `Ubuntu:22.04:LTS`) is the one asked for: the same
  * spelling, or a release of it (`Debian` asks for every Debian release, `Ubuntu:22.04` for
- * `Ubuntu:22.04:LTS`). Case-insensitive.
+ * `Ubuntu:22.04:LTS`). An Ubuntu release also finds its Ubuntu Pro records
+ * (`Ubuntu:Pro:18.04:LTS`): Canonical files a fix shipped through ESM there, and once a
+ * release's standard support ends every new fix is one, so 18.04 found none of the CVEs fixed
+ * since and answered "not affected" for packages that are. The Pro variants of other builds
+ * (`Ubuntu:Pro:FIPS:18.04:LTS`) version other packages and are not. Case-insensitive.
  */
 export function ecosystemMatches(asked: string, stored: string): boolean {
   const a = asked.toLowerCase();
   const s = stored.toLowerCase();
-  return s === a || s.startsWith(`${a}:`);
+  if (s === a || s.startsWith(`${a}:`)) return true;
+  const release = /^ubuntu:(\d[^:]*)$/.exec(a)?.[1];
+  return release !== undefined && (s === `ubuntu:pro:${release}` || s.startsWith(`ubuntu:pro:${release}:`));
 }

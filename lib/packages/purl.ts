@@ -8,7 +8,8 @@
  * Ubuntu (release from `distro`: `debian-12`, `bookworm`, `ubuntu-22.04`, `jammy`), apk →
  * Alpine (`alpine-3.20` → `Alpine:v3.20`) / Wolfi / Chainguard, rpm → Red Hat, Rocky Linux,
  * AlmaLinux, openSUSE, SUSE, Mageia, openEuler by namespace (release of Rocky/Alma from
- * `distro`, the `epoch` qualifier put before the version as `epoch:version`).
+ * `distro`, the `epoch` qualifier put before the version as `epoch:version`). A deb or apk purl's
+ * `upstream` qualifier names the source package it was built from (see sourcePackage).
  */
 import { PackageURL } from 'packageurl-js';
 
@@ -31,9 +32,9 @@ export class PurlError extends Error {
   }
 }
 
-const DEBIAN_CODENAMES: Record<string, string> = { stretch: '9', buster: '10', bullseye: '11', bookworm: '12', trixie: '13', forky: '14' };
+const DEBIAN_CODENAMES: Record<string, string> = { wheezy: '7', jessie: '8', stretch: '9', buster: '10', bullseye: '11', bookworm: '12', trixie: '13', forky: '14' };
 const UBUNTU_CODENAMES: Record<string, string> = {
-  xenial: '16.04', bionic: '18.04', focal: '20.04', jammy: '22.04', lunar: '23.04', mantic: '23.10', noble: '24.04', oracular: '24.10', plucky: '25.04', questing: '25.10',
+  trusty: '14.04', xenial: '16.04', bionic: '18.04', focal: '20.04', jammy: '22.04', kinetic: '22.10', lunar: '23.04', mantic: '23.10', noble: '24.04', oracular: '24.10', plucky: '25.04', questing: '25.10',
 };
 const RPM_NAMESPACES: Record<string, string> = {
   redhat: 'Red Hat', rhel: 'Red Hat', rocky: 'Rocky Linux', 'rocky-linux': 'Rocky Linux', almalinux: 'AlmaLinux', alma: 'AlmaLinux',
@@ -45,7 +46,9 @@ function debianRelease(namespace: string, distro: string | undefined): string {
   const base = namespace === 'ubuntu' ? 'Ubuntu' : 'Debian';
   if (!distro) return base;
   const d = distro.toLowerCase().replace(/^(debian|ubuntu)-/, '');
-  const release = base === 'Ubuntu' ? (UBUNTU_CODENAMES[d] ?? d) : (DEBIAN_CODENAMES[d] ?? d.split('.')[0]!);
+  // A point release is its release: Debian 12.5 is Debian:12, Ubuntu 22.04.3 Ubuntu:22.04 (read
+  // whole, `Ubuntu:22.04.3` named no release OSV has, and nothing was found affected).
+  const release = base === 'Ubuntu' ? (UBUNTU_CODENAMES[d] ?? d.split('.').slice(0, 2).join('.')) : (DEBIAN_CODENAMES[d] ?? d.split('.')[0]!);
   return /^[\d.]+$/.test(release) ? `${base}:${release}` : base;
 }
 
@@ -62,6 +65,33 @@ function rpmEcosystem(namespace: string, distro: string | undefined): string | n
   if (!base) return null;
   const major = distro ? /(\d+)/.exec(distro)?.[1] : undefined;
   return major && (base === 'Rocky Linux' || base === 'AlmaLinux') ? `${base}:${major}` : base;
+}
+
+/** The source package a distribution's binary package was built from, and its version when known. */
+export interface SourcePackage {
+  name: string;
+  version: string | null;
+}
+
+/**
+ * A deb or apk purl's source package, from the `upstream` qualifier SBOM tools write (Syft:
+ * `upstream=openssl` or `upstream=openssl@3.0.11-1~deb12u1` on `pkg:deb/debian/libssl3@…`;
+ * the apk origin package on `pkg:apk/alpine/libcrypto3@…`): Debian, Ubuntu and Alpine
+ * advisories name the source package, so the binary's own name (`libssl3`) found none of
+ * openssl's, a silent "not affected". The source version, when given, is the one the
+ * advisories' ranges are written in (a binNMU `+b1` binary differs from its source). Null
+ * without the qualifier or when it is blank.
+ */
+function sourcePackage(upstream: string | undefined): SourcePackage | null {
+  const text = upstream?.trim() ?? '';
+  if (text === '') return null;
+  // dpkg's own spelling of a Source field with its version, `gcc-defaults (1.203)`, written by some tools.
+  const dpkgField = /^(\S+)\s+\(([^()\s]+)\)$/.exec(text);
+  if (dpkgField) return { name: dpkgField[1]!, version: dpkgField[2]! };
+  const at = text.indexOf('@');
+  const name = (at < 0 ? text : text.slice(0, at)).trim();
+  const version = at < 0 ? '' : text.slice(at + 1).trim();
+  return name === '' ? null : { name, version: version === '' ? null : version };
 }
 
 /**
@@ -83,7 +113,22 @@ function repeatedQualifier(purl: string): string | null {
   return null;
 }
 
-export function parsePurl(text: string): PurlPackage {
+/**
+ * The package a deb/apk purl is judged as: its source package when `upstream` names one
+ * (sourcePackage), else the one the SBOM recorded beside the purl (`recorded`), at the source
+ * version when the purl has a version to judge.
+ */
+function bySource(upstream: string | undefined, recorded: SourcePackage | undefined, name: string, version: string | null): SourcePackage {
+  const source = sourcePackage(upstream) ?? recorded ?? null;
+  if (source === null) return { name, version };
+  return { name: source.name, version: version === null ? null : (source.version ?? version) };
+}
+
+/**
+ * `recorded`: the source package an SBOM names beside a deb or apk purl without `upstream`
+ * (Trivy's `aquasecurity:trivy:SrcName` properties, lib/sbom/read.ts); the qualifier wins.
+ */
+export function parsePurl(text: string, recorded?: SourcePackage): PurlPackage {
   let p: PackageURL;
   try {
     p = PackageURL.fromString(text.trim());
@@ -151,12 +196,14 @@ export function parsePurl(text: string): PurlPackage {
       const n = (ns ?? '').toLowerCase();
       if (n !== 'debian' && n !== 'ubuntu') throw unsupported(`deb namespace "${ns ?? ''}" is neither debian nor ubuntu`);
       ecosystem = debianRelease(n, q.distro);
+      ({ name, version } = bySource(q.upstream, recorded, name, version));
       break;
     }
     case 'apk': {
       const base = APK_NAMESPACES[(ns ?? '').toLowerCase()];
       if (!base) throw unsupported(`apk namespace "${ns ?? ''}" is not one of ${Object.keys(APK_NAMESPACES).join(', ')}`);
       ecosystem = base === 'Alpine' ? alpineRelease(q.distro) : base;
+      ({ name, version } = bySource(q.upstream, recorded, name, version));
       break;
     }
     case 'rpm': {

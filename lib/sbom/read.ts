@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { withoutBom } from '../bom.ts';
+import type { SourcePackage } from '../packages/purl.ts';
 
 export interface SbomComponent {
   /** `bom-ref` (CycloneDX) or `SPDXID` (SPDX); else the position in the file. */
@@ -16,6 +17,8 @@ export interface SbomComponent {
   purl: string | null;
   /** Why `purl` is null when the file has one of another type (`"purl": 5`): the scan's reason then. */
   purlProblem?: string;
+  /** The source package the SBOM records for a distribution binary (see trivySource). */
+  source?: SourcePackage;
 }
 
 export interface Sbom {
@@ -52,6 +55,38 @@ function purlOf(v: unknown, at: string): Pick<SbomComponent, 'purl' | 'purlProbl
   return { purl: null, purlProblem: `${at} is ${kind}, not a purl string` };
 }
 
+/**
+ * The source package Trivy records in a CycloneDX component's properties
+ * (`aquasecurity:trivy:SrcName`, with `SrcEpoch`, `SrcVersion`, `SrcRelease`): Trivy writes
+ * no `upstream` qualifier on its deb and apk purls (`pkg:deb/debian/libssl3@…`), and
+ * Debian, Ubuntu and Alpine advisories name the source package (openssl), so the binary's
+ * purl alone found none of them. The version is the source's as Trivy spells it:
+ * `epoch:version-release`, the epoch when not 0, the release when given.
+ */
+function trivySource(properties: unknown): SourcePackage | undefined {
+  if (!Array.isArray(properties)) return undefined;
+  const value = (key: string): string | null => {
+    const p = properties.find((e): e is Record<string, unknown> => isObject(e) && e.name === `aquasecurity:trivy:${key}`);
+    return p ? text(p.value) : null;
+  };
+  const name = value('SrcName');
+  if (name === null) return undefined;
+  const version = value('SrcVersion');
+  if (version === null) return { name, version: null };
+  const epoch = value('SrcEpoch');
+  const release = value('SrcRelease');
+  return { name, version: `${epoch !== null && epoch !== '0' ? `${epoch}:` : ''}${version}${release !== null ? `-${release}` : ''}` };
+}
+
+/**
+ * The source package Trivy records in an SPDX package's `sourceInfo`
+ * (`built package from: openssl 3.0.11-1~deb12u1`, the version as in trivySource).
+ */
+function trivySpdxSource(sourceInfo: unknown): SourcePackage | undefined {
+  const m = /^built package from: (\S+)(?: (\S+))?$/.exec(text(sourceInfo) ?? '');
+  return m ? { name: m[1]!, version: m[2] ?? null } : undefined;
+}
+
 function cycloneDx(file: string, doc: Record<string, unknown>): Sbom {
   const spec = String(doc.specVersion ?? '');
   if (!CYCLONEDX_VERSIONS.includes(spec)) throw new SbomFormatError(file, `CycloneDX specVersion "${spec}" is not supported (supported: ${CYCLONEDX_VERSIONS.join(', ')})`);
@@ -73,7 +108,8 @@ function cycloneDx(file: string, doc: Record<string, unknown>): Sbom {
     if (!isObject(c)) throw new SbomFormatError(file, `${at} is not an object`);
     const name = text(c.name);
     if (name === null) throw new SbomFormatError(file, `${at} has no "name"`);
-    components.push({ ref: text(c['bom-ref']) ?? at, name, version: text(c.version), ...purlOf(c.purl, `${at}.purl`) });
+    const source = trivySource(c.properties);
+    components.push({ ref: text(c['bom-ref']) ?? at, name, version: text(c.version), ...purlOf(c.purl, `${at}.purl`), ...(source ? { source } : {}) });
     if (c.components !== undefined) {
       if (!Array.isArray(c.components)) throw new SbomFormatError(file, `${at}.components is not an array`);
       pending.push({ list: c.components, where: `${at}.components`, next: 0 });
@@ -97,7 +133,8 @@ function spdx(file: string, doc: Record<string, unknown>): Sbom {
       (r) => isObject(r) && String(r.referenceCategory).replace('_', '-').toUpperCase() === 'PACKAGE-MANAGER' && r.referenceType === 'purl',
     );
     const purl = found === -1 ? { purl: null } : purlOf((refs[found] as Record<string, unknown>).referenceLocator, `${at}.externalRefs[${found}].referenceLocator`);
-    return { ref: text(p.SPDXID) ?? at, name, version: text(p.versionInfo), ...purl };
+    const source = trivySpdxSource(p.sourceInfo);
+    return { ref: text(p.SPDXID) ?? at, name, version: text(p.versionInfo), ...purl, ...(source ? { source } : {}) };
   });
   return { format: 'SPDX', specVersion: spec, components };
 }

@@ -83,6 +83,14 @@ describe('GET /packages?purl=', () => {
     const { body } = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent(purl)}`);
     expect(body).toMatchObject({ purl, ecosystem: 'Debian:12', name: 'openssl', affected: true });
     expect(body.vulnerabilities[0].matched.map((m: Body) => m.range_type).sort()).toEqual(['ECOSYSTEM', 'VERSIONS']);
+    // A binary built from openssl (Syft's `upstream`): judged as openssl, whose advisories name the source package.
+    const binary = 'pkg:deb/debian/libssl3@3.0.11-1~deb12u1?arch=amd64&upstream=openssl&distro=debian-12';
+    const libssl = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent(binary)}`);
+    expect(libssl.body).toMatchObject({ purl: binary, ecosystem: 'Debian:12', name: 'openssl', affected: true });
+    expect(libssl.body.vulnerabilities.map((v: Body) => v.cve_id)).toEqual(body.vulnerabilities.map((v: Body) => v.cve_id));
+    // An Ubuntu point release (22.04.3) is its release: it found nothing as `Ubuntu:22.04.3`.
+    const jammy = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:deb/ubuntu/openssl@3.0.2-0ubuntu1.10?distro=ubuntu-22.04.3')}`);
+    expect(jammy.body).toMatchObject({ ecosystem: 'Ubuntu:22.04', affected: true, upgrade: [{ ecosystem: 'Ubuntu:22.04:LTS', to: '3.0.2-0ubuntu1.18' }] });
     const maven = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.13.3')}`);
     expect(maven.body.upgrade[0].to).toBe('2.13.4.2');
   });

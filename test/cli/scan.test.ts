@@ -135,6 +135,39 @@ describe('scanning', () => {
     expect(openssl).toEqual(['1:3.0.7-28.el9_4', '3.0.11-1~deb12u2', '3.3.2-r1']);
     expect(result.findings.some((f) => f.component.name === 'koa' || f.component.name === 'torch')).toBe(false);
   });
+  it("judges a distribution binary as the source package its SBOM records: Syft's `upstream` qualifier, Trivy's SrcName properties", () => {
+    // A Debian 12 image's libssl3 (built from openssl) and Alpine's libcrypto3, as Syft and Trivy
+    // write them: asked by the binary's name they found none of openssl's advisories.
+    const trivy = (name: string, purl: string, props: Record<string, string>) => ({
+      name, purl, 'bom-ref': purl, properties: Object.entries(props).map(([k, v]) => ({ name: `aquasecurity:trivy:${k}`, value: v })),
+    });
+    const sbom = parseSbom('image.cdx.json', JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', components: [
+        { name: 'libssl3', 'bom-ref': 'syft-deb', purl: 'pkg:deb/debian/libssl3@3.0.11-1~deb12u1?arch=amd64&upstream=openssl&distro=debian-12' },
+        trivy('libssl3', 'pkg:deb/debian/libssl3@3.0.11-1~deb12u1?arch=amd64&distro=debian-12.5', { PkgType: 'debian', SrcName: 'openssl', SrcVersion: '3.0.11', SrcRelease: '1~deb12u1' }),
+        trivy('libcrypto3', 'pkg:apk/alpine/libcrypto3@3.3.2-r0?arch=x86_64&distro=3.20.3', { PkgType: 'alpine', SrcName: 'openssl', SrcVersion: '3.3.2-r0' }),
+        // Trivy's source version is the one judged (epoch:version-release): here the fixed one.
+        trivy('libssl3', 'pkg:deb/debian/libssl3@3.0.11-1~deb12u1%2Bb1?distro=debian-12', { SrcName: 'openssl', SrcEpoch: '0', SrcVersion: '3.0.11', SrcRelease: '1~deb12u2' }),
+      ],
+    }));
+    expect(sbom.components[1]!.source).toEqual({ name: 'openssl', version: '3.0.11-1~deb12u1' });
+    // Trivy's SPDX says it in `sourceInfo`.
+    const spdx = parseSbom('image.spdx.json', JSON.stringify({
+      spdxVersion: 'SPDX-2.3', packages: [{
+        SPDXID: 'SPDXRef-Package-libssl3', name: 'libssl3', versionInfo: '3.0.11-1~deb12u1', sourceInfo: 'built package from: openssl 3.0.11-1~deb12u1',
+        externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: 'pkg:deb/debian/libssl3@3.0.11-1~deb12u1?arch=amd64&distro=debian-12.5' }],
+      }],
+    }));
+    expect(spdx.components[0]!.source).toEqual({ name: 'openssl', version: '3.0.11-1~deb12u1' });
+    expect(scanComponents(index, spdx.components).findings.map((f) => [f.cve_id, f.upgrade_to])).toEqual([['CVE-2026-90116', '3.0.11-1~deb12u2']]);
+    const scanned = scanComponents(index, sbom.components);
+    expect(scanned.judged).toBe(4);
+    expect(scanned.findings.filter((f) => f.cve_id === 'CVE-2026-90116').map((f) => [f.component.ref, f.version, f.upgrade_to]).sort()).toEqual([
+      ['pkg:apk/alpine/libcrypto3@3.3.2-r0?arch=x86_64&distro=3.20.3', '3.3.2-r0', '3.3.2-r1'],
+      ['pkg:deb/debian/libssl3@3.0.11-1~deb12u1?arch=amd64&distro=debian-12.5', '3.0.11-1~deb12u1', '3.0.11-1~deb12u2'],
+      ['syft-deb', '3.0.11-1~deb12u1', '3.0.11-1~deb12u2'],
+    ]);
+  });
   it('lists what it cannot judge: no purl, unknown ecosystem, unparseable version', () => {
     expect(result.unjudged.map((u) => [u.component.name, u.reason.split(':')[0]])).toEqual([
       ['internal-tool', 'no purl'],

@@ -1,4 +1,4 @@
-/** Package URLs to OSV packages (lib/packages/purl.ts): hostile qualifiers cost no more than ordinary ones. */
+/** Package URLs to OSV packages (lib/packages/purl.ts): releases, source packages, hostile qualifiers that must cost no more than ordinary ones. */
 import { describe, expect, it } from 'vitest';
 import { parsePurl } from '../../lib/packages/purl.ts';
 
@@ -27,5 +27,49 @@ describe('parsePurl: qualifiers', () => {
     // One of each, or the same text in a subpath, is a purl as before.
     expect(parsePurl('pkg:deb/debian/openssl@3.0.11-1?arch=amd64&distro=debian-12').ecosystem).toBe('Debian:12');
     expect(parsePurl('pkg:deb/debian/openssl@3.0.11-1?distro=debian-12#a&distro=x').ecosystem).toBe('Debian:12');
+  });
+});
+
+describe('parsePurl: the source package of a deb or apk binary (`upstream`)', () => {
+  it('asks for the source package the advisories name, at the source version when given', () => {
+    // Syft's purls of a Debian 12 image: libssl3 is built from openssl, whose advisories name openssl.
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u2?arch=amd64&upstream=openssl&distro=debian-12')).toMatchObject({ ecosystem: 'Debian:12', name: 'openssl', version: '3.0.11-1~deb12u2' });
+    // A binNMU: the binary's version is not the source's; the ranges are in source versions.
+    expect(parsePurl('pkg:deb/debian/libfoo1@1.2-3%2Bb1?upstream=foo%401.2-3&distro=debian-12')).toMatchObject({ name: 'foo', version: '1.2-3' });
+    expect(parsePurl('pkg:deb/ubuntu/libc6@2.35-0ubuntu3.8?upstream=glibc&distro=ubuntu-22.04')).toMatchObject({ ecosystem: 'Ubuntu:22.04', name: 'glibc' });
+    // dpkg's Source field spelling, `name (version)`.
+    expect(parsePurl('pkg:deb/debian/g%2B%2B@4:12.2.0-3?upstream=gcc-defaults%20%281.203%29&distro=debian-12')).toMatchObject({ name: 'gcc-defaults', version: '1.203' });
+    // Alpine: the origin package.
+    expect(parsePurl('pkg:apk/alpine/libcrypto3@3.3.2-r0?arch=x86_64&upstream=openssl&distro=alpine-3.20.3')).toMatchObject({ ecosystem: 'Alpine:v3.20', name: 'openssl', version: '3.3.2-r0' });
+  });
+
+  it('without `upstream`, blank, or without a version to judge: the purl as it is', () => {
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u2?distro=debian-12')).toMatchObject({ name: 'libssl3', version: '3.0.11-1~deb12u2' });
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u2?upstream=&distro=debian-12')).toMatchObject({ name: 'libssl3' });
+    expect(parsePurl('pkg:deb/debian/libssl3?upstream=openssl%403.0.11-1&distro=debian-12')).toMatchObject({ name: 'openssl', version: null });
+    // Other types keep their name: `upstream` is a deb/apk convention.
+    expect(parsePurl('pkg:npm/lodash@4.17.20?upstream=other')).toMatchObject({ name: 'lodash' });
+  });
+
+  it('the source an SBOM records beside the purl (Trivy) counts when the purl has no `upstream`, and only for deb and apk', () => {
+    const recorded = { name: 'openssl', version: '3.0.11-1~deb12u1' };
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u1?distro=debian-12', recorded)).toMatchObject({ name: 'openssl', version: '3.0.11-1~deb12u1' });
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u1?distro=debian-12', { name: 'openssl', version: null })).toMatchObject({ name: 'openssl', version: '3.0.11-1~deb12u1' });
+    expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1?upstream=openssl3&distro=debian-12', recorded)).toMatchObject({ name: 'openssl3', version: '3.0.11-1' });
+    expect(parsePurl('pkg:rpm/rocky/openssl-libs@3.0.7-24.el9?distro=rocky-9.3', { name: 'openssl', version: null })).toMatchObject({ name: 'openssl-libs' });
+  });
+});
+
+describe('parsePurl: the Debian or Ubuntu release of `distro`', () => {
+  it('a point release names its release (ubuntu-22.04.3 was asked as Ubuntu:22.04.3, a release OSV has not)', () => {
+    const ecosystemOf = (ns: string, distro: string) => parsePurl(`pkg:deb/${ns}/openssl@3.0.2-0ubuntu1.10?distro=${distro}`).ecosystem;
+    expect(ecosystemOf('ubuntu', 'ubuntu-22.04.3')).toBe('Ubuntu:22.04');
+    expect(ecosystemOf('ubuntu', 'ubuntu-22.04')).toBe('Ubuntu:22.04');
+    expect(ecosystemOf('ubuntu', 'jammy')).toBe('Ubuntu:22.04');
+    expect(ecosystemOf('debian', 'debian-12.5')).toBe('Debian:12');
+    expect(ecosystemOf('debian', 'bookworm')).toBe('Debian:12');
+    // Releases whose fixes OSV still holds (Debian LTS/ELTS, Ubuntu Pro): they asked every release.
+    expect(ecosystemOf('ubuntu', 'trusty')).toBe('Ubuntu:14.04');
+    expect(ecosystemOf('debian', 'jessie')).toBe('Debian:8');
   });
 });

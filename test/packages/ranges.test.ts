@@ -147,3 +147,27 @@ describe('a range whose events are out of version order is walked sorted, as the
     expect(affected('reopened', '2.7')).toBe(false);
   });
 });
+
+describe('Ubuntu releases and their Ubuntu Pro (ESM) records', async () => {
+  // Canonical's OSV files a fix shipped through ESM under `Ubuntu:Pro:<release>:LTS`; past the
+  // end of standard support every new fix is one.
+  const pkg = (ecosystem: string) => ({ ecosystem, name: 'openssl' });
+  const index = await indexOf([
+    { record: osv('UBUNTU-CVE-2026-0001', [{ package: pkg('Ubuntu:18.04:LTS'), ranges: [range('ECOSYSTEM', ['introduced', '0'], ['fixed', '1.1.1-1ubuntu2.1~18.04.20'])] }]), cve: 'CVE-2026-0001' },
+    { record: osv('UBUNTU-CVE-2026-0002', [{ package: pkg('Ubuntu:Pro:18.04:LTS'), ranges: [range('ECOSYSTEM', ['introduced', '0'], ['fixed', '1.1.1-1ubuntu2.1~18.04.23+esm5'])] }]), cve: 'CVE-2026-0002' },
+    { record: osv('UBUNTU-CVE-2026-0003', [{ package: pkg('Ubuntu:Pro:FIPS:18.04:LTS'), ranges: [range('ECOSYSTEM', ['introduced', '0'], ['fixed', '1.1.1-1ubuntu2.fips.2.1~18.04.24'])] }]), cve: 'CVE-2026-0003' },
+    { record: osv('UBUNTU-CVE-2026-0004', [{ package: pkg('Ubuntu:Pro:16.04:LTS'), ranges: [range('ECOSYSTEM', ['introduced', '0'], ['fixed', '1.1.1-1ubuntu2.1~18.04.23+esm5'])] }]), cve: 'CVE-2026-0004' },
+  ]);
+
+  it('an Ubuntu release finds its Pro records too, not those of FIPS builds or other releases (18.04 found no ESM fix)', () => {
+    const a = checkVersion(index, { ecosystem: 'Ubuntu:18.04', name: 'openssl', version: '1.1.1-1ubuntu2.1~18.04.23' });
+    expect(a.vulnerabilities.map((v) => [v.cve_id, v.ecosystem])).toEqual([['CVE-2026-0002', 'Ubuntu:Pro:18.04:LTS']]);
+    expect(a.upgrade).toEqual([expect.objectContaining({ ecosystem: 'Ubuntu:Pro:18.04:LTS', to: '1.1.1-1ubuntu2.1~18.04.23+esm5' })]);
+    expect(a.not_affected_count).toBe(1);
+    const older = checkVersion(index, { ecosystem: 'Ubuntu:18.04', name: 'openssl', version: '1.1.1-1ubuntu2.1~18.04.19' });
+    expect(older.vulnerabilities.map((v) => v.cve_id).sort()).toEqual(['CVE-2026-0001', 'CVE-2026-0002']);
+    // The Pro lineage asked by name finds its own records only, as before.
+    const pro = checkVersion(index, { ecosystem: 'Ubuntu:Pro:18.04', name: 'openssl', version: '1.1.1-1ubuntu2.1~18.04.19' });
+    expect(pro.vulnerabilities.map((v) => v.cve_id)).toEqual(['CVE-2026-0002']);
+  });
+});

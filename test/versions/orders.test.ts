@@ -172,6 +172,15 @@ describe('Go (module versions)', () => {
     expectEqual(GO, 'v2.0.0+incompatible', '2.0.0');
     expectAscending(GO, ['1.56.3', 'v1.57.0']);
   });
+  it('reads Go release tags as the SemVer OSV spells stdlib and toolchain in (go1.21.5 was no version)', () => {
+    expectEqual(GO, 'go1.21.5', '1.21.5');
+    expectEqual(GO, 'go1.20', '1.20.0');
+    expectEqual(GO, 'go1.21rc2', '1.21.0-rc.2');
+    expectEqual(GO, 'go1', '1.0.0');
+    // GO-2023-2102: introduced 1.21.0-0, fixed 1.21.3.
+    expectAscending(GO, ['go1.20.9', '1.21.0-0', 'go1.21beta1', 'go1.21rc2', 'go1.21.0', 'go1.21.2', '1.21.3']);
+    expect(() => GO.check('go1.x')).toThrow(VersionSyntaxError);
+  });
 });
 
 describe('SemVer (npm, crates.io, OSV SEMVER)', () => {
