@@ -366,6 +366,29 @@ describe('NVD fetcher', () => {
     expect((await loadNvdState(dir)).watermark).toBe(later.toISOString());
   });
 
+  // Taken, an empty first pull set the watermark to its start: every later run asked NVD only for
+  // changes since, and the CVEs published before never came (the status said ok, 0 records).
+  it('refuses a first full pull that holds no record at all, and pulls in full again next run', async () => {
+    const all = await records();
+    let answer: unknown[] = [];
+    const route = routes({ '/rest/json/cves/2.0': (u) => page(answer, Number(u.searchParams.get('startIndex')), 2) });
+    const refused = await run(route);
+    expect(refused.result.ok).toBe(false);
+    expect(refused.result.error).toMatch(/^NVD full pull from http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0: totalResults 0, no CVE record at all; refused, the next run pulls again$/);
+    const dir = join(raw, 'nvd');
+    expect(await loadNvdState(dir)).toMatchObject({ watermark: null, full: null, window: null });
+    expect(existsSync(join(dir, 'full'))).toBe(false);
+    expect(existsSync(join(dir, '_full-partial'))).toBe(false);
+
+    answer = all;
+    const next = await run(route);
+    expect(next.result.ok).toBe(true);
+    // A full pull again (no lastMod window), then the window from its start.
+    expect(server!.requests.filter((r) => !r.query.has('lastModStartDate')).map((r) => r.query.get('startIndex'))).toEqual(['0', '0', '2', '4']);
+    expect(await idsIn(join(dir, 'full'))).toEqual(IDS);
+    expect((await loadNvdState(dir)).fullRecords).toBe(5);
+  });
+
   it('--full re-pulls beside the served set: an interrupted re-pull keeps the old pages, a finished one replaces them', async () => {
     const all = await records();
     const dir = join(raw, 'nvd');

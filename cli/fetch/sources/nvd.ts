@@ -267,16 +267,22 @@ class NvdRun {
     }
     const pulled = full.totalResults ?? 0;
     const inPlace = this.state.fullRecords;
-    if (inPlace !== null && pulled * 2 < inPlace && existsSync(join(this.ctx.dir, 'full'))) {
+    const shrunk = inPlace !== null && pulled * 2 < inPlace && existsSync(join(this.ctx.dir, 'full'));
+    if (shrunk || pulled === 0) {
       // NVD has answered whole queries with no records (aquasecurity/vuln-list-update#328). Swapped
       // in, such a pull replaced the full set (and dropped the deltas) with next to nothing, and
       // the watermark moved past all that was lost. The pull is dropped; the increments go on
-      // from the watermark in place.
+      // from the watermark in place. A pull with no record at all is never NVD's whole set: on a
+      // first run it was taken, the watermark set to its start, and every CVE older than that
+      // was never asked for again (the next run asked only for changes).
       this.state.full = null;
       await rm(join(this.ctx.dir, PARTIAL_DIR), { recursive: true, force: true });
       await this.save();
+      const from = `NVD full pull from ${this.ctx.http.rewrite(this.cfg.url)}: totalResults ${pulled}`;
       throw new FetchError(
-        `NVD full pull from ${this.ctx.http.rewrite(this.cfg.url)}: totalResults ${pulled}, fewer than half of the ${inPlace} CVE records in nvd/full/; refused, the set in place is kept (\`vulnintel fetch --sources nvd --full\` pulls again)`,
+        shrunk
+          ? `${from}, fewer than half of the ${inPlace} CVE records in nvd/full/; refused, the set in place is kept (\`vulnintel fetch --sources nvd --full\` pulls again)`
+          : `${from}, no CVE record at all; refused${this.state.watermark ? ', the set in place is kept (`vulnintel fetch --sources nvd --full` pulls again)' : ', the next run pulls again'}`,
       );
     }
     await this.swapInFull();
