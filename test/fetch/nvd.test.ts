@@ -389,6 +389,36 @@ describe('NVD fetcher', () => {
     expect((await loadNvdState(dir)).fullRecords).toBe(5);
   });
 
+  // The swap renames full/ aside, _full-partial/ to full/, drops the old set and the deltas, then
+  // saves the state. A crash before that save left the state saying "pull complete, swap it in"
+  // with no partial folder: the next run swapped in an empty folder over the completed set.
+  it('a run after a crash in the middle of swapping a completed pull in keeps the swapped-in set', async () => {
+    const all = await records();
+    const dir = join(raw, 'nvd');
+    await mkdir(join(dir, 'full'), { recursive: true });
+    for (const start of [0, 2, 4]) {
+      const body = JSON.stringify(JSON.parse(page(all, start, 2).body as string));
+      await writeFile(join(dir, 'full', `page-${String(start).padStart(7, '0')}.json.gz`), gzipSync(Buffer.from(body)));
+    }
+    // The old set renamed aside and the deltas it superseded, not yet dropped.
+    await mkdir(join(dir, '_full-old'), { recursive: true });
+    await writeFile(join(dir, '_full-old', 'page-0000000.json.gz'), gzipSync(Buffer.from(JSON.stringify(JSON.parse(page(all.slice(0, 1), 0, 1).body as string)))));
+    await mkdir(join(dir, 'delta'), { recursive: true });
+    await writeFile(join(dir, 'delta', '20260930T000000Z-0000000.json.gz'), gzipSync(Buffer.from(JSON.stringify(JSON.parse(page(all.slice(0, 1), 0, 1).body as string)))));
+    const startedAt = '2026-10-01T11:00:00.000Z';
+    await writeFile(
+      join(dir, '_state.json'),
+      JSON.stringify({ watermark: '2026-09-30T00:00:00.000Z', full: { startedAt, nextIndex: 5, totalResults: 5 }, window: null, fullRecords: 5 }),
+    );
+    const result = await run(routes({ '/rest/json/cves/2.0': (u) => page(all.slice(0, 1), Number(u.searchParams.get('startIndex')), 2) }));
+    expect(result.result.ok).toBe(true);
+    // No full-pull page asked again: only the window from the pull's start.
+    expect(server!.requests.every((r) => r.query.has('lastModStartDate'))).toBe(true);
+    expect(await idsIn(join(dir, 'full'))).toEqual(IDS);
+    expect((await readdir(dir)).sort()).toEqual(['_state.json', 'delta', 'full']);
+    expect(await loadNvdState(dir)).toMatchObject({ watermark: NOW.toISOString(), full: null, fullRecords: 5 });
+  });
+
   it('--full re-pulls beside the served set: an interrupted re-pull keeps the old pages, a finished one replaces them', async () => {
     const all = await records();
     const dir = join(raw, 'nvd');

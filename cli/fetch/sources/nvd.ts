@@ -297,12 +297,17 @@ class NvdRun {
   private async swapInFull(): Promise<void> {
     const dir = this.ctx.dir;
     const partial = join(dir, PARTIAL_DIR);
-    await mkdir(partial, { recursive: true });
-    await rm(join(dir, OLD_DIR), { recursive: true, force: true });
-    await rename(join(dir, 'full'), join(dir, OLD_DIR)).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
-    await rename(partial, join(dir, 'full'));
+    // No partial folder beside a full/ one: a crash (kill -9, power loss) came after the rename
+    // below and before the state was saved, so full/ is this pull already. Swapping again put an
+    // empty folder in its place: the whole set gone, and the watermark moved past it.
+    if (existsSync(partial) || !existsSync(join(dir, 'full'))) {
+      await mkdir(partial, { recursive: true });
+      await rm(join(dir, OLD_DIR), { recursive: true, force: true });
+      await rename(join(dir, 'full'), join(dir, OLD_DIR)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+      await rename(partial, join(dir, 'full'));
+    }
     await rm(join(dir, OLD_DIR), { recursive: true, force: true });
     await rm(join(dir, 'delta'), { recursive: true, force: true });
   }
