@@ -74,6 +74,36 @@ describe('GHSA through the OSV bulk export', () => {
     expect(paths()).toEqual(['/npm/modified_id.csv', '/PyPI/modified_id.csv']);
   });
 
+  // OSV lists records as it exports them, not in `modified` order: one modified at 09:30 can
+  // first appear after one modified at 10:00 was fetched. It sat below the watermark (10:00) and
+  // was skipped until the next all.zip, days later.
+  it('fetches a record listed late, modified before the watermark, once; rows already listed are not fetched again', async () => {
+    expect((await run('2026-09-30T12:00:00Z')).ok).toBe(true);
+    const updated = JSON.parse((await fixture('ghsa/GHSA-p8p7-x288-28g6.json')).toString());
+    updated.modified = '2026-09-30T10:00:00Z';
+    const lateRecord = JSON.parse((await fixture('ghsa/GHSA-2326-hx7g-3m9r.json')).toString());
+    lateRecord.modified = '2026-09-30T09:30:00Z';
+    const first = '2026-09-30T10:00:00Z,GHSA-p8p7-x288-28g6\n';
+    table['/npm/modified_id.csv'] = { body: first };
+    table['/npm/GHSA-p8p7-x288-28g6.json'] = { body: JSON.stringify(updated) };
+    table['/npm/GHSA-2326-hx7g-3m9r.json'] = { body: JSON.stringify(lateRecord) };
+    table['/PyPI/modified_id.csv'] = { body: '' };
+    expect((await run('2026-09-30T13:00:00Z')).ok).toBe(true);
+    expect(JSON.parse(await readFile(join(raw, 'ghsa', '_state.json'), 'utf8')).npm.watermark).toBe('2026-09-30T10:00:00.000Z');
+
+    // The next export lists the record modified at 09:30.
+    server.requests.length = 0;
+    table['/npm/modified_id.csv'] = { body: `${first}2026-09-30T09:30:00Z,GHSA-2326-hx7g-3m9r\n` };
+    expect((await run('2026-09-30T14:00:00Z')).ok).toBe(true);
+    expect(paths()).toEqual(['/npm/modified_id.csv', '/npm/GHSA-2326-hx7g-3m9r.json', '/PyPI/modified_id.csv']);
+    expect((await readdir(join(raw, 'ghsa', 'npm', 'updates'))).sort()).toEqual(['GHSA-2326-hx7g-3m9r.json', 'GHSA-p8p7-x288-28g6.json']);
+
+    // Both are known now: the same listing again fetches neither.
+    server.requests.length = 0;
+    expect((await run('2026-09-30T15:00:00Z')).ok).toBe(true);
+    expect(paths()).toEqual(['/npm/modified_id.csv', '/PyPI/modified_id.csv']);
+  });
+
   it('a changed record that fails keeps the watermark, so the next run fetches it again', async () => {
     expect((await run('2026-09-30T12:00:00Z')).ok).toBe(true);
     table['/npm/modified_id.csv'] = { body: '2026-09-30T10:00:00Z,GHSA-p8p7-x288-28g6\n' };
