@@ -34,6 +34,12 @@ export function parseMsrcUpdates(value: unknown, what: string): MsrcUpdate[] {
   return out;
 }
 
+/** The month a CVRF document says it is (`DocumentTracking.Identification.ID.Value`), or null. */
+function servedId(doc: unknown): string | null {
+  const id = (doc as { DocumentTracking?: { Identification?: { ID?: { Value?: unknown } } } })?.DocumentTracking?.Identification?.ID?.Value;
+  return typeof id === 'string' && id.trim() ? id.trim() : null;
+}
+
 export const msrcSource: SourceFetcher = {
   name: 'msrc',
   async fetch(ctx: FetchContext): Promise<SourceOutcome> {
@@ -70,6 +76,16 @@ export const msrcSource: SourceFetcher = {
           }
           if (!Array.isArray((doc as { Vulnerability?: unknown })?.Vulnerability)) {
             throw new FetchError(`MSRC ${u.id} from ${u.url}: not a CVRF document (no Vulnerability array)`);
+          }
+          // The API has answered one month's URL with another month's document (2026-Jan served
+          // "February 2026 Security Updates", MSRC-Microsoft-Security-Updates-API#178): stored
+          // under the month asked for, the month's own CVEs were lost and the other's read twice.
+          const served = servedId(doc);
+          if (served !== null && served.toLowerCase() !== u.id.toLowerCase()) {
+            const title = (doc as { DocumentTitle?: { Value?: unknown } }).DocumentTitle?.Value;
+            throw new FetchError(
+              `MSRC ${u.id} from ${u.url}: the document served is ${served}${typeof title === 'string' ? ` ("${title}")` : ''}, not ${u.id}; refused, asked for again next run`,
+            );
           }
           const file = join(ctx.dir, `${u.id}.json`);
           await writeFileAtomic(file, raw);
