@@ -118,6 +118,27 @@ describe('GHSA through the OSV bulk export', () => {
     expect(await readdir(join(raw, 'ghsa', 'npm'))).toEqual(['all.zip']);
   });
 
+  it('after a run that failed on one changed record, the next asks only for what it does not hold yet', async () => {
+    expect((await run('2026-09-30T12:00:00Z')).ok).toBe(true);
+    const updated = JSON.parse((await fixture('ghsa/GHSA-p8p7-x288-28g6.json')).toString());
+    updated.modified = '2026-09-30T10:00:00Z';
+    const other = JSON.parse((await fixture('ghsa/GHSA-2326-hx7g-3m9r.json')).toString());
+    other.modified = '2026-09-30T11:00:00Z';
+    table['/npm/modified_id.csv'] = { body: '2026-09-30T11:00:00Z,GHSA-2326-hx7g-3m9r\n2026-09-30T10:00:00Z,GHSA-p8p7-x288-28g6\n' };
+    table['/npm/GHSA-p8p7-x288-28g6.json'] = { body: JSON.stringify(updated) };
+    table['/npm/GHSA-2326-hx7g-3m9r.json'] = { status: 503, body: 'Service Unavailable' };
+    table['/PyPI/modified_id.csv'] = { body: '' };
+    expect((await run('2026-10-01T12:00:00Z')).ok).toBe(false);
+    expect(await readdir(join(raw, 'ghsa', 'npm', 'updates'))).toEqual(['GHSA-p8p7-x288-28g6.json']);
+
+    server.requests.length = 0;
+    table['/npm/GHSA-2326-hx7g-3m9r.json'] = { body: JSON.stringify(other) };
+    expect((await run('2026-10-01T13:00:00Z')).ok).toBe(true);
+    expect(paths()).toEqual(['/npm/modified_id.csv', '/npm/GHSA-2326-hx7g-3m9r.json', '/PyPI/modified_id.csv']);
+    expect((await readdir(join(raw, 'ghsa', 'npm', 'updates'))).sort()).toEqual(['GHSA-2326-hx7g-3m9r.json', 'GHSA-p8p7-x288-28g6.json']);
+    expect(JSON.parse(await readFile(join(raw, 'ghsa', '_state.json'), 'utf8')).npm.watermark).toBe('2026-09-30T11:00:00.000Z');
+  });
+
   // OSV lists an id whose record the bucket does not hold (withdrawn, moved, or the listing ahead
   // of its records). Failing the ecosystem for it kept the watermark where it was: every changed
   // record was fetched again at every run, and the source was reported failed, for ever.

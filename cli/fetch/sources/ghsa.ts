@@ -7,7 +7,7 @@
  * `ghsa/<ecosystem>/updates/<ID>.json`. The build keeps the
  * latest `modified` per id, so updates simply sit beside the archive they supersede. A listed
  * record the bucket answers 404 for is skipped (named in the log); any other failure keeps the
- * ecosystem's watermark, so the next run asks again.
+ * ecosystem's watermark, so the next run asks again (for the records it does not hold yet).
  *
  * `modified_id.csv` is read whole (it is not reliably sorted across re-processing), and the
  * incremental fetch keeps only `idPrefixes` (GHSA-); all.zip is kept as published, so it also
@@ -74,6 +74,18 @@ export function changedRows(
   return rows.filter((r) => wanted(r.id) && (r.modified > watermark || (seen !== null && r.modified > floor && !seen.has(rowKey(r)))));
 }
 
+/** Whether `file` (an OSV record stored by an earlier run) is already the version modified at `modified`, or a later one. */
+async function holdsVersion(file: string, modified: string): Promise<boolean> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return false;
+  try {
+    const stored = Date.parse(String((JSON.parse(text) as { modified?: unknown }).modified));
+    return !Number.isNaN(stored) && stored >= Date.parse(modified);
+  } catch {
+    return false;
+  }
+}
+
 /** Rows of modified_id.csv: `<RFC3339>,<ID>` or `<RFC3339>,<ECOSYSTEM>/<ID>`; a header is skipped. */
 export function parseModifiedIds(text: string): Array<{ modified: string; id: string }> {
   const out: Array<{ modified: string; id: string }> = [];
@@ -124,6 +136,9 @@ export const ghsaSource: SourceFetcher = {
                 changed,
                 cfg.concurrency,
                 async (row) => {
+                  // Stored by an earlier run that failed on another record (which kept the
+                  // watermark): every changed record was downloaded again for that one.
+                  if (await holdsVersion(join(folder, 'updates', `${row.id}.json`), row.modified)) return;
                   const url = `${base}/${encodeURIComponent(row.id)}.json`;
                   let res: BodyResponse;
                   try {
