@@ -3,9 +3,9 @@
  * (`<base>/<ecosystem>/all.zip`, `modified_id.csv`, `<id>.json`). The first run, and every
  * `fullRefreshDays`, downloads each ecosystem's `all.zip`; runs in between read
  * `modified_id.csv` (one conditional request when nothing changed) and fetch only the records
- * modified since the watermark (and those listed late, changedRows) into
- * `ghsa/<ecosystem>/updates/<ID>.json`. The build keeps the
- * latest `modified` per id, so updates simply sit beside the archive they supersede. A listed
+ * modified since the watermark, and those listed late (changedRows), into
+ * `ghsa/<ecosystem>/updates/<ID>.json`. The build keeps the latest `modified` per id, so
+ * updates simply sit beside the archive they supersede. A listed
  * record the bucket answers 404 for is skipped (named in the log); any other failure keeps the
  * ecosystem's watermark, so the next run asks again (for the records it does not hold yet).
  *
@@ -35,7 +35,7 @@ interface EcosystemState {
   csv?: Validators;
   /**
    * `<id>@<modified>` of the listed GHSA rows modified within `overlapHours` before the
-   * watermark, as of the last modified_id.csv read (lateArrivals).
+   * watermark, as of the last modified_id.csv read (changedRows).
    */
   recent?: string[];
 }
