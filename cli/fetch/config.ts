@@ -68,7 +68,10 @@ export const FetchConfigSchema = z.strictObject({
       fullRefreshDays: z.number().min(0),
       /** More changed records than this in one run: download all.zip instead. */
       maxIncremental: z.number().int().min(0),
-      /** The first incremental run after an all.zip starts this long before its Last-Modified. */
+      /**
+       * The first incremental run after an all.zip starts this long before its Last-Modified;
+       * later ones also take records listed late that were modified this long before the watermark.
+       */
       overlapHours: z.number().min(0),
       concurrency: z.number().int().min(1),
     }),

@@ -17,7 +17,7 @@ import { FetchError, describeError, isAbortError } from './errors.ts';
 import { HttpStatusError, TruncatedBodyError, headerValue, type GetOptions, type HttpClient, type HttpResponse } from './http.ts';
 import { dropPartial, dropStalePartials, loadPartial, partialFilesFor, savePartialMeta } from './partial.ts';
 import { conditionalHeaders, validatorsOf, type ValidatorStore, type Validators } from './validators.ts';
-import { refuseShrink, type Verified } from './verify.ts';
+import { refuseOlder, refuseShrink, type Verified } from './verify.ts';
 
 export type TempDownload =
   | { kind: 'not-modified' }
@@ -250,7 +250,7 @@ export interface FetchFileOptions extends GetOptions {
  * Download → verify → rename, for one file. A 304 leaves everything as is; any failure leaves
  * the last good file byte for byte (a broken download keeps its bytes beside it for the next
  * run; a file that fails its check is removed). A new file with fewer than half the records of
- * the one in place fails its check (refuseShrink).
+ * the one in place fails its check (refuseShrink), and so does one dated before it (refuseOlder).
  */
 export async function fetchFile(http: HttpClient, opts: FetchFileOptions): Promise<FileOutcome> {
   const key = relative(opts.sourceDir, opts.dest);
@@ -262,7 +262,10 @@ export async function fetchFile(http: HttpClient, opts: FetchFileOptions): Promi
     const verified = await opts.verify(got.tmp, what);
     // The file in place, counted by the same check (one that no longer passes counts for nothing).
     const before = existsSync(opts.dest) ? await opts.verify(opts.dest, key).catch(() => null) : null;
-    if (before) refuseShrink(before.records, verified.records, what);
+    if (before) {
+      refuseShrink(before.records, verified.records, what);
+      refuseOlder(before.watermark, verified.watermark, what);
+    }
     await moveIntoPlace(got.tmp, opts.dest);
     await opts.store?.set(key, opts.url, got.validators);
     // Without a date inside the file, the server's Last-Modified says how fresh it is.

@@ -161,12 +161,15 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
       if (!result.ok) return fail(`NVD: ${result.error}`);
       const changes = result.outcome?.records ?? 0;
       health.last_changes = changes;
-      // Nothing changed upstream and a snapshot is already served: rebuilding would change nothing.
-      if (changes > 0 || !existsSync(currentPointer(opts.dataDir))) {
+      // The deltas this build would read (the lock keeps any other fetch out until it is done).
+      // Deltas are folded away once a snapshot built from them is published, so any left were
+      // fetched by a poll (or a nightly run) whose build failed: not served yet, though this poll
+      // found nothing new. Skipping the build then left them unpublished until NVD next changed.
+      const built = await listNvdDeltas(nvdDir);
+      // Nothing new, nothing pending and a snapshot already served: rebuilding would change nothing.
+      if (changes > 0 || built.length > 0 || !existsSync(currentPointer(opts.dataDir))) {
         health.status = 'building';
         await write();
-        // The deltas this build reads (the lock keeps any other fetch out until it is done).
-        const built = await listNvdDeltas(nvdDir);
         try {
           const result = await opts.build(opts.buildOptions);
           if (!result.published) return fail(`build ${result.buildId} finished but did not publish`);

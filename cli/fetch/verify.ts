@@ -40,6 +40,22 @@ export function refuseShrink(before: number, after: number, what: string): void 
 }
 
 /**
+ * A new file dated before the one in place (the KEV catalog's `dateReleased`, the EPSS score
+ * date) is refused. A CDN edge or a mirror still holding yesterday's copy answers 200 with it
+ * (the conditional request names today's validators, which it does not know), and taken, it
+ * rolled the data back: KEV entries added since vanished and came back a day later, each a
+ * change (and an alert) of its own. Marks that are no date (CWE's `v4.18`) are not compared.
+ */
+export function refuseOlder(before: string | null | undefined, after: string | null | undefined, what: string): void {
+  const date = (mark: string | null | undefined) => (mark && /^\d{4}-\d{2}-\d{2}T/.test(mark) ? Date.parse(mark) : NaN);
+  const [was, now] = [date(before), date(after)];
+  if (Number.isNaN(was) || Number.isNaN(now) || now >= was) return;
+  throw new FetchError(
+    `${what}: dated ${after}, older than the file in place (${before}); a stale copy, refused, the file in place is kept (delete it to accept the older one)`,
+  );
+}
+
+/**
  * What a file that should be binary starts with, for an error message: a server's HTML or text
  * page answered with 200 in place of the file reads as itself, anything else as hex.
  */

@@ -74,6 +74,36 @@ describe('GHSA through the OSV bulk export', () => {
     expect(paths()).toEqual(['/npm/modified_id.csv', '/PyPI/modified_id.csv']);
   });
 
+  // OSV lists records as it exports them, not in `modified` order: one modified at 09:30 can
+  // first appear after one modified at 10:00 was fetched. It sat below the watermark (10:00) and
+  // was skipped until the next all.zip, days later.
+  it('fetches a record listed late, modified before the watermark, once; rows already listed are not fetched again', async () => {
+    expect((await run('2026-09-30T12:00:00Z')).ok).toBe(true);
+    const updated = JSON.parse((await fixture('ghsa/GHSA-p8p7-x288-28g6.json')).toString());
+    updated.modified = '2026-09-30T10:00:00Z';
+    const lateRecord = JSON.parse((await fixture('ghsa/GHSA-2326-hx7g-3m9r.json')).toString());
+    lateRecord.modified = '2026-09-30T09:30:00Z';
+    const first = '2026-09-30T10:00:00Z,GHSA-p8p7-x288-28g6\n';
+    table['/npm/modified_id.csv'] = { body: first };
+    table['/npm/GHSA-p8p7-x288-28g6.json'] = { body: JSON.stringify(updated) };
+    table['/npm/GHSA-2326-hx7g-3m9r.json'] = { body: JSON.stringify(lateRecord) };
+    table['/PyPI/modified_id.csv'] = { body: '' };
+    expect((await run('2026-09-30T13:00:00Z')).ok).toBe(true);
+    expect(JSON.parse(await readFile(join(raw, 'ghsa', '_state.json'), 'utf8')).npm.watermark).toBe('2026-09-30T10:00:00.000Z');
+
+    // The next export lists the record modified at 09:30.
+    server.requests.length = 0;
+    table['/npm/modified_id.csv'] = { body: `${first}2026-09-30T09:30:00Z,GHSA-2326-hx7g-3m9r\n` };
+    expect((await run('2026-09-30T14:00:00Z')).ok).toBe(true);
+    expect(paths()).toEqual(['/npm/modified_id.csv', '/npm/GHSA-2326-hx7g-3m9r.json', '/PyPI/modified_id.csv']);
+    expect((await readdir(join(raw, 'ghsa', 'npm', 'updates'))).sort()).toEqual(['GHSA-2326-hx7g-3m9r.json', 'GHSA-p8p7-x288-28g6.json']);
+
+    // Both are known now: the same listing again fetches neither.
+    server.requests.length = 0;
+    expect((await run('2026-09-30T15:00:00Z')).ok).toBe(true);
+    expect(paths()).toEqual(['/npm/modified_id.csv', '/PyPI/modified_id.csv']);
+  });
+
   it('a changed record that fails keeps the watermark, so the next run fetches it again', async () => {
     expect((await run('2026-09-30T12:00:00Z')).ok).toBe(true);
     table['/npm/modified_id.csv'] = { body: '2026-09-30T10:00:00Z,GHSA-p8p7-x288-28g6\n' };
@@ -86,6 +116,27 @@ describe('GHSA through the OSV bulk export', () => {
     const state = JSON.parse(await readFile(join(raw, 'ghsa', '_state.json'), 'utf8'));
     expect(state.npm.watermark).toBe('2026-09-29T06:00:00.000Z');
     expect(await readdir(join(raw, 'ghsa', 'npm'))).toEqual(['all.zip']);
+  });
+
+  it('after a run that failed on one changed record, the next asks only for what it does not hold yet', async () => {
+    expect((await run('2026-09-30T12:00:00Z')).ok).toBe(true);
+    const updated = JSON.parse((await fixture('ghsa/GHSA-p8p7-x288-28g6.json')).toString());
+    updated.modified = '2026-09-30T10:00:00Z';
+    const other = JSON.parse((await fixture('ghsa/GHSA-2326-hx7g-3m9r.json')).toString());
+    other.modified = '2026-09-30T11:00:00Z';
+    table['/npm/modified_id.csv'] = { body: '2026-09-30T11:00:00Z,GHSA-2326-hx7g-3m9r\n2026-09-30T10:00:00Z,GHSA-p8p7-x288-28g6\n' };
+    table['/npm/GHSA-p8p7-x288-28g6.json'] = { body: JSON.stringify(updated) };
+    table['/npm/GHSA-2326-hx7g-3m9r.json'] = { status: 503, body: 'Service Unavailable' };
+    table['/PyPI/modified_id.csv'] = { body: '' };
+    expect((await run('2026-10-01T12:00:00Z')).ok).toBe(false);
+    expect(await readdir(join(raw, 'ghsa', 'npm', 'updates'))).toEqual(['GHSA-p8p7-x288-28g6.json']);
+
+    server.requests.length = 0;
+    table['/npm/GHSA-2326-hx7g-3m9r.json'] = { body: JSON.stringify(other) };
+    expect((await run('2026-10-01T13:00:00Z')).ok).toBe(true);
+    expect(paths()).toEqual(['/npm/modified_id.csv', '/npm/GHSA-2326-hx7g-3m9r.json', '/PyPI/modified_id.csv']);
+    expect((await readdir(join(raw, 'ghsa', 'npm', 'updates'))).sort()).toEqual(['GHSA-2326-hx7g-3m9r.json', 'GHSA-p8p7-x288-28g6.json']);
+    expect(JSON.parse(await readFile(join(raw, 'ghsa', '_state.json'), 'utf8')).npm.watermark).toBe('2026-09-30T11:00:00.000Z');
   });
 
   // OSV lists an id whose record the bucket does not hold (withdrawn, moved, or the listing ahead

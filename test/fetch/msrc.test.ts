@@ -26,8 +26,16 @@ describe('MSRC CVRF', () => {
     server = await startServer((_req, url) => table[url.pathname] ?? { status: 404 });
     table['/cvrf/v3.0/updates'] = { body: index('2024-02-13T08:00:00Z') };
     table['/cvrf/v3.0/cvrf/2024-Feb'] = { body: doc };
-    table['/cvrf/v3.0/cvrf/2023-Dec'] = { body: doc };
+    table['/cvrf/v3.0/cvrf/2023-Dec'] = { body: monthDoc('2023-Dec', 'December 2023 Security Updates') };
   });
+  /** The fixture as another month's document (its identification and title). */
+  const monthDoc = (id: string, title: string) => {
+    const d = JSON.parse(doc.toString('utf8'));
+    d.DocumentTracking.Identification.ID.Value = id;
+    d.DocumentTracking.Identification.Alias.Value = id;
+    d.DocumentTitle.Value = title;
+    return Buffer.from(JSON.stringify(d));
+  };
   afterEach(async () => {
     await server.close();
     await cleanup();
@@ -57,6 +65,23 @@ describe('MSRC CVRF', () => {
 
   it('honours sinceYear', async () => {
     expect((await run(2024)).ok).toBe(true);
+    expect(docs().map((r) => r.path)).toEqual(['/cvrf/v3.0/cvrf/2024-Feb']);
+  });
+
+  it("skips another month's document served for a month, keeping the stored copy, and asks for it again next run", async () => {
+    await run();
+    const file = join(raw, 'msrc', '2024-Feb.json');
+    // What the API does for 2026-Jan (MSRC-Microsoft-Security-Updates-API#178): the next month's document.
+    table['/cvrf/v3.0/cvrf/2024-Feb'] = { body: monthDoc('2024-Mar', 'March 2024 Security Updates') };
+    table['/cvrf/v3.0/updates'] = { body: index('2024-03-12T08:00:00Z') };
+    const result = await run();
+    // The upstream fault lasts: the source is not failed for it, the skip is said.
+    expect(result.ok).toBe(true);
+    expect(result.outcome?.detail).toBe("0 of 2 monthly documents; skipped, another month's document served: 2024-Feb (served 2024-Mar)");
+    expect(await readFile(file)).toEqual(doc);
+    server.requests.length = 0;
+    table['/cvrf/v3.0/cvrf/2024-Feb'] = { body: doc };
+    expect((await run()).ok).toBe(true);
     expect(docs().map((r) => r.path)).toEqual(['/cvrf/v3.0/cvrf/2024-Feb']);
   });
 

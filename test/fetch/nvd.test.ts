@@ -15,8 +15,11 @@ async function records(): Promise<unknown[]> {
   return Promise.all(IDS.map(async (id) => JSON.parse((await fixture(`nvd/${id}.json`)).toString('utf8'))));
 }
 
-/** An NVD API 2.0 response page over `all`, as the API shapes it. */
-function page(all: unknown[], startIndex: number, size: number): Reply {
+/**
+ * An NVD API 2.0 response page over `all`, as the API shapes it; `timestamp` is NVD's clock when
+ * it answered (zone-less UTC).
+ */
+function page(all: unknown[], startIndex: number, size: number, timestamp = '2026-10-01T11:59:00.000'): Reply {
   const slice = all.slice(startIndex, startIndex + size);
   return {
     headers: { 'content-type': 'application/json' },
@@ -26,7 +29,7 @@ function page(all: unknown[], startIndex: number, size: number): Reply {
       totalResults: all.length,
       format: 'NVD_CVE',
       version: '2.0',
-      timestamp: '2026-10-01T11:59:00.000',
+      timestamp,
       vulnerabilities: slice.map((cve) => ({ cve })),
     }),
   };
@@ -351,7 +354,11 @@ describe('NVD fetcher', () => {
     server = undefined;
 
     const later = new Date(NOW.getTime() + 86_400_000);
-    const empty = routes({ '/rest/json/cves/2.0': (u) => page(u.searchParams.has('lastModStartDate') ? all.slice(0, 1) : [], Number(u.searchParams.get('startIndex')), 2) });
+    // NVD's clock agrees with ours: it answers a minute before the day after.
+    const empty = routes({
+      '/rest/json/cves/2.0': (u) =>
+        page(u.searchParams.has('lastModStartDate') ? all.slice(0, 1) : [], Number(u.searchParams.get('startIndex')), 2, '2026-10-02T11:59:00.000'),
+    });
     const refused = await run(empty, { full: true, now: later });
     expect(refused.result.ok).toBe(false);
     expect(refused.result.error).toMatch(/^NVD full pull from http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0: totalResults 0, fewer than half of the 5 CVE records in nvd\/full\/; refused, the set in place is kept/);
@@ -364,6 +371,86 @@ describe('NVD fetcher', () => {
     expect(next.result.ok).toBe(true);
     expect(await idsIn(join(dir, 'delta'))).toEqual([IDS[0]]);
     expect((await loadNvdState(dir)).watermark).toBe(later.toISOString());
+  });
+
+  // Taken, an empty first pull set the watermark to its start: every later run asked NVD only for
+  // changes since, and the CVEs published before never came (the status said ok, 0 records).
+  it('refuses a first full pull that holds no record at all, and pulls in full again next run', async () => {
+    const all = await records();
+    let answer: unknown[] = [];
+    const route = routes({ '/rest/json/cves/2.0': (u) => page(answer, Number(u.searchParams.get('startIndex')), 2) });
+    const refused = await run(route);
+    expect(refused.result.ok).toBe(false);
+    expect(refused.result.error).toMatch(/^NVD full pull from http:\/\/127\.0\.0\.1:\d+\/rest\/json\/cves\/2\.0: totalResults 0, no CVE record at all; refused, the next run pulls again$/);
+    const dir = join(raw, 'nvd');
+    expect(await loadNvdState(dir)).toMatchObject({ watermark: null, full: null, window: null });
+    expect(existsSync(join(dir, 'full'))).toBe(false);
+    expect(existsSync(join(dir, '_full-partial'))).toBe(false);
+
+    answer = all;
+    const next = await run(route);
+    expect(next.result.ok).toBe(true);
+    // A full pull again (no lastMod window), then the window from its start.
+    expect(server!.requests.filter((r) => !r.query.has('lastModStartDate')).map((r) => r.query.get('startIndex'))).toEqual(['0', '0', '2', '4']);
+    expect(await idsIn(join(dir, 'full'))).toEqual(IDS);
+    expect((await loadNvdState(dir)).fullRecords).toBe(5);
+  });
+
+  // The swap renames full/ aside, _full-partial/ to full/, drops the old set and the deltas, then
+  // saves the state. A crash before that save left the state saying "pull complete, swap it in"
+  // with no partial folder: the next run swapped in an empty folder over the completed set.
+  it('a run after a crash in the middle of swapping a completed pull in keeps the swapped-in set', async () => {
+    const all = await records();
+    const dir = join(raw, 'nvd');
+    await mkdir(join(dir, 'full'), { recursive: true });
+    for (const start of [0, 2, 4]) {
+      const body = JSON.stringify(JSON.parse(page(all, start, 2).body as string));
+      await writeFile(join(dir, 'full', `page-${String(start).padStart(7, '0')}.json.gz`), gzipSync(Buffer.from(body)));
+    }
+    // The old set renamed aside and the deltas it superseded, not yet dropped.
+    await mkdir(join(dir, '_full-old'), { recursive: true });
+    await writeFile(join(dir, '_full-old', 'page-0000000.json.gz'), gzipSync(Buffer.from(JSON.stringify(JSON.parse(page(all.slice(0, 1), 0, 1).body as string)))));
+    await mkdir(join(dir, 'delta'), { recursive: true });
+    await writeFile(join(dir, 'delta', '20260930T000000Z-0000000.json.gz'), gzipSync(Buffer.from(JSON.stringify(JSON.parse(page(all.slice(0, 1), 0, 1).body as string)))));
+    const startedAt = '2026-10-01T11:00:00.000Z';
+    await writeFile(
+      join(dir, '_state.json'),
+      JSON.stringify({ watermark: '2026-09-30T00:00:00.000Z', full: { startedAt, nextIndex: 5, totalResults: 5 }, window: null, fullRecords: 5 }),
+    );
+    const result = await run(routes({ '/rest/json/cves/2.0': (u) => page(all.slice(0, 1), Number(u.searchParams.get('startIndex')), 2) }));
+    expect(result.result.ok).toBe(true);
+    // No full-pull page asked again: only the window from the pull's start.
+    expect(server!.requests.every((r) => r.query.has('lastModStartDate'))).toBe(true);
+    expect(await idsIn(join(dir, 'full'))).toEqual(IDS);
+    expect((await readdir(dir)).sort()).toEqual(['_state.json', 'delta', 'full']);
+    expect(await loadNvdState(dir)).toMatchObject({ watermark: NOW.toISOString(), full: null, fullRecords: 5 });
+  });
+
+  // An hour ahead, the watermark was an hour into NVD's future: the next window began 45 minutes
+  // after the last change NVD had when it answered, and the changes of those 45 minutes were
+  // never asked for.
+  it("takes NVD's time as the watermark when this host's clock is ahead of it by more than the overlap", async () => {
+    const all = await records();
+    const dir = join(raw, 'nvd');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, '_state.json'), JSON.stringify({ watermark: '2026-09-30T00:00:00.000Z', full: null, window: null }));
+    // Our clock says 12:00; NVD's says 11:00.
+    const route = routes({ '/rest/json/cves/2.0': (u) => page(all, Number(u.searchParams.get('startIndex')), 2, '2026-10-01T11:00:00.000') });
+    expect((await run(route)).result.ok).toBe(true);
+    expect(server!.requests.at(-1)!.query.get('lastModEndDate')).toBe('2026-10-01T12:00:00.000+00:00');
+    expect((await loadNvdState(dir)).watermark).toBe('2026-10-01T11:00:00.000Z');
+    // The next run's window starts from NVD's time (less the overlap), and is the run's only one.
+    server!.requests.length = 0;
+    expect((await run(route, { now: new Date('2026-10-01T14:00:00.000Z') })).result.ok).toBe(true);
+    expect(new Set(server!.requests.map((r) => r.query.get('lastModStartDate')))).toEqual(new Set(['2026-10-01T10:45:00.000+00:00']));
+    expect((await loadNvdState(dir)).watermark).toBe('2026-10-01T11:00:00.000Z');
+
+    // Behind by less than the overlap (a minute, the other tests' NVD): the window's end stays.
+    await writeFile(join(dir, '_state.json'), JSON.stringify({ watermark: '2026-09-30T00:00:00.000Z', full: null, window: null }));
+    await server!.close();
+    server = undefined;
+    expect((await run(routes({ '/rest/json/cves/2.0': (u) => page(all, Number(u.searchParams.get('startIndex')), 2) }))).result.ok).toBe(true);
+    expect((await loadNvdState(dir)).watermark).toBe(NOW.toISOString());
   });
 
   it('--full re-pulls beside the served set: an interrupted re-pull keeps the old pages, a finished one replaces them', async () => {

@@ -129,6 +129,25 @@ describe('live NVD poller', () => {
     expect(await health()).toMatchObject({ last_poll_ok: true, last_changes: 0, polls_ok: 6, polls_failed: 2, consecutive_failures: 0, last_build_id: 'b0' });
   });
 
+  it('rebuilds on a quiet poll when the changes of an earlier poll were never published (its build failed)', async () => {
+    await writeFile(join(data, 'CURRENT'), 'b0\n');
+    await poll({
+      once: true,
+      build: async () => {
+        throw new Error('DuckDB out of memory');
+      },
+    });
+    expect(await health()).toMatchObject({ last_poll_ok: false, last_changes: 2 });
+    // NVD has nothing new since: the two records fetched above are still not served.
+    reply = () => ({ body: JSON.stringify({ resultsPerPage: 0, startIndex: 0, totalResults: 0, vulnerabilities: [] }) });
+    await poll({ once: true });
+    expect(builds).toHaveLength(1);
+    expect(await health()).toMatchObject({ last_poll_ok: true, last_changes: 0, last_build_id: 'b1' });
+    // Published, the deltas are folded: the next quiet poll has nothing to build.
+    await poll({ once: true });
+    expect(builds).toHaveLength(1);
+  });
+
   it('a build that throws counts as a failed poll, and the loop survives it', async () => {
     await poll({
       once: true,

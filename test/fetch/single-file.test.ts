@@ -67,6 +67,38 @@ describe('single-file sources', () => {
     expect(status).toMatchObject({ ok: true, unchanged: true, records: 3, bytes: 0 });
   });
 
+  it('KEV, EPSS: a copy dated before the file in place (a stale CDN edge) is refused, the file in place kept', async () => {
+    const kev = await fixture('kev/known_exploited_vulnerabilities.head3.json');
+    // The catalog of the day before: a CDN edge that has not seen today's release yet.
+    const older = Buffer.from(kev.toString('utf8').replace('"2025.08.25"', '"2025.08.22"').replace('2025-08-25T17:04:19.9796Z', '2025-08-22T16:10:02.0000Z'));
+    const csv = (await fixture('epss/epss_scores-current.head.csv')).toString('utf8');
+    let body = kev;
+    let epss = gzipSync(csv);
+    const route: Route = (_req, url) =>
+      url.pathname === '/epss.csv.gz' ? { body: epss } : { headers: { etag: body === kev ? '"today"' : '"yesterday"' }, body };
+    expect((await run('kev', route)).ok).toBe(true);
+    body = older;
+    const stale = await run('kev', route);
+    expect(stale.ok).toBe(false);
+    expect(stale.error).toMatch(
+      /^kev known_exploited_vulnerabilities\.json from http:\/\/127\.0\.0\.1:\d+\/kev\.json: dated 2025-08-22T16:10:02\.000Z, older than the file in place \(2025-08-25T17:04:19\.979Z\); a stale copy, refused, the file in place is kept/,
+    );
+    expect(await readFile(join(raw, 'kev', 'known_exploited_vulnerabilities.json'))).toEqual(kev);
+    expect(await files('kev')).toEqual(['known_exploited_vulnerabilities.json']);
+    // Not remembered as the copy in place: the next run asks without the stale copy's validators.
+    expect(JSON.parse(await readFile(join(raw, 'kev', '_http.json'), 'utf8'))['known_exploited_vulnerabilities.json'].etag).toBe('"today"');
+    expect((await readSourceStatuses(raw)).kev).toMatchObject({ ok: false, watermark: '2025-08-25T17:04:19.979Z' });
+    // The same day again (or a later one) is taken as usual.
+    body = kev;
+    expect((await run('kev', route)).ok).toBe(true);
+
+    expect((await run('epss', route)).ok).toBe(true);
+    epss = gzipSync(csv.replace('score_date:2026-09-29T12:00:22Z', 'score_date:2026-09-28T12:00:19Z'));
+    const staleEpss = await run('epss', route);
+    expect(staleEpss.error).toMatch(/epss_scores-current\.csv\.gz from .*: dated 2026-09-28T12:00:19\.000Z, older than the file in place \(2026-09-29T12:00:22\.000Z\)/);
+    expect(await readFile(join(raw, 'epss', 'epss_scores-current.csv.gz'))).toEqual(gzipSync(csv));
+  });
+
   it('KEV: malformed JSON keeps the last good file byte for byte and records the error', async () => {
     const dir = join(raw, 'kev');
     await mkdir(dir, { recursive: true });

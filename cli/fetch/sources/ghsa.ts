@@ -3,10 +3,11 @@
  * (`<base>/<ecosystem>/all.zip`, `modified_id.csv`, `<id>.json`). The first run, and every
  * `fullRefreshDays`, downloads each ecosystem's `all.zip`; runs in between read
  * `modified_id.csv` (one conditional request when nothing changed) and fetch only the records
- * modified since the watermark into `ghsa/<ecosystem>/updates/<ID>.json`. The build keeps the
- * latest `modified` per id, so updates simply sit beside the archive they supersede. A listed
+ * modified since the watermark, and those listed late (changedRows), into
+ * `ghsa/<ecosystem>/updates/<ID>.json`. The build keeps the latest `modified` per id, so
+ * updates simply sit beside the archive they supersede. A listed
  * record the bucket answers 404 for is skipped (named in the log); any other failure keeps the
- * ecosystem's watermark, so the next run asks again.
+ * ecosystem's watermark, so the next run asks again (for the records it does not hold yet).
  *
  * `modified_id.csv` is read whole (it is not reliably sorted across re-processing), and the
  * incremental fetch keeps only `idPrefixes` (GHSA-); all.zip is kept as published, so it also
@@ -32,6 +33,11 @@ interface EcosystemState {
   fullAt: string | null;
   /** Validators of the last modified_id.csv read. */
   csv?: Validators;
+  /**
+   * `<id>@<modified>` of the listed GHSA rows modified within `overlapHours` before the
+   * watermark, as of the last modified_id.csv read (changedRows).
+   */
+  recent?: string[];
 }
 
 type GhsaState = Record<string, EcosystemState>;
@@ -40,6 +46,44 @@ const STATE_FILE = '_state.json';
 
 export function ecosystemFolder(ecosystem: string): string {
   return ecosystem.replace(/[^A-Za-z0-9.+-]/g, '_');
+}
+
+const rowKey = (r: { id: string; modified: string }) => `${r.id}@${r.modified}`;
+
+/** The instant `hours` before `iso`, as ISO. */
+function hoursBefore(iso: string, hours: number): string {
+  return new Date(Date.parse(iso) - hours * 3_600_000).toISOString();
+}
+
+/**
+ * The rows to fetch: modified after the watermark, and the late arrivals. OSV exports records as
+ * it imports them, not in `modified` order: a record modified at 10:00 can first be listed after
+ * one modified at 11:00 was, and then sits below the watermark (11:00) for good; it was skipped
+ * until the weekly all.zip. So a row modified within `overlapHours` before the watermark that the
+ * previous listing did not hold (`recent`) is fetched too; one it held is not fetched again.
+ */
+export function changedRows(
+  rows: ReadonlyArray<{ modified: string; id: string }>,
+  st: Pick<EcosystemState, 'watermark' | 'recent'>,
+  overlapHours: number,
+  wanted: (id: string) => boolean,
+): Array<{ modified: string; id: string }> {
+  const watermark = st.watermark!;
+  const seen = st.recent ? new Set(st.recent) : null;
+  const floor = hoursBefore(watermark, overlapHours);
+  return rows.filter((r) => wanted(r.id) && (r.modified > watermark || (seen !== null && r.modified > floor && !seen.has(rowKey(r)))));
+}
+
+/** Whether `file` (an OSV record stored by an earlier run) is already the version modified at `modified`, or a later one. */
+async function holdsVersion(file: string, modified: string): Promise<boolean> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return false;
+  try {
+    const stored = Date.parse(String((JSON.parse(text) as { modified?: unknown }).modified));
+    return !Number.isNaN(stored) && stored >= Date.parse(modified);
+  } catch {
+    return false;
+  }
 }
 
 /** Rows of modified_id.csv: `<RFC3339>,<ID>` or `<RFC3339>,<ECOSYSTEM>/<ID>`; a header is skipped. */
@@ -82,7 +126,8 @@ export const ghsaSource: SourceFetcher = {
             totals.bytes += res.body.length;
             const rows = parseModifiedIds(text);
             if (rows.length === 0 && text.trim()) throw new FetchError(`${ecosystem} modified_id.csv from ${res.url}: no rows of <modified>,<id>`);
-            const changed = rows.filter((r) => r.modified > st.watermark! && cfg.idPrefixes.some((p) => r.id.startsWith(p)));
+            const wanted = (id: string) => cfg.idPrefixes.some((p) => id.startsWith(p));
+            const changed = changedRows(rows, st, cfg.overlapHours, wanted);
             if (changed.length > cfg.maxIncremental) {
               ctx.log(`  ghsa ${ecosystem}: ${formatCount(changed.length)} changed records; downloading all.zip instead`);
               needFull = true;
@@ -91,6 +136,9 @@ export const ghsaSource: SourceFetcher = {
                 changed,
                 cfg.concurrency,
                 async (row) => {
+                  // Stored by an earlier run that failed on another record (which kept the
+                  // watermark): every changed record was downloaded again for that one.
+                  if (await holdsVersion(join(folder, 'updates', `${row.id}.json`), row.modified)) return;
                   const url = `${base}/${encodeURIComponent(row.id)}.json`;
                   let res: BodyResponse;
                   try {
@@ -118,7 +166,9 @@ export const ghsaSource: SourceFetcher = {
                 throw new FetchError(`${failures.length} of ${changed.length} changed records failed (first: ${describeError(failures[0]!.error)})`);
               }
               const newest = rows.reduce((m, r) => (r.modified > m ? r.modified : m), st.watermark!);
-              state[ecosystem] = { ...st, watermark: newest, csv: validatorsOf(res) };
+              const floor = hoursBefore(newest, cfg.overlapHours);
+              const recent = rows.filter((r) => wanted(r.id) && r.modified > floor).map(rowKey);
+              state[ecosystem] = { ...st, watermark: newest, csv: validatorsOf(res), recent };
             }
           }
         }

@@ -34,6 +34,12 @@ export function parseMsrcUpdates(value: unknown, what: string): MsrcUpdate[] {
   return out;
 }
 
+/** The month a CVRF document says it is (`DocumentTracking.Identification.ID.Value`), or null. */
+function servedId(doc: unknown): string | null {
+  const id = (doc as { DocumentTracking?: { Identification?: { ID?: { Value?: unknown } } } })?.DocumentTracking?.Identification?.ID?.Value;
+  return typeof id === 'string' && id.trim() ? id.trim() : null;
+}
+
 export const msrcSource: SourceFetcher = {
   name: 'msrc',
   async fetch(ctx: FetchContext): Promise<SourceOutcome> {
@@ -56,6 +62,8 @@ export const msrcSource: SourceFetcher = {
     const bar = progress('msrc', todo.length, 'documents');
     let bytes = index.bytes;
     const failures: string[] = [];
+    /** Months answered with another month's document: skipped, asked for again next run. */
+    const misfiled: string[] = [];
     try {
       // Sequential: monthly documents are large (tens of MB) and Microsoft's API is slow to build them.
       for (const u of todo) {
@@ -70,6 +78,19 @@ export const msrcSource: SourceFetcher = {
           }
           if (!Array.isArray((doc as { Vulnerability?: unknown })?.Vulnerability)) {
             throw new FetchError(`MSRC ${u.id} from ${u.url}: not a CVRF document (no Vulnerability array)`);
+          }
+          // The API answers one month's URL with another month's document (2026-Jan serves
+          // "February 2026 Security Updates", MSRC-Microsoft-Security-Updates-API#178, open):
+          // stored under the month asked for, that month's CVEs were lost and the other's read
+          // twice. Skipped, not failed: the upstream fault lasts for months and is no reason to
+          // fail the source (and with it the job) every run; the stored copy is kept, and the
+          // file's date left as it was, so the month is asked for again next run.
+          const served = servedId(doc);
+          if (served !== null && served.toLowerCase() !== u.id.toLowerCase()) {
+            const title = (doc as { DocumentTitle?: { Value?: unknown } }).DocumentTitle?.Value;
+            ctx.log(`  msrc: ${u.url} answers with ${served}'s document${typeof title === 'string' ? ` ("${title}")` : ''}, not ${u.id}'s; skipped, asked for again next run`);
+            misfiled.push(`${u.id} (served ${served})`);
+            continue;
           }
           const file = join(ctx.dir, `${u.id}.json`);
           await writeFileAtomic(file, raw);
@@ -87,13 +108,13 @@ export const msrcSource: SourceFetcher = {
     }
     if (failures.length) throw new FetchError(`${failures.length} of ${todo.length} documents failed (first: ${failures[0]})`);
     const newest = updates.reduce<string | null>((m, u) => (!m || u.released > m ? u.released : m), null);
-    const fetched = todo.length;
+    const fetched = todo.length - misfiled.length;
     return {
       records: fetched,
       bytes,
       watermark: newest,
       unchanged: fetched === 0,
-      detail: `${formatCount(fetched)} of ${formatCount(updates.length)} monthly documents`,
+      detail: `${formatCount(fetched)} of ${formatCount(updates.length)} monthly documents${misfiled.length ? `; skipped, another month's document served: ${misfiled.join(', ')}` : ''}`,
     };
   },
 };

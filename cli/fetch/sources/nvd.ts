@@ -18,6 +18,7 @@ import { readFile, rename, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { formatCount, progress } from '../../../lib/log.ts';
+import { feedTimestamp } from '../../parse/nvd-timestamp.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
 import { FetchError } from '../errors.ts';
 import { RETRY_STATUSES, UnusableBodyError, parseJsonOrRetry } from '../http.ts';
@@ -29,6 +30,8 @@ interface Cursor {
   totalResults: number | null;
   /** Step backs so far (see readPages); pages read after one are named `-r<n>`. */
   rereads?: number;
+  /** NVD's own time (its `timestamp`) when it answered the query's first page read (ISO). */
+  served?: string;
 }
 
 export interface NvdState {
@@ -83,9 +86,11 @@ interface Page {
   raw: Buffer;
   count: number;
   totalResults: number;
+  /** The answer's `timestamp` (NVD's clock, zone-less UTC) as ISO, or null. */
+  served: string | null;
 }
 
-function checkEnvelope(value: unknown, startIndex: number, what: string): { count: number; totalResults: number } {
+function checkEnvelope(value: unknown, startIndex: number, what: string): { count: number; totalResults: number; served: string | null } {
   if (typeof value !== 'object' || value === null) throw new FetchError(`${what}: not a JSON object`);
   const v = value as Record<string, unknown>;
   if (!Array.isArray(v.vulnerabilities)) throw new FetchError(`${what}: no vulnerabilities array`);
@@ -95,7 +100,7 @@ function checkEnvelope(value: unknown, startIndex: number, what: string): { coun
   }
   const bad = v.vulnerabilities.findIndex((x) => typeof (x as { cve?: { id?: unknown } })?.cve?.id !== 'string');
   if (bad >= 0) throw new FetchError(`${what}: vulnerabilities[${bad}] has no cve.id`);
-  return { count: v.vulnerabilities.length, totalResults: v.totalResults };
+  return { count: v.vulnerabilities.length, totalResults: v.totalResults, served: feedTimestamp(v.timestamp) };
 }
 
 export const nvdSource: SourceFetcher = {
@@ -190,10 +195,10 @@ class NvdRun {
       },
     );
     const raw = res.body;
-    const { count, totalResults } = value;
+    const { count, totalResults, served } = value;
     this.bytes += raw.length;
     this.pages++;
-    return { raw, count, totalResults };
+    return { raw, count, totalResults, served };
   }
 
   private async writePage(file: string, page: Page): Promise<void> {
@@ -228,6 +233,7 @@ class NvdRun {
     while (cursor.totalResults === null || cursor.nextIndex < cursor.totalResults) {
       const start = cursor.nextIndex;
       const page = await this.getPage(params, start, what(start));
+      if (page.served !== null && (cursor.served === undefined || page.served < cursor.served)) cursor.served = page.served;
       const before = cursor.totalResults;
       cursor.totalResults = page.totalResults;
       const shrink = before === null ? 0 : before - page.totalResults;
@@ -267,36 +273,65 @@ class NvdRun {
     }
     const pulled = full.totalResults ?? 0;
     const inPlace = this.state.fullRecords;
-    if (inPlace !== null && pulled * 2 < inPlace && existsSync(join(this.ctx.dir, 'full'))) {
+    const shrunk = inPlace !== null && pulled * 2 < inPlace && existsSync(join(this.ctx.dir, 'full'));
+    if (shrunk || pulled === 0) {
       // NVD has answered whole queries with no records (aquasecurity/vuln-list-update#328). Swapped
       // in, such a pull replaced the full set (and dropped the deltas) with next to nothing, and
       // the watermark moved past all that was lost. The pull is dropped; the increments go on
-      // from the watermark in place.
+      // from the watermark in place. A pull with no record at all is never NVD's whole set: on a
+      // first run it was taken, the watermark set to its start, and every CVE older than that
+      // was never asked for again (the next run asked only for changes).
       this.state.full = null;
       await rm(join(this.ctx.dir, PARTIAL_DIR), { recursive: true, force: true });
       await this.save();
+      const from = `NVD full pull from ${this.ctx.http.rewrite(this.cfg.url)}: totalResults ${pulled}`;
       throw new FetchError(
-        `NVD full pull from ${this.ctx.http.rewrite(this.cfg.url)}: totalResults ${pulled}, fewer than half of the ${inPlace} CVE records in nvd/full/; refused, the set in place is kept (\`vulnintel fetch --sources nvd --full\` pulls again)`,
+        shrunk
+          ? `${from}, fewer than half of the ${inPlace} CVE records in nvd/full/; refused, the set in place is kept (\`vulnintel fetch --sources nvd --full\` pulls again)`
+          : `${from}, no CVE record at all; refused${this.state.watermark ? ', the set in place is kept (`vulnintel fetch --sources nvd --full` pulls again)' : ', the next run pulls again'}`,
       );
     }
     await this.swapInFull();
-    this.state.watermark = full.startedAt;
+    this.state.watermark = this.reached(full.startedAt, full.served);
     this.state.full = null;
     this.state.window = null;
     this.state.fullRecords = pulled;
     await this.save();
   }
 
+  /**
+   * How far a completed query reaches: its end by our clock (`end`), unless NVD's clock said an
+   * earlier time when it answered (`served`) by more than the overlap. A local clock ahead of
+   * NVD's by more than `overlapMinutes` set the watermark in NVD's future: the next window
+   * started after changes NVD had not made yet when this query was answered, and they were never
+   * asked for (an hour ahead lost 45 minutes of changes at every run). A smaller gap the overlap
+   * covers, so the window's own end is kept then.
+   */
+  private reached(end: string, served: string | undefined): string {
+    const ends = Date.parse(end);
+    const ahead = served === undefined ? 0 : ends - Date.parse(served);
+    if (ahead > this.cfg.overlapMinutes * 60_000) {
+      this.ctx.log(`  nvd: this host's clock is ${Math.round(ahead / 60_000)} min ahead of NVD's; the watermark is NVD's time ${served}, not ${new Date(ends).toISOString()}`);
+      return new Date(Date.parse(served!)).toISOString();
+    }
+    return new Date(ends).toISOString();
+  }
+
   /** Replaces `full/` by the completed pull and drops the deltas it supersedes. */
   private async swapInFull(): Promise<void> {
     const dir = this.ctx.dir;
     const partial = join(dir, PARTIAL_DIR);
-    await mkdir(partial, { recursive: true });
-    await rm(join(dir, OLD_DIR), { recursive: true, force: true });
-    await rename(join(dir, 'full'), join(dir, OLD_DIR)).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
-    await rename(partial, join(dir, 'full'));
+    // No partial folder beside a full/ one: a crash (kill -9, power loss) came after the rename
+    // below and before the state was saved, so full/ is this pull already. Swapping again put an
+    // empty folder in its place: the whole set gone, and the watermark moved past it.
+    if (existsSync(partial) || !existsSync(join(dir, 'full'))) {
+      await mkdir(partial, { recursive: true });
+      await rm(join(dir, OLD_DIR), { recursive: true, force: true });
+      await rename(join(dir, 'full'), join(dir, OLD_DIR)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+      await rename(partial, join(dir, 'full'));
+    }
     await rm(join(dir, OLD_DIR), { recursive: true, force: true });
     await rm(join(dir, 'delta'), { recursive: true, force: true });
   }
@@ -319,9 +354,12 @@ class NvdRun {
         (start) => `NVD changes ${w.start}..${w.end} startIndex=${start}`,
         (start, reread) => join(this.ctx.dir, 'delta', `${compact(w.end)}-${pad(start)}${reread}.json.gz`),
       );
-      this.state.watermark = new Date(w.end).toISOString();
+      this.state.watermark = this.reached(w.end, w.served);
       this.state.window = null;
       await this.save();
+      // A window that reached this run's end is its last, wherever the watermark stands (NVD's
+      // clock, behind ours, leaves it short of `until`: the next run goes on from there).
+      if (Date.parse(w.end) >= until.getTime()) return;
     }
   }
 }
