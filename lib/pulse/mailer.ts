@@ -1,6 +1,7 @@
 /**
  * E-mail over SMTP (`--smtp smtp://user:pass@host:587`, or smtps:// for implicit TLS) through
  * nodemailer. The sender is `--mail-from` (default `vulnintel <pulse@<public host>>`).
+ * An smtp:// URL with credentials requires STARTTLS (see createMailer).
  */
 import nodemailer from 'nodemailer';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
@@ -22,11 +23,25 @@ export interface Mailer {
 }
 
 export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000): Mailer {
-  parseOptionUrl('--smtp', smtpUrl, ['smtp', 'smtps'], 'smtp://user:password@mail.example.org:587');
+  const url = parseOptionUrl('--smtp', smtpUrl, ['smtp', 'smtps'], 'smtp://user:password@mail.example.org:587');
   checkSender(from);
+  // Credentials over smtp:// go only inside STARTTLS: nodemailer upgrades only when the server
+  // offers it, and otherwise sends AUTH in clear, so a server without it (or anyone on the path
+  // deleting "250-STARTTLS" from its EHLO reply) got the password. The URL's own
+  // `?requireTLS=false` still wins (nodemailer applies the URL's options last), for a relay
+  // that can only take it in clear.
+  const requireTLS = url.protocol === 'smtp:' && (url.username !== '' || url.password !== '');
   // A few pooled connections (notify sends many messages in a row); timeouts bounded, so a dead
   // server cannot hold notify for nodemailer's 10-minute default.
-  const transport = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: 4, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } as never);
+  const transport = nodemailer.createTransport({
+    url: smtpUrl,
+    pool: true,
+    maxConnections: 4,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    ...(requireTLS ? { requireTLS: true } : {}),
+  } as never);
   return {
     async send(message) {
       await transport.sendMail({
