@@ -74,3 +74,15 @@ function checkSender(from: string): void {
 export function defaultMailFrom(publicUrl: string): string {
   return `vulnintel <pulse@${new URL(publicUrl).hostname}>`;
 }
+
+/**
+ * Whether sending failed because the SMTP server refused the recipient for good: a 5yz reply to
+ * RCPT TO (RFC 5321 §4.2.1: permanent; "501 Bad recipient address syntax", "550 No such user").
+ * A 4yz reply (greylisting, a full mailbox) or a failure of another command or of the connection
+ * is the service's trouble, retried later. nodemailer names the command and the
+ * reply code on its error.
+ */
+export function recipientRefusedForGood(err: unknown): boolean {
+  const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
+  return command === 'RCPT TO' && typeof responseCode === 'number' && responseCode >= 500 && responseCode <= 599;
+}

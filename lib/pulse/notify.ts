@@ -12,14 +12,15 @@
  * on an older snapshot too), then marked sent — moving the cursor in the same
  * transaction — or failed with the next attempt time. A failed delivery is retried with the
  * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
- * given up (shown on the manage page). A webhook answering 410 Gone is paused.
+ * given up (shown on the manage page). A webhook answering 410 Gone is paused, and so is an
+ * e-mail subscription whose mail server refuses its address for good (5xx to RCPT TO).
  */
 import type { ChangeRow } from '../changes/model.ts';
 import { ChangeIndex } from './change-index.ts';
 import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
-import type { Mailer } from './mailer.ts';
+import { recipientRefusedForGood, type Mailer } from './mailer.ts';
 import { chatText, composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
@@ -99,9 +100,19 @@ function deliveryCadence(delivery: Delivery): Cadence {
 
 interface SendOutcome {
   ok: boolean;
-  gone: boolean;
+  /** Why the address will never take this message (410 Gone, SMTP 5xx to RCPT TO): the subscription is paused, saying so. */
+  gone: string | null;
   error: string | null;
 }
+
+const WEBHOOK_GONE = 'the webhook answered 410 Gone; resume it once it exists again';
+/**
+ * RFC 5321 §4.2.1: a 5yz reply is permanent, the same command fails again ("550 No such user").
+ * Retried for 24 hours like a 4yz one, such a refusal was sent again with every build after
+ * that, a bounce each time from a mailbox that no longer exists. It is paused as a webhook
+ * answering 410 Gone is; a 4yz reply (greylisting, a full mailbox) is retried.
+ */
+const MAILBOX_GONE = 'the mail server refuses this address for good (SMTP 5xx to RCPT TO); resume it once it takes mail again';
 
 /** Items serialised once per message (subscriptions sharing a filter share the message). */
 const itemsJson = new WeakMap<AlertMessage, string>();
@@ -202,13 +213,13 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
           // message to mail systems, which show it once.
           messageId: `<${delivery.id}@${new URL(links.base).hostname}>`,
         });
-        return { ok: true, gone: false, error: null };
+        return { ok: true, gone: null, error: null };
       } catch (err) {
-        return { ok: false, gone: false, error: `SMTP: ${(err as Error).message}` };
+        return { ok: false, gone: recipientRefusedForGood(err) ? MAILBOX_GONE : null, error: `SMTP: ${(err as Error).message}` };
       }
     }
     const message = messageFor(sub, delivery, matched);
-    return postWebhook({
+    const result = await postWebhook({
       url: sub.address,
       secret: sub.secret ?? '',
       event: 'changes',
@@ -219,6 +230,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       timeoutMs,
       nowSeconds: Math.floor(at.getTime() / 1000),
     });
+    return { ok: result.ok, gone: result.gone ? WEBHOOK_GONE : null, error: result.error };
   }
 
   async function attempt(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<void> {
@@ -228,18 +240,18 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
     if (outcome.ok) {
       await store.finishDelivery(delivery.id, { status: 'sent', at: at.toISOString(), cursorAt: delivery.rangeTo, lastPeriod: digestPeriod });
       summary.sent++;
-    } else if (outcome.gone) {
+    } else if (outcome.gone !== null) {
       await store.finishDelivery(delivery.id, {
         status: 'abandoned',
         at: at.toISOString(),
         error: outcome.error ?? 'HTTP 410',
         cursorAt: delivery.rangeTo,
         lastPeriod: digestPeriod,
-        pauseReason: 'the webhook answered 410 Gone; resume it once it exists again',
+        pauseReason: outcome.gone,
       });
       summary.failed++;
       summary.paused++;
-      info(`  ! ${sub.id}: webhook answered 410 Gone, paused`);
+      info(`  ! ${sub.id}: paused, ${outcome.gone}`);
     } else {
       await store.finishDelivery(delivery.id, { status: 'failed', at: at.toISOString(), error: outcome.error ?? 'failed', nextAttemptAt: new Date(at.getTime() + retryDelayMs(delivery.attempts)).toISOString() });
       summary.failed++;
@@ -354,7 +366,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
 
 /** The one summary line. */
 export function formatNotifySummary(s: NotifySummary): string {
-  const extra = [s.waiting ? `${s.waiting} waiting to retry` : '', s.inFlight ? `${s.inFlight} being sent by another run` : '', s.gaveUp ? `${s.gaveUp} given up` : '', s.paused ? `${s.paused} paused (410)` : '', s.skipped ? `${s.skipped} skipped (no SMTP)` : '']
+  const extra = [s.waiting ? `${s.waiting} waiting to retry` : '', s.inFlight ? `${s.inFlight} being sent by another run` : '', s.gaveUp ? `${s.gaveUp} given up` : '', s.paused ? `${s.paused} paused (address gone)` : '', s.skipped ? `${s.skipped} skipped (no SMTP)` : '']
     .filter(Boolean)
     .join(', ');
   return `notify: ${formatCount(s.subscriptions)} subscriptions, ${formatCount(s.changes)} changes; ${formatCount(s.matched)} subscriptions matched, ${formatCount(s.sent)} messages sent, ${formatCount(s.failed)} failed, ${formatCount(s.retried)} retried${extra ? `; ${extra}` : ''} (${formatDuration(s.ms)})`;

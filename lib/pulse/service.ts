@@ -14,7 +14,7 @@ import { escapeHtml } from '../html.ts';
 import { PulseInputError, PulseLimitError, PulseNotFoundError, PulseUnavailableError } from './errors.ts';
 import { parseCreate, parseFilter, parseUpdate } from './input.ts';
 import type { PulseLinks } from './links.ts';
-import type { Mailer } from './mailer.ts';
+import { recipientRefusedForGood, type Mailer } from './mailer.ts';
 import { periodKey } from './periods.ts';
 import { checkWebhookUrl, parseWebhookUrl, webhookDispatcher, WebhookTargetError } from './ssrf.ts';
 import type { PulseStore } from './store/store.ts';
@@ -465,18 +465,6 @@ export class PulseService {
       ].join('\n'),
     });
   }
-}
-
-/**
- * Whether sending failed because the SMTP server refused the recipient for good: a 5yz reply to
- * RCPT TO (RFC 5321 §4.2.1: permanent; "501 Bad recipient address syntax", "550 No such user").
- * A 4yz reply (greylisting, a full mailbox) or a failure of another command or of the connection
- * is the service's trouble, retried later by the caller. nodemailer names the command and the
- * reply code on its error.
- */
-function recipientRefusedForGood(err: unknown): boolean {
-  const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
-  return command === 'RCPT TO' && typeof responseCode === 'number' && responseCode >= 500 && responseCode <= 599;
 }
 
 /** The members of a filter whose value is free text the requester typed. */

@@ -1,0 +1,69 @@
+/**
+ * An alert e-mail whose recipient the mail server refuses. A permanent refusal (5xx to RCPT TO,
+ * RFC 5321 §4.2.1: "550 No such user") fails again on every attempt: it was retried for 24 hours
+ * and then sent again with every later build. The subscription is paused, saying why, as a
+ * webhook answering 410 Gone is. A temporary refusal (4xx: greylisting, a full mailbox) is
+ * retried as before.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatNotifySummary, runNotify } from '../../lib/pulse/notify.ts';
+import { change } from './changes-fixture.ts';
+import { startServiceFixture, tokenOf, type ServiceFixture } from './service-fixture.ts';
+
+process.env.VULNINTEL_QUIET = '1';
+
+let clock = new Date('2026-11-24T08:00:00.000Z');
+const now = () => new Date(clock);
+/** RCPT TO replies per address, once the subscriptions are confirmed. */
+const refusals = new Map<string, { code: number; message: string }>();
+let fixture: ServiceFixture;
+
+beforeAll(async () => {
+  fixture = await startServiceFixture({ now, limits: {}, smtp: { refuseRecipient: (address) => refusals.get(address) ?? null } });
+});
+afterAll(async () => fixture?.close());
+
+async function subscribe(email: string): Promise<string> {
+  const { service, smtp } = fixture;
+  const before = smtp.messages.length;
+  await service.create({ channel: 'email', email, filter: { vendor: 'acme' } }, `caller-${email}`);
+  await smtp.waitFor(before + 1);
+  const confirm = /\/pulse\/confirm\/([A-Za-z0-9_-]{22})/.exec(smtp.messages.at(-1)!.text ?? '')![1]!;
+  return tokenOf((await service.confirm(confirm)).manage_url);
+}
+
+describe('an alert e-mail refused by the mail server', () => {
+  it('for good (550 to RCPT TO): not retried, the subscription paused saying why; for now (452): retried', async () => {
+    const { service, smtp } = fixture;
+    const gone = await subscribe('gone@example.org');
+    const full = await subscribe('full@example.org');
+    refusals.set('gone@example.org', { code: 550, message: 'No such user' });
+    refusals.set('full@example.org', { code: 452, message: 'Mailbox full' });
+
+    const b1 = change({ build_id: 'b1', detected_at: '2026-11-24T09:00:00.000Z', kind: 'new_cve', vendors: ['acme'], why: 'Published.' });
+    clock = new Date('2026-11-24T09:05:00.000Z');
+    const first = await runNotify({ ...fixture.notify, changes: [b1] });
+    expect(first).toMatchObject({ matched: 2, sent: 0, failed: 2, paused: 1 });
+    expect(formatNotifySummary(first)).toContain('1 paused (address gone)');
+
+    const goneView = await service.get(gone);
+    expect(goneView.status).toBe('paused');
+    expect(goneView.paused_reason).toBe('the mail server refuses this address for good (SMTP 5xx to RCPT TO); resume it once it takes mail again');
+    expect(goneView.deliveries).toMatchObject([{ status: 'abandoned', attempts: 1, next_attempt_at: null }]);
+    expect(goneView.deliveries[0]!.error).toContain('SMTP');
+
+    const fullView = await service.get(full);
+    expect(fullView.status).toBe('active');
+    expect(fullView.deliveries).toMatchObject([{ status: 'failed', attempts: 1 }]);
+    expect(fullView.deliveries[0]!.next_attempt_at).not.toBeNull();
+
+    // Later: the full mailbox's retry is due and a new build came; the refused address is asked nothing more.
+    refusals.delete('full@example.org');
+    const b2 = change({ build_id: 'b2', detected_at: '2026-11-24T10:00:00.000Z', kind: 'kev_added', vendors: ['acme'], in_kev: true, why: 'KEV.' });
+    clock = new Date('2026-11-24T10:05:00.000Z');
+    const asked = smtp.recipients.filter((r) => r === 'gone@example.org').length;
+    expect(await runNotify({ ...fixture.notify, changes: [b1, b2] })).toMatchObject({ retried: 1, sent: 1, failed: 0 });
+    expect(smtp.recipients.filter((r) => r === 'gone@example.org')).toHaveLength(asked);
+    expect(smtp.to('full@example.org').filter((m) => !m.subject?.includes('Confirm'))).toHaveLength(1);
+  });
+});
