@@ -75,14 +75,23 @@ export function defaultMailFrom(publicUrl: string): string {
   return `vulnintel <pulse@${new URL(publicUrl).hostname}>`;
 }
 
+/** The first digit of the SMTP server's reply to RCPT TO when sending failed there (nodemailer names the command and the code on its error), else null. */
+function recipientReplyClass(err: unknown): number | null {
+  const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
+  return command === 'RCPT TO' && typeof responseCode === 'number' && responseCode >= 400 && responseCode <= 599 ? Math.floor(responseCode / 100) : null;
+}
+
 /**
  * Whether sending failed because the SMTP server refused the recipient for good: a 5yz reply to
  * RCPT TO (RFC 5321 §4.2.1: permanent; "501 Bad recipient address syntax", "550 No such user").
  * A 4yz reply (greylisting, a full mailbox) or a failure of another command or of the connection
- * is the service's trouble, retried later. nodemailer names the command and the
- * reply code on its error.
+ * is the service's trouble, retried later.
  */
 export function recipientRefusedForGood(err: unknown): boolean {
-  const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
-  return command === 'RCPT TO' && typeof responseCode === 'number' && responseCode >= 500 && responseCode <= 599;
+  return recipientReplyClass(err) === 5;
+}
+
+/** A 4yz reply to RCPT TO (greylisting, a full mailbox): this address, for now. */
+export function recipientRefusedForNow(err: unknown): boolean {
+  return recipientReplyClass(err) === 4;
 }

@@ -14,7 +14,7 @@ import { escapeHtml } from '../html.ts';
 import { PulseInputError, PulseLimitError, PulseNotFoundError, PulseUnavailableError } from './errors.ts';
 import { parseCreate, parseFilter, parseUpdate } from './input.ts';
 import type { PulseLinks } from './links.ts';
-import { recipientRefusedForGood, type Mailer } from './mailer.ts';
+import { recipientRefusedForGood, recipientRefusedForNow, type Mailer } from './mailer.ts';
 import { periodKey } from './periods.ts';
 import { checkWebhookUrl, parseWebhookUrl, webhookDispatcher, WebhookTargetError } from './ssrf.ts';
 import type { PulseStore } from './store/store.ts';
@@ -66,6 +66,8 @@ export interface PulseServiceOptions {
   limits?: Partial<PulseLimits>;
   webhookTimeoutMs?: number;
   now?: () => Date;
+  /** Told why a confirmation e-mail could not be sent (the caller is not: see create). */
+  onMailError?: (err: unknown) => void;
 }
 
 export interface DeliveryView {
@@ -231,7 +233,16 @@ export class PulseService {
         for (const key of counters) await this.#opts.store.unhitCounter(key, window.toISOString());
         throw new PulseInputError('email', 'email: the mail server refuses this address as a recipient, for good (SMTP 5xx); check the address. Nothing was stored.');
       }
-      throw new PulseUnavailableError(`The confirmation e-mail could not be sent (${(err as Error).message}); nothing was stored, try again later.`, { cause: err });
+      // The caller is not given the mailer's words: they describe the operator's set-up ("connect
+      // ECONNREFUSED 10.0.0.5:587", "Invalid login: 535 …", a relay's internal name in its
+      // reply), not the request, as the permanent refusal above says. The operator's log has them.
+      this.#opts.onMailError?.(err);
+      throw new PulseUnavailableError(
+        recipientRefusedForNow(err)
+          ? 'The mail server cannot take mail for this address right now (SMTP 4xx); nothing was stored, try again later.'
+          : 'The confirmation e-mail could not be sent: the mail server cannot be reached or did not take it. Nothing was stored; try again later.',
+        { cause: err },
+      );
     }
     return { subscription: await this.#view(subscription), manage_url: null, secret: null, confirmation: { sent_to: subscription.address, expires_at: expiresAt } };
   }
