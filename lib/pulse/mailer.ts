@@ -22,7 +22,14 @@ export interface Mailer {
   close(): void;
 }
 
-export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000): Mailer {
+/**
+ * `timeoutMs` bounds each wait on the server (connecting, its greeting, each reply);
+ * `sendTimeoutMs` one message as a whole: a server answering every command just inside
+ * `timeoutMs` (or a pool retrying a dropped connection) took minutes per message, past the
+ * lease notify gives a delivery in flight (SENDING_LEASE_MS), after which another notifier
+ * sends it again.
+ */
+export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000, sendTimeoutMs = 4 * timeoutMs): Mailer {
   const url = parseOptionUrl('--smtp', smtpUrl, ['smtp', 'smtps'], 'smtp://user:password@mail.example.org:587');
   checkSender(from);
   // Credentials over smtp:// go only inside STARTTLS: nodemailer upgrades only when the server
@@ -44,7 +51,9 @@ export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000):
   } as never);
   return {
     async send(message) {
+      const signal = AbortSignal.timeout(sendTimeoutMs);
       await transport.sendMail({
+        signal,
         from,
         to: message.to,
         subject: message.subject,
@@ -52,6 +61,9 @@ export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000):
         html: message.html,
         headers: message.headers ?? {},
         ...(message.messageId !== undefined ? { messageId: message.messageId } : {}),
+      }).catch((err: unknown) => {
+        // nodemailer's words for it, "Message sending aborted", do not say why.
+        throw signal.aborted ? new Error(`the mail server did not take the message within ${sendTimeoutMs} ms`, { cause: err }) : err;
       });
     },
     close: () => transport.close(),

@@ -36,8 +36,8 @@ export const RETRY_WINDOW_MS = 24 * 3600_000;
 /**
  * A row `sending` for less than this may be in flight in another notifier (cron's run and the
  * one `update` starts overlap): it is left alone, not sent again. Far above the longest an
- * attempt takes (SMTP's 30 s timeouts, a webhook's 10 s ones), so only a run that died while
- * sending leaves a row this old, and the next run after it sends that range again.
+ * attempt takes (an e-mail 2 minutes in all, mailer.ts; a webhook 10 s), so only a run that
+ * died while sending leaves a row this old, and the next run after it sends that range again.
  */
 export const SENDING_LEASE_MS = 10 * 60_000;
 /** Webhook bodies above this are cut down to fewer items (the `text` says so). */
