@@ -87,10 +87,10 @@ export function defaultMailFrom(publicUrl: string): string {
   return `vulnintel <pulse@${new URL(publicUrl).hostname}>`;
 }
 
-/** The first digit of the SMTP server's reply to RCPT TO when sending failed there (nodemailer names the command and the code on its error), else null. */
-function recipientReplyClass(err: unknown): number | null {
+/** The first digit of the SMTP server's refusal when sending failed at `stage` (nodemailer names the command and the code on its error), else null. */
+function replyClass(err: unknown, stage: 'RCPT TO' | 'DATA'): number | null {
   const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
-  return command === 'RCPT TO' && typeof responseCode === 'number' && responseCode >= 400 && responseCode <= 599 ? Math.floor(responseCode / 100) : null;
+  return command === stage && typeof responseCode === 'number' && responseCode >= 400 && responseCode <= 599 ? Math.floor(responseCode / 100) : null;
 }
 
 /**
@@ -100,10 +100,19 @@ function recipientReplyClass(err: unknown): number | null {
  * is the service's trouble, retried later.
  */
 export function recipientRefusedForGood(err: unknown): boolean {
-  return recipientReplyClass(err) === 5;
+  return replyClass(err, 'RCPT TO') === 5;
 }
 
 /** A 4yz reply to RCPT TO (greylisting, a full mailbox): this address, for now. */
 export function recipientRefusedForNow(err: unknown): boolean {
-  return recipientReplyClass(err) === 4;
+  return replyClass(err, 'RCPT TO') === 4;
+}
+
+/**
+ * A 5yz reply to DATA or to the message sent after it ("552 Message size exceeds fixed limit",
+ * "554 5.7.1 Message rejected as spam"): this message, for good. RFC 5321 §4.2.1: the client
+ * "SHOULD NOT repeat the exact request".
+ */
+export function messageRefusedForGood(err: unknown): boolean {
+  return replyClass(err, 'DATA') === 5;
 }

@@ -13,14 +13,15 @@
  * transaction — or failed with the next attempt time. A failed delivery is retried with the
  * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
  * given up (shown on the manage page). A webhook answering 410 Gone is paused, and so is an
- * e-mail subscription whose mail server refuses its address for good (5xx to RCPT TO).
+ * e-mail subscription whose mail server refuses its address for good (5xx to RCPT TO); a
+ * message refused for good (5xx to DATA) is given up at once.
  */
 import type { ChangeRow } from '../changes/model.ts';
 import { ChangeIndex } from './change-index.ts';
 import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
-import { recipientRefusedForGood, type Mailer } from './mailer.ts';
+import { messageRefusedForGood, recipientRefusedForGood, type Mailer } from './mailer.ts';
 import { chatText, composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
@@ -102,6 +103,8 @@ interface SendOutcome {
   ok: boolean;
   /** Why the address will never take this message (410 Gone, SMTP 5xx to RCPT TO): the subscription is paused, saying so. */
   gone: string | null;
+  /** The message itself is refused for good (SMTP 5xx to DATA): sending it again fails again. */
+  refused: boolean;
   error: string | null;
 }
 
@@ -213,9 +216,9 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
           // message to mail systems, which show it once.
           messageId: `<${delivery.id}@${new URL(links.base).hostname}>`,
         });
-        return { ok: true, gone: null, error: null };
+        return { ok: true, gone: null, refused: false, error: null };
       } catch (err) {
-        return { ok: false, gone: recipientRefusedForGood(err) ? MAILBOX_GONE : null, error: `SMTP: ${(err as Error).message}` };
+        return { ok: false, gone: recipientRefusedForGood(err) ? MAILBOX_GONE : null, refused: messageRefusedForGood(err), error: `SMTP: ${(err as Error).message}` };
       }
     }
     const message = messageFor(sub, delivery, matched);
@@ -230,7 +233,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       timeoutMs,
       nowSeconds: Math.floor(at.getTime() / 1000),
     });
-    return { ok: result.ok, gone: result.gone ? WEBHOOK_GONE : null, error: result.error };
+    return { ok: result.ok, gone: result.gone ? WEBHOOK_GONE : null, refused: false, error: result.error };
   }
 
   async function attempt(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<void> {
@@ -252,6 +255,18 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       summary.failed++;
       summary.paused++;
       info(`  ! ${sub.id}: paused, ${outcome.gone}`);
+    } else if (outcome.refused) {
+      // Retried for 24 hours, the same message met the same refusal each time; the next build's
+      // message is another one, so the subscription goes on.
+      await store.finishDelivery(delivery.id, {
+        status: 'abandoned',
+        at: at.toISOString(),
+        error: `not sent: the mail server refuses this message for good (${outcome.error ?? 'SMTP 5xx'})`,
+        cursorAt: delivery.rangeTo,
+        lastPeriod: digestPeriod,
+        pauseReason: null,
+      });
+      summary.failed++;
     } else {
       await store.finishDelivery(delivery.id, { status: 'failed', at: at.toISOString(), error: outcome.error ?? 'failed', nextAttemptAt: new Date(at.getTime() + retryDelayMs(delivery.attempts)).toISOString() });
       summary.failed++;

@@ -16,10 +16,12 @@ let clock = new Date('2026-11-24T08:00:00.000Z');
 const now = () => new Date(clock);
 /** RCPT TO replies per address, once the subscriptions are confirmed. */
 const refusals = new Map<string, { code: number; message: string }>();
+/** Replies to a message's DATA, per recipient. */
+const messageRefusals = new Map<string, { code: number; message: string }>();
 let fixture: ServiceFixture;
 
 beforeAll(async () => {
-  fixture = await startServiceFixture({ now, limits: {}, smtp: { refuseRecipient: (address) => refusals.get(address) ?? null } });
+  fixture = await startServiceFixture({ now, limits: {}, smtp: { refuseRecipient: (address) => refusals.get(address) ?? null, refuseMessage: ([to]) => messageRefusals.get(to ?? '') ?? null } });
 });
 afterAll(async () => fixture?.close());
 
@@ -65,5 +67,34 @@ describe('an alert e-mail refused by the mail server', () => {
     expect(await runNotify({ ...fixture.notify, changes: [b1, b2] })).toMatchObject({ retried: 1, sent: 1, failed: 0 });
     expect(smtp.recipients.filter((r) => r === 'gone@example.org')).toHaveLength(asked);
     expect(smtp.to('full@example.org').filter((m) => !m.subject?.includes('Confirm'))).toHaveLength(1);
+  });
+
+  it('the message refused for good (554 after DATA): not retried, the subscription goes on and gets the next build', async () => {
+    const { service, smtp } = fixture;
+    const spam = await subscribe('spam@example.org');
+    messageRefusals.set('spam@example.org', { code: 554, message: '5.7.1 Message rejected as spam' });
+    const b3 = change({ build_id: 'b3', detected_at: '2026-11-24T11:00:00.000Z', kind: 'new_cve', vendors: ['acme'], why: 'Published.' });
+    clock = new Date('2026-11-24T11:05:00.000Z');
+    const asked = () => smtp.recipients.filter((r) => r === 'spam@example.org').length;
+    expect(await runNotify({ ...fixture.notify, changes: [b3] })).toMatchObject({ failed: 1, paused: 0 });
+    const view = await service.get(spam);
+    expect(view.status).toBe('active');
+    expect(view.deliveries).toMatchObject([{ status: 'abandoned', attempts: 1, next_attempt_at: null }]);
+    expect(view.deliveries[0]!.error).toMatch(/^not sent: the mail server refuses this message for good \(SMTP: .*554/);
+
+    // Ten minutes later, past the first retry's time: the refused message is not tried again.
+    messageRefusals.delete('spam@example.org');
+    clock = new Date('2026-11-24T11:15:00.000Z');
+    const before = asked();
+    await runNotify({ ...fixture.notify, changes: [b3] });
+    expect(asked()).toBe(before);
+    // The next build is another message: sent.
+    const b4 = change({ build_id: 'b4', detected_at: '2026-11-24T12:00:00.000Z', kind: 'kev_added', vendors: ['acme'], in_kev: true, why: 'KEV.' });
+    clock = new Date('2026-11-24T12:05:00.000Z');
+    await runNotify({ ...fixture.notify, changes: [b3, b4] });
+    const alerts = smtp.to('spam@example.org').filter((m) => !m.subject?.includes('Confirm'));
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]!.text).toContain('KEV.');
+    expect(alerts[0]!.text).not.toContain('Published.');
   });
 });
