@@ -98,7 +98,8 @@ export async function checkWebhookUrl(url: URL, allowPrivate: boolean): Promise<
       )).map((a) => a.address);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== undefined && NO_ADDRESS.has(code)) throw refuseName(url.hostname);
+      // Refused in the words of an internal name only where internal names are refused.
+      if (code !== undefined && NO_ADDRESS.has(code)) throw allowPrivate ? new WebhookTargetError(`${url.hostname} does not resolve (${code})`) : refuseName(url.hostname);
       throw new WebhookTargetError(`${url.hostname} could not be resolved (${code ?? (err as Error).message}); try again later`);
     }
   }
