@@ -116,3 +116,23 @@ export function recipientRefusedForNow(err: unknown): boolean {
 export function messageRefusedForGood(err: unknown): boolean {
   return replyClass(err, 'DATA') === 5;
 }
+
+/**
+ * Why a message was not sent, in words for the subscription's manage page (shown to whoever holds
+ * its link): what happened and the reply code, never the server's own words or address. Those
+ * describe the operator's set-up ("connect ECONNREFUSED 10.0.0.5:587", a relay's internal name
+ * in its reply); notify's log has them.
+ */
+export function sendFailureWords(err: unknown): string {
+  const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
+  const code = typeof responseCode === 'number' ? responseCode : null;
+  if (code !== null && command === 'RCPT TO') {
+    return code >= 500 ? `SMTP ${code}: the mail server refuses this address for good` : `SMTP ${code}: the mail server cannot take mail for this address right now`;
+  }
+  if (code !== null && command === 'DATA') {
+    return code >= 500 ? `SMTP ${code}: the mail server refuses this message for good` : `SMTP ${code}: the mail server did not take this message for now`;
+  }
+  if (code !== null) return `SMTP ${code}: the service's mail server did not take the message${typeof command === 'string' ? ` (at ${command.split(' ')[0]})` : ''}`;
+  if (err instanceof Error && /^the mail server did not take the message within/.test(err.message)) return `SMTP: ${err.message}`;
+  return "SMTP: the service's mail server could not be reached, or stopped answering";
+}

@@ -21,7 +21,7 @@ import { ChangeIndex } from './change-index.ts';
 import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
-import { messageRefusedForGood, recipientRefusedForGood, type Mailer } from './mailer.ts';
+import { messageRefusedForGood, recipientRefusedForGood, sendFailureWords, type Mailer } from './mailer.ts';
 import { chatText, composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
@@ -218,7 +218,9 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
         });
         return { ok: true, gone: null, refused: false, error: null };
       } catch (err) {
-        return { ok: false, gone: recipientRefusedForGood(err) ? MAILBOX_GONE : null, refused: messageRefusedForGood(err), error: `SMTP: ${(err as Error).message}` };
+        // The ledger (shown on the manage page) gets words of ours; the log, the server's own.
+        info(`  ! ${sub.id}: SMTP: ${(err as Error).message}`);
+        return { ok: false, gone: recipientRefusedForGood(err) ? MAILBOX_GONE : null, refused: messageRefusedForGood(err), error: sendFailureWords(err) };
       }
     }
     const message = messageFor(sub, delivery, matched);
@@ -261,7 +263,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       await store.finishDelivery(delivery.id, {
         status: 'abandoned',
         at: at.toISOString(),
-        error: `not sent: the mail server refuses this message for good (${outcome.error ?? 'SMTP 5xx'})`,
+        error: `not sent, not to be tried again: ${outcome.error ?? 'SMTP 5xx'}`,
         cursorAt: delivery.rangeTo,
         lastPeriod: digestPeriod,
         pauseReason: null,

@@ -6,6 +6,7 @@
  * retried as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMailer } from '../../lib/pulse/mailer.ts';
 import { formatNotifySummary, runNotify } from '../../lib/pulse/notify.ts';
 import { change } from './changes-fixture.ts';
 import { startServiceFixture, tokenOf, type ServiceFixture } from './service-fixture.ts';
@@ -39,7 +40,7 @@ describe('an alert e-mail refused by the mail server', () => {
     const { service, smtp } = fixture;
     const gone = await subscribe('gone@example.org');
     const full = await subscribe('full@example.org');
-    refusals.set('gone@example.org', { code: 550, message: 'No such user' });
+    refusals.set('gone@example.org', { code: 550, message: 'No such user here (relay mx-internal-7.corp)' });
     refusals.set('full@example.org', { code: 452, message: 'Mailbox full' });
 
     const b1 = change({ build_id: 'b1', detected_at: '2026-11-24T09:00:00.000Z', kind: 'new_cve', vendors: ['acme'], why: 'Published.' });
@@ -52,12 +53,14 @@ describe('an alert e-mail refused by the mail server', () => {
     expect(goneView.status).toBe('paused');
     expect(goneView.paused_reason).toBe('the mail server refuses this address for good (SMTP 5xx to RCPT TO); resume it once it takes mail again');
     expect(goneView.deliveries).toMatchObject([{ status: 'abandoned', attempts: 1, next_attempt_at: null }]);
-    expect(goneView.deliveries[0]!.error).toContain('SMTP');
+    // Its reply code, not its words (they describe the operator's set-up).
+    expect(goneView.deliveries[0]!.error).toBe('SMTP 550: the mail server refuses this address for good');
 
     const fullView = await service.get(full);
     expect(fullView.status).toBe('active');
     expect(fullView.deliveries).toMatchObject([{ status: 'failed', attempts: 1 }]);
     expect(fullView.deliveries[0]!.next_attempt_at).not.toBeNull();
+    expect(fullView.deliveries[0]!.error).toBe('SMTP 452: the mail server cannot take mail for this address right now');
 
     // Later: the full mailbox's retry is due and a new build came; the refused address is asked nothing more.
     refusals.delete('full@example.org');
@@ -80,7 +83,7 @@ describe('an alert e-mail refused by the mail server', () => {
     const view = await service.get(spam);
     expect(view.status).toBe('active');
     expect(view.deliveries).toMatchObject([{ status: 'abandoned', attempts: 1, next_attempt_at: null }]);
-    expect(view.deliveries[0]!.error).toMatch(/^not sent: the mail server refuses this message for good \(SMTP: .*554/);
+    expect(view.deliveries[0]!.error).toBe('not sent, not to be tried again: SMTP 554: the mail server refuses this message for good');
 
     // Ten minutes later, past the first retry's time: the refused message is not tried again.
     messageRefusals.delete('spam@example.org');
@@ -96,5 +99,22 @@ describe('an alert e-mail refused by the mail server', () => {
     expect(alerts).toHaveLength(1);
     expect(alerts[0]!.text).toContain('KEV.');
     expect(alerts[0]!.text).not.toContain('Published.');
+  });
+
+  it('the mail server down: the manage page says so without its address, the log has it', async () => {
+    const { service, store, links, dataDir } = fixture;
+    const down = await subscribe('down@example.org');
+    const mailer = createMailer('smtp://127.0.0.1:9', 'vulnintel <pulse@pulse.example.org>', 2000);
+    const b5 = change({ build_id: 'b5', detected_at: '2026-11-24T13:00:00.000Z', kind: 'new_cve', vendors: ['acme'], why: 'Published.' });
+    clock = new Date('2026-11-24T13:05:00.000Z');
+    try {
+      const summary = await runNotify({ dataDir, store, links, mailer, allowPrivateWebhooks: true, now, changes: [b5] });
+      expect(summary.failed).toBeGreaterThanOrEqual(1);
+    } finally {
+      mailer.close();
+    }
+    const view = await service.get(down);
+    expect(view.deliveries).toMatchObject([{ status: 'failed', error: "SMTP: the service's mail server could not be reached, or stopped answering" }]);
+    expect(JSON.stringify(view)).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
   });
 });
