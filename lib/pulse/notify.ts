@@ -22,7 +22,7 @@ import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
 import { messageRefusedForGood, recipientRefusedForGood, sendFailureWords, type Mailer } from './mailer.ts';
-import { chatText, composeMessage, withManageLink, type AlertMessage } from './message.ts';
+import { composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
 import { webhookDispatcher } from './ssrf.ts';
@@ -30,6 +30,7 @@ import type { PulseStore } from './store/store.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
 import type { Cadence, Delivery, Subscription } from './types.ts';
 import { postWebhook } from './webhook.ts';
+import { webhookBody } from './webhook-body.ts';
 
 export const RETRY_BASE_MS = 5 * 60_000;
 export const RETRY_MAX_INTERVAL_MS = 4 * 3600_000;
@@ -41,8 +42,8 @@ export const RETRY_WINDOW_MS = 24 * 3600_000;
  * died while sending leaves a row this old, and the next run after it sends that range again.
  */
 export const SENDING_LEASE_MS = 10 * 60_000;
-/** Webhook bodies above this are cut down to fewer items (the `text` says so). */
-export const MAX_WEBHOOK_BODY_BYTES = 512 * 1024;
+/** Webhook bodies above this are cut down (webhook-body.ts; the `text` says so). */
+export { MAX_WEBHOOK_BODY_BYTES } from './webhook-body.ts';
 
 export interface NotifyOptions {
   dataDir: string;
@@ -116,34 +117,6 @@ const WEBHOOK_GONE = 'the webhook answered 410 Gone; resume it once it exists ag
  * answering 410 Gone is; a 4yz reply (greylisting, a full mailbox) is retried.
  */
 const MAILBOX_GONE = 'the mail server refuses this address for good (SMTP 5xx to RCPT TO); resume it once it takes mail again';
-
-/** Items serialised once per message (subscriptions sharing a filter share the message). */
-const itemsJson = new WeakMap<AlertMessage, string>();
-
-function webhookBody(message: AlertMessage, delivery: Delivery): string {
-  const head = (items: number, note: string) =>
-    JSON.stringify({
-      type: 'changes',
-      delivery_id: delivery.id,
-      cadence: deliveryCadence(delivery),
-      period: delivery.periodKey,
-      range: { after: delivery.rangeFrom, until: delivery.rangeTo },
-      text: chatText(message.text + note),
-      total_changes: message.totalChanges,
-      total_subjects: message.totalSubjects,
-      truncated: message.totalSubjects > items,
-    }).slice(0, -1);
-  let json = itemsJson.get(message);
-  if (json === undefined) itemsJson.set(message, (json = JSON.stringify(message.items)));
-  let body = `${head(message.items.length, '')},"items":${json}}`;
-  // Past the size bound: halve the items until it fits (the text says how many were left out).
-  let items = message.items;
-  while (Buffer.byteLength(body) > MAX_WEBHOOK_BODY_BYTES && items.length > 1) {
-    items = items.slice(0, Math.floor(items.length / 2));
-    body = `${head(items.length, `\n(${message.totalSubjects - items.length} subjects left out of this message to keep it small.)`)},"items":${JSON.stringify(items)}}`;
-  }
-  return body;
-}
 
 export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   const started = performance.now();
@@ -229,7 +202,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       secret: sub.secret ?? '',
       event: 'changes',
       deliveryId: delivery.id,
-      body: webhookBody(message, delivery),
+      body: webhookBody(message, delivery, deliveryCadence(delivery)),
       dispatcher,
       allowPrivate: opts.allowPrivateWebhooks,
       timeoutMs,
