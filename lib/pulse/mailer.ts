@@ -108,13 +108,33 @@ export function recipientRefusedForNow(err: unknown): boolean {
   return replyClass(err, 'RCPT TO') === 4;
 }
 
+/** The enhanced status code of the server's reply (RFC 3463: `5.1.1` in "550 5.1.1 User unknown"), or null. */
+function enhancedStatus(err: unknown): string | null {
+  const { response } = (err ?? {}) as { response?: unknown };
+  return typeof response === 'string' ? (/^\d{3}[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(response)?.[1] ?? null) : null;
+}
+
 /**
- * A 5yz reply to DATA or to the message sent after it ("552 Message size exceeds fixed limit",
- * "554 5.7.1 Message rejected as spam"): this message, for good. RFC 5321 §4.2.1: the client
- * "SHOULD NOT repeat the exact request".
+ * The mailbox itself is gone, for good: a 5yz reply to RCPT TO whose enhanced status code (RFC
+ * 3463) names the address: 5.1.1 bad mailbox, 5.1.2 bad domain, 5.1.3 bad address syntax, 5.1.6
+ * moved, 5.1.10 null MX, 5.2.1 mailbox disabled. Not any 5yz: "554 5.7.1 Relay access denied"
+ * (a relay wanting authentication) refuses every recipient for a reason of the operator's set-up,
+ * nor a reply without the code, which does not say whose fault it is.
  */
-export function messageRefusedForGood(err: unknown): boolean {
-  return replyClass(err, 'DATA') === 5;
+export function mailboxGone(err: unknown): boolean {
+  return replyClass(err, 'RCPT TO') === 5 && /^5\.(1\.(1|2|3|6|10)|2\.1)$/.test(enhancedStatus(err) ?? '');
+}
+
+/**
+ * The message itself is too large for the server, for good: a 552 reply to DATA or to the message
+ * after it, or 5.3.4 / 5.2.3 (RFC 3463: too big for the system, past an administrative limit).
+ * The same message meets the same refusal however often it is sent (RFC 5321 §4.2.1: a client
+ * "SHOULD NOT repeat the exact request"). Other 5yz refusals of a message (5.7.x policy: spam,
+ * SPF, DMARC) may come from the operator's set-up, fixed within the retry window: retried.
+ */
+export function messageTooLarge(err: unknown): boolean {
+  const { responseCode } = (err ?? {}) as { responseCode?: unknown };
+  return replyClass(err, 'DATA') === 5 && (responseCode === 552 || /^5\.(3\.4|2\.3)$/.test(enhancedStatus(err) ?? ''));
 }
 
 /**

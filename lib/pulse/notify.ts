@@ -13,15 +13,15 @@
  * transaction — or failed with the next attempt time. A failed delivery is retried with the
  * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
  * given up (shown on the manage page). A webhook answering 410 Gone is paused, and so is an
- * e-mail subscription whose mail server refuses its address for good (5xx to RCPT TO); a
- * message refused for good (5xx to DATA) is given up at once.
+ * e-mail subscription whose mail server says its mailbox does not exist (5.1.1 to RCPT TO); a
+ * message the server refuses as too large (552) is given up at once.
  */
 import type { ChangeRow } from '../changes/model.ts';
 import { ChangeIndex } from './change-index.ts';
 import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
-import { messageRefusedForGood, recipientRefusedForGood, sendFailureWords, type Mailer } from './mailer.ts';
+import { mailboxGone, messageTooLarge, sendFailureWords, type Mailer } from './mailer.ts';
 import { composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
@@ -104,19 +104,18 @@ interface SendOutcome {
   ok: boolean;
   /** Why the address will never take this message (410 Gone, SMTP 5xx to RCPT TO): the subscription is paused, saying so. */
   gone: string | null;
-  /** The message itself is refused for good (SMTP 5xx to DATA): sending it again fails again. */
+  /** The message itself is refused for good (too large: mailer.ts messageTooLarge): sending it again fails again. */
   refused: boolean;
   error: string | null;
 }
 
 const WEBHOOK_GONE = 'the webhook answered 410 Gone; resume it once it exists again';
 /**
- * RFC 5321 §4.2.1: a 5yz reply is permanent, the same command fails again ("550 No such user").
- * Retried for 24 hours like a 4yz one, such a refusal was sent again with every build after
- * that, a bounce each time from a mailbox that no longer exists. It is paused as a webhook
- * answering 410 Gone is; a 4yz reply (greylisting, a full mailbox) is retried.
+ * The mailbox no longer exists (mailer.ts mailboxGone: "550 5.1.1 User unknown"). Retried for 24
+ * hours like a 4yz refusal, it was sent again with every build after that, a bounce each time.
+ * It is paused as a webhook answering 410 Gone is. Any other refusal is retried.
  */
-const MAILBOX_GONE = 'the mail server refuses this address for good (SMTP 5xx to RCPT TO); resume it once it takes mail again';
+const MAILBOX_GONE = 'the mail server says this mailbox does not exist (SMTP 5.1.x or 5.2.1 to RCPT TO); resume it once it takes mail again';
 
 export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   const started = performance.now();
@@ -193,7 +192,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       } catch (err) {
         // The ledger (shown on the manage page) gets words of ours; the log, the server's own.
         info(`  ! ${sub.id}: SMTP: ${(err as Error).message}`);
-        return { ok: false, gone: recipientRefusedForGood(err) ? MAILBOX_GONE : null, refused: messageRefusedForGood(err), error: sendFailureWords(err) };
+        return { ok: false, gone: mailboxGone(err) ? MAILBOX_GONE : null, refused: messageTooLarge(err), error: sendFailureWords(err) };
       }
     }
     const message = messageFor(sub, delivery, matched);

@@ -40,7 +40,7 @@ describe('an alert e-mail refused by the mail server', () => {
     const { service, smtp } = fixture;
     const gone = await subscribe('gone@example.org');
     const full = await subscribe('full@example.org');
-    refusals.set('gone@example.org', { code: 550, message: 'No such user here (relay mx-internal-7.corp)' });
+    refusals.set('gone@example.org', { code: 550, message: '5.1.1 No such user here (relay mx-internal-7.corp)' });
     refusals.set('full@example.org', { code: 452, message: 'Mailbox full' });
 
     const b1 = change({ build_id: 'b1', detected_at: '2026-11-24T09:00:00.000Z', kind: 'new_cve', vendors: ['acme'], why: 'Published.' });
@@ -51,7 +51,7 @@ describe('an alert e-mail refused by the mail server', () => {
 
     const goneView = await service.get(gone);
     expect(goneView.status).toBe('paused');
-    expect(goneView.paused_reason).toBe('the mail server refuses this address for good (SMTP 5xx to RCPT TO); resume it once it takes mail again');
+    expect(goneView.paused_reason).toBe('the mail server says this mailbox does not exist (SMTP 5.1.x or 5.2.1 to RCPT TO); resume it once it takes mail again');
     expect(goneView.deliveries).toMatchObject([{ status: 'abandoned', attempts: 1, next_attempt_at: null }]);
     // Its reply code, not its words (they describe the operator's set-up).
     expect(goneView.deliveries[0]!.error).toBe('SMTP 550: the mail server refuses this address for good');
@@ -72,21 +72,21 @@ describe('an alert e-mail refused by the mail server', () => {
     expect(smtp.to('full@example.org').filter((m) => !m.subject?.includes('Confirm'))).toHaveLength(1);
   });
 
-  it('the message refused for good (554 after DATA): not retried, the subscription goes on and gets the next build', async () => {
+  it('the message refused as too large (552 after DATA): not retried, the subscription goes on and gets the next build', async () => {
     const { service, smtp } = fixture;
-    const spam = await subscribe('spam@example.org');
-    messageRefusals.set('spam@example.org', { code: 554, message: '5.7.1 Message rejected as spam' });
+    const big = await subscribe('big@example.org');
+    messageRefusals.set('big@example.org', { code: 552, message: '5.3.4 Message size exceeds fixed limit' });
     const b3 = change({ build_id: 'b3', detected_at: '2026-11-24T11:00:00.000Z', kind: 'new_cve', vendors: ['acme'], why: 'Published.' });
     clock = new Date('2026-11-24T11:05:00.000Z');
-    const asked = () => smtp.recipients.filter((r) => r === 'spam@example.org').length;
+    const asked = () => smtp.recipients.filter((r) => r === 'big@example.org').length;
     expect(await runNotify({ ...fixture.notify, changes: [b3] })).toMatchObject({ failed: 1, paused: 0 });
-    const view = await service.get(spam);
+    const view = await service.get(big);
     expect(view.status).toBe('active');
     expect(view.deliveries).toMatchObject([{ status: 'abandoned', attempts: 1, next_attempt_at: null }]);
-    expect(view.deliveries[0]!.error).toBe('not sent, not to be tried again: SMTP 554: the mail server refuses this message for good');
+    expect(view.deliveries[0]!.error).toBe('not sent, not to be tried again: SMTP 552: the mail server refuses this message for good');
 
     // Ten minutes later, past the first retry's time: the refused message is not tried again.
-    messageRefusals.delete('spam@example.org');
+    messageRefusals.delete('big@example.org');
     clock = new Date('2026-11-24T11:15:00.000Z');
     const before = asked();
     await runNotify({ ...fixture.notify, changes: [b3] });
@@ -95,7 +95,7 @@ describe('an alert e-mail refused by the mail server', () => {
     const b4 = change({ build_id: 'b4', detected_at: '2026-11-24T12:00:00.000Z', kind: 'kev_added', vendors: ['acme'], in_kev: true, why: 'KEV.' });
     clock = new Date('2026-11-24T12:05:00.000Z');
     await runNotify({ ...fixture.notify, changes: [b3, b4] });
-    const alerts = smtp.to('spam@example.org').filter((m) => !m.subject?.includes('Confirm'));
+    const alerts = smtp.to('big@example.org').filter((m) => !m.subject?.includes('Confirm'));
     expect(alerts).toHaveLength(1);
     expect(alerts[0]!.text).toContain('KEV.');
     expect(alerts[0]!.text).not.toContain('Published.');
@@ -116,5 +116,24 @@ describe('an alert e-mail refused by the mail server', () => {
     const view = await service.get(down);
     expect(view.deliveries).toMatchObject([{ status: 'failed', error: "SMTP: the service's mail server could not be reached, or stopped answering" }]);
     expect(JSON.stringify(view)).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
+  });
+
+  it('refusals that may be the operator\'s set-up are retried, the subscriptions kept active: relay denied, no status code, a policy refusal of the message', async () => {
+    const { service } = fixture;
+    const relay = await subscribe('relay@example.org');
+    const bare = await subscribe('bare@example.org');
+    const policy = await subscribe('policy@example.org');
+    refusals.set('relay@example.org', { code: 554, message: '5.7.1 Relay access denied' });
+    refusals.set('bare@example.org', { code: 550, message: 'Rejected' });
+    messageRefusals.set('policy@example.org', { code: 550, message: '5.7.26 Unauthenticated email is not accepted (DMARC)' });
+    const b6 = change({ build_id: 'b6', detected_at: '2026-11-24T14:00:00.000Z', kind: 'new_cve', vendors: ['acme'], why: 'Published.' });
+    clock = new Date('2026-11-24T14:05:00.000Z');
+    expect(await runNotify({ ...fixture.notify, changes: [b6] })).toMatchObject({ paused: 0 });
+    for (const token of [relay, bare, policy]) {
+      const view = await service.get(token);
+      expect(view.status).toBe('active');
+      expect(view.deliveries).toMatchObject([{ status: 'failed', attempts: 1 }]);
+      expect(view.deliveries[0]!.next_attempt_at).not.toBeNull();
+    }
   });
 });
