@@ -100,7 +100,10 @@ function replyClass(err: unknown, stage: 'RCPT TO' | 'DATA'): number | null {
  * is the service's trouble, retried later.
  */
 export function recipientRefusedForGood(err: unknown): boolean {
-  return replyClass(err, 'RCPT TO') === 5;
+  // A reply whose enhanced status code (RFC 3463) blames the mail system, the network, the
+  // protocol or a policy (5.3–5.5, 5.7: "554 5.7.1 Relay access denied" from a relay wanting
+  // authentication) is the operator's trouble: every address met it, each told to check itself.
+  return replyClass(err, 'RCPT TO') === 5 && !/^5\.[3457]\./.test(enhancedStatus(err) ?? '');
 }
 
 /** A 4yz reply to RCPT TO (greylisting, a full mailbox): this address, for now. */

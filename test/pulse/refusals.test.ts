@@ -126,7 +126,13 @@ describe('the mail server refusing the recipient', () => {
       limits: { createsPerCallerPerHour: 1, createsPerAddressPerHour: 1 },
       smtp: {
         refuseRecipient: (address) =>
-          address.startsWith('nobody@') ? { code: 501, message: 'Bad recipient address syntax (relay mx-internal-7.corp)' } : address.startsWith('later@') ? { code: 451, message: 'Greylisted, try again' } : null,
+          address.startsWith('nobody@')
+            ? { code: 501, message: 'Bad recipient address syntax (relay mx-internal-7.corp)' }
+            : address.startsWith('later@')
+              ? { code: 451, message: 'Greylisted, try again' }
+              : address.startsWith('relayed@')
+                ? { code: 554, message: '5.7.1 Relay access denied' }
+                : null,
       },
     });
   });
@@ -153,6 +159,12 @@ describe('the mail server refusing the recipient', () => {
   it('for now (4xx to RCPT): still 503, try again later', async () => {
     const err = await fixture.service.create({ channel: 'email', email: 'later@example.org' }, 'caller-c').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PulseUnavailableError);
+  });
+
+  it('for good, for a reason of the operator\'s set-up (554 5.7.1 Relay access denied): 503, not a 400 telling the caller to check the address', async () => {
+    const err = await fixture.service.create({ channel: 'email', email: 'relayed@example.org' }, 'caller-f').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PulseUnavailableError);
+    expect((err as Error).message).toBe('The confirmation e-mail could not be sent: the mail server cannot be reached or did not take it. Nothing was stored; try again later.');
   });
 
   it('for now, or the server down: the caller is not given the server\'s words nor its address, the operator\'s log is (they were in the 503)', async () => {
