@@ -150,10 +150,13 @@ export function sendFailureWords(err: unknown): string {
   const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
   const code = typeof responseCode === 'number' ? responseCode : null;
   if (code !== null && command === 'RCPT TO') {
-    return code >= 500 ? `SMTP ${code}: the mail server refuses this address for good` : `SMTP ${code}: the mail server cannot take mail for this address right now`;
+    if (mailboxGone(err)) return `SMTP ${code}: the mail server says this mailbox does not exist`;
+    if (recipientRefusedForGood(err)) return `SMTP ${code}: the mail server refuses this address for good`;
+    if (code < 500) return `SMTP ${code}: the mail server cannot take mail for this address right now`;
   }
   if (code !== null && command === 'DATA') {
-    return code >= 500 ? `SMTP ${code}: the mail server refuses this message for good` : `SMTP ${code}: the mail server did not take this message for now`;
+    if (messageTooLarge(err)) return `SMTP ${code}: the mail server refuses this message as too large`;
+    return code >= 500 ? `SMTP ${code}: the mail server refuses this message` : `SMTP ${code}: the mail server did not take this message for now`;
   }
   if (code !== null) return `SMTP ${code}: the service's mail server did not take the message${typeof command === 'string' ? ` (at ${command.split(' ')[0]})` : ''}`;
   if (err instanceof Error && /^the mail server did not take the message within/.test(err.message)) return `SMTP: ${err.message}`;

@@ -54,7 +54,7 @@ describe('an alert e-mail refused by the mail server', () => {
     expect(goneView.paused_reason).toBe('the mail server says this mailbox does not exist (SMTP 5.1.x or 5.2.1 to RCPT TO); resume it once it takes mail again');
     expect(goneView.deliveries).toMatchObject([{ status: 'abandoned', attempts: 1, next_attempt_at: null }]);
     // Its reply code, not its words (they describe the operator's set-up).
-    expect(goneView.deliveries[0]!.error).toBe('SMTP 550: the mail server refuses this address for good');
+    expect(goneView.deliveries[0]!.error).toBe('SMTP 550: the mail server says this mailbox does not exist');
 
     const fullView = await service.get(full);
     expect(fullView.status).toBe('active');
@@ -83,7 +83,7 @@ describe('an alert e-mail refused by the mail server', () => {
     const view = await service.get(big);
     expect(view.status).toBe('active');
     expect(view.deliveries).toMatchObject([{ status: 'abandoned', attempts: 1, next_attempt_at: null }]);
-    expect(view.deliveries[0]!.error).toBe('not sent, not to be tried again: SMTP 552: the mail server refuses this message for good');
+    expect(view.deliveries[0]!.error).toBe('not sent, not to be tried again: SMTP 552: the mail server refuses this message as too large');
 
     // Ten minutes later, past the first retry's time: the refused message is not tried again.
     messageRefusals.delete('big@example.org');
@@ -135,5 +135,7 @@ describe('an alert e-mail refused by the mail server', () => {
       expect(view.deliveries).toMatchObject([{ status: 'failed', attempts: 1 }]);
       expect(view.deliveries[0]!.next_attempt_at).not.toBeNull();
     }
+    expect((await service.get(relay)).deliveries[0]!.error).toBe("SMTP 554: the service's mail server did not take the message (at RCPT)");
+    expect((await service.get(policy)).deliveries[0]!.error).toBe('SMTP 550: the mail server refuses this message');
   });
 });
