@@ -21,7 +21,8 @@ import { ChangeIndex } from './change-index.ts';
 import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
-import { mailboxGone, messageTooLarge, sendFailureWords, type Mailer } from './mailer.ts';
+import type { Mailer } from './mailer.ts';
+import { mailboxGone, messageTooLarge, sendFailureWords } from './smtp-replies.ts';
 import { composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
@@ -102,7 +103,7 @@ function deliveryCadence(delivery: Delivery): Cadence {
 
 interface SendOutcome {
   ok: boolean;
-  /** Why the address will never take this message (410 Gone, SMTP 5xx to RCPT TO): the subscription is paused, saying so. */
+  /** Why the address will never take this message (410 Gone, a mailbox that does not exist): the subscription is paused, saying so. */
   gone: string | null;
   /** The message itself is refused for good (too large: mailer.ts messageTooLarge): sending it again fails again. */
   refused: boolean;
