@@ -1,9 +1,10 @@
 /**
- * An alert e-mail whose recipient the mail server refuses. A permanent refusal (5xx to RCPT TO,
- * RFC 5321 §4.2.1: "550 No such user") fails again on every attempt: it was retried for 24 hours
- * and then sent again with every later build. The subscription is paused, saying why, as a
- * webhook answering 410 Gone is. A temporary refusal (4xx: greylisting, a full mailbox) is
- * retried as before.
+ * An alert e-mail the mail server refuses. A mailbox that does not exist ("550 5.1.1 No such
+ * user") fails again on every attempt: it was retried for 24 hours and then sent again with every
+ * later build. The subscription is paused, saying why, as a webhook answering 410 Gone is. A
+ * message too large for the server (552) is not sent again. Every other refusal (4xx; a relay's
+ * 5.7.1; a reply without an RFC 3463 code) may be the operator's to fix and is retried as before.
+ * The manage page gives the reply code and its meaning, never the server's words or address.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../../lib/pulse/mailer.ts';
@@ -36,7 +37,7 @@ async function subscribe(email: string): Promise<string> {
 }
 
 describe('an alert e-mail refused by the mail server', () => {
-  it('for good (550 to RCPT TO): not retried, the subscription paused saying why; for now (452): retried', async () => {
+  it('a mailbox that does not exist (550 5.1.1 to RCPT TO): not retried, the subscription paused saying why; for now (452): retried', async () => {
     const { service, smtp } = fixture;
     const gone = await subscribe('gone@example.org');
     const full = await subscribe('full@example.org');
