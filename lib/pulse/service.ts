@@ -423,13 +423,13 @@ export class PulseService {
 
   async #ping(subscription: Subscription, now: Date): Promise<void> {
     const url = new URL(subscription.address);
+    const timeoutMs = this.#opts.webhookTimeoutMs ?? 10_000;
     try {
-      await checkWebhookUrl(url, this.#opts.allowPrivateWebhooks);
+      await checkWebhookUrl(url, this.#opts.allowPrivateWebhooks, timeoutMs);
     } catch (err) {
       if (err instanceof WebhookTargetError) throw new PulseInputError('url', `url: ${err.message}`);
       throw err;
     }
-    const timeoutMs = this.#opts.webhookTimeoutMs ?? 10_000;
     const dispatcher = webhookDispatcher(this.#opts.allowPrivateWebhooks, timeoutMs);
     try {
       const body = JSON.stringify({

@@ -85,18 +85,28 @@ function literalAddress(url: URL): string | null {
 /**
  * Resolves the URL's host and checks every address (any internal one refuses it: a name with a
  * public and a private record is not trusted). Returns the addresses. Throws WebhookTargetError.
+ * The resolution is bounded by `timeoutMs`, the webhook's own timeout: a host whose name servers
+ * never answer held a creation's ping (and a notify worker) for as long as the system resolver
+ * waits, 10 to 30 s, outside the webhook's timeout.
  */
-export async function checkWebhookUrl(url: URL, allowPrivate: boolean): Promise<string[]> {
+export async function checkWebhookUrl(url: URL, allowPrivate: boolean, timeoutMs = 10_000): Promise<string[]> {
   const literal = literalAddress(url);
   let addresses: string[];
   if (literal) {
     addresses = [literal];
   } else {
     try {
-      addresses = (await new Promise<LookupAddress[]>((resolve, reject) =>
-        dnsLookup(url.hostname, { all: true }, (err, found) => (err ? reject(err) : resolve(found))),
-      )).map((a) => a.address);
+      let timer: NodeJS.Timeout | undefined;
+      addresses = (
+        await Promise.race([
+          new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(url.hostname, { all: true }, (err, found) => (err ? reject(err) : resolve(found)))),
+          new Promise<never>((_resolve, reject) => {
+            timer = setTimeout(() => reject(new WebhookTargetError(`${url.hostname} could not be resolved within ${timeoutMs} ms; try again later`)), timeoutMs);
+          }),
+        ]).finally(() => clearTimeout(timer))
+      ).map((a) => a.address);
     } catch (err) {
+      if (err instanceof WebhookTargetError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       // Refused in the words of an internal name only where internal names are refused.
       if (code !== undefined && NO_ADDRESS.has(code)) throw allowPrivate ? new WebhookTargetError(`${url.hostname} does not resolve (${code})`) : refuseName(url.hostname);
