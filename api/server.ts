@@ -116,6 +116,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         allowPrivateWebhooks: pulse.allowPrivateWebhooks,
         changes: servedChanges(opts.dataDir, () => store.current?.buildId ?? null),
         ...(opts.pulse?.limits ? { limits: opts.pulse.limits } : {}),
+        onMailError: (err) => logger.warn({ err }, 'confirmation e-mail not sent'),
       }),
       callers,
     },

@@ -1,6 +1,7 @@
 /**
  * E-mail over SMTP (`--smtp smtp://user:pass@host:587`, or smtps:// for implicit TLS) through
  * nodemailer. The sender is `--mail-from` (default `vulnintel <pulse@<public host>>`).
+ * An smtp:// URL with credentials requires STARTTLS (see createMailer).
  */
 import nodemailer from 'nodemailer';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
@@ -21,15 +22,46 @@ export interface Mailer {
   close(): void;
 }
 
-export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000): Mailer {
-  parseOptionUrl('--smtp', smtpUrl, ['smtp', 'smtps'], 'smtp://user:password@mail.example.org:587');
+/**
+ * `timeoutMs` bounds each wait on the server (connecting, its greeting, each reply);
+ * `sendTimeoutMs` one message as a whole: a server answering every command just inside
+ * `timeoutMs` (or a pool retrying a dropped connection) took minutes per message, past the
+ * lease notify gives a delivery in flight (SENDING_LEASE_MS), after which another notifier
+ * sends it again.
+ */
+/** A message the server did not take within the bound for one message (createMailer's sendTimeoutMs). */
+export class SendTimeoutError extends Error {
+  constructor(ms: number, options?: { cause?: unknown }) {
+    super(`the mail server did not take the message within ${ms} ms`, options);
+    this.name = 'SendTimeoutError';
+  }
+}
+
+export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000, sendTimeoutMs = 4 * timeoutMs): Mailer {
+  const url = parseOptionUrl('--smtp', smtpUrl, ['smtp', 'smtps'], 'smtp://user:password@mail.example.org:587');
   checkSender(from);
+  // Credentials over smtp:// go only inside STARTTLS: nodemailer upgrades only when the server
+  // offers it, and otherwise sends AUTH in clear, so a server without it (or anyone on the path
+  // deleting "250-STARTTLS" from its EHLO reply) got the password. The URL's own
+  // `?requireTLS=false` still wins (nodemailer applies the URL's options last), for a relay
+  // that can only take it in clear.
+  const requireTLS = url.protocol === 'smtp:' && (url.username !== '' || url.password !== '');
   // A few pooled connections (notify sends many messages in a row); timeouts bounded, so a dead
   // server cannot hold notify for nodemailer's 10-minute default.
-  const transport = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: 4, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } as never);
+  const transport = nodemailer.createTransport({
+    url: smtpUrl,
+    pool: true,
+    maxConnections: 4,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    ...(requireTLS ? { requireTLS: true } : {}),
+  } as never);
   return {
     async send(message) {
+      const signal = AbortSignal.timeout(sendTimeoutMs);
       await transport.sendMail({
+        signal,
         from,
         to: message.to,
         subject: message.subject,
@@ -37,6 +69,9 @@ export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000):
         html: message.html,
         headers: message.headers ?? {},
         ...(message.messageId !== undefined ? { messageId: message.messageId } : {}),
+      }).catch((err: unknown) => {
+        // nodemailer's words for it, "Message sending aborted", do not say why.
+        throw signal.aborted ? new SendTimeoutError(sendTimeoutMs, { cause: err }) : err;
       });
     },
     close: () => transport.close(),

@@ -12,7 +12,9 @@
  * on an older snapshot too), then marked sent — moving the cursor in the same
  * transaction — or failed with the next attempt time. A failed delivery is retried with the
  * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
- * given up (shown on the manage page). A webhook answering 410 Gone is paused.
+ * given up (shown on the manage page). A webhook answering 410 Gone is paused, and so is an
+ * e-mail subscription whose mail server says its mailbox does not exist (5.1.1 to RCPT TO); a
+ * message the server refuses as too large (552) is given up at once.
  */
 import type { ChangeRow } from '../changes/model.ts';
 import { ChangeIndex } from './change-index.ts';
@@ -20,7 +22,8 @@ import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
 import type { Mailer } from './mailer.ts';
-import { chatText, composeMessage, withManageLink, type AlertMessage } from './message.ts';
+import { mailboxGone, messageTooLarge, sendFailureWords } from './smtp-replies.ts';
+import { composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
 import { webhookDispatcher } from './ssrf.ts';
@@ -28,6 +31,7 @@ import type { PulseStore } from './store/store.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
 import type { Cadence, Delivery, Subscription } from './types.ts';
 import { postWebhook } from './webhook.ts';
+import { webhookBody } from './webhook-body.ts';
 
 export const RETRY_BASE_MS = 5 * 60_000;
 export const RETRY_MAX_INTERVAL_MS = 4 * 3600_000;
@@ -35,12 +39,12 @@ export const RETRY_WINDOW_MS = 24 * 3600_000;
 /**
  * A row `sending` for less than this may be in flight in another notifier (cron's run and the
  * one `update` starts overlap): it is left alone, not sent again. Far above the longest an
- * attempt takes (SMTP's 30 s timeouts, a webhook's 10 s ones), so only a run that died while
- * sending leaves a row this old, and the next run after it sends that range again.
+ * attempt takes (an e-mail 2 minutes in all, mailer.ts; a webhook 10 s), so only a run that
+ * died while sending leaves a row this old, and the next run after it sends that range again.
  */
 export const SENDING_LEASE_MS = 10 * 60_000;
-/** Webhook bodies above this are cut down to fewer items (the `text` says so). */
-export const MAX_WEBHOOK_BODY_BYTES = 512 * 1024;
+/** Webhook bodies above this are cut down (webhook-body.ts; the `text` says so). */
+export { MAX_WEBHOOK_BODY_BYTES } from './webhook-body.ts';
 
 export interface NotifyOptions {
   dataDir: string;
@@ -99,37 +103,20 @@ function deliveryCadence(delivery: Delivery): Cadence {
 
 interface SendOutcome {
   ok: boolean;
-  gone: boolean;
+  /** Why the address will never take this message (410 Gone, a mailbox that does not exist): the subscription is paused, saying so. */
+  gone: string | null;
+  /** The message itself is refused for good (too large: mailer.ts messageTooLarge): sending it again fails again. */
+  refused: boolean;
   error: string | null;
 }
 
-/** Items serialised once per message (subscriptions sharing a filter share the message). */
-const itemsJson = new WeakMap<AlertMessage, string>();
-
-function webhookBody(message: AlertMessage, delivery: Delivery): string {
-  const head = (items: number, note: string) =>
-    JSON.stringify({
-      type: 'changes',
-      delivery_id: delivery.id,
-      cadence: deliveryCadence(delivery),
-      period: delivery.periodKey,
-      range: { after: delivery.rangeFrom, until: delivery.rangeTo },
-      text: chatText(message.text + note),
-      total_changes: message.totalChanges,
-      total_subjects: message.totalSubjects,
-      truncated: message.totalSubjects > items,
-    }).slice(0, -1);
-  let json = itemsJson.get(message);
-  if (json === undefined) itemsJson.set(message, (json = JSON.stringify(message.items)));
-  let body = `${head(message.items.length, '')},"items":${json}}`;
-  // Past the size bound: halve the items until it fits (the text says how many were left out).
-  let items = message.items;
-  while (Buffer.byteLength(body) > MAX_WEBHOOK_BODY_BYTES && items.length > 1) {
-    items = items.slice(0, Math.floor(items.length / 2));
-    body = `${head(items.length, `\n(${message.totalSubjects - items.length} subjects left out of this message to keep it small.)`)},"items":${JSON.stringify(items)}}`;
-  }
-  return body;
-}
+const WEBHOOK_GONE = 'the webhook answered 410 Gone; resume it once it exists again';
+/**
+ * The mailbox no longer exists (mailer.ts mailboxGone: "550 5.1.1 User unknown"). Retried for 24
+ * hours like a 4yz refusal, it was sent again with every build after that, a bounce each time.
+ * It is paused as a webhook answering 410 Gone is. Any other refusal is retried.
+ */
+const MAILBOX_GONE = 'the mail server says this mailbox does not exist (SMTP 5.1.x or 5.2.1 to RCPT TO); resume it once it takes mail again';
 
 export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   const started = performance.now();
@@ -202,23 +189,26 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
           // message to mail systems, which show it once.
           messageId: `<${delivery.id}@${new URL(links.base).hostname}>`,
         });
-        return { ok: true, gone: false, error: null };
+        return { ok: true, gone: null, refused: false, error: null };
       } catch (err) {
-        return { ok: false, gone: false, error: `SMTP: ${(err as Error).message}` };
+        // The ledger (shown on the manage page) gets words of ours; the log, the server's own.
+        info(`  ! ${sub.id}: SMTP: ${(err as Error).message}`);
+        return { ok: false, gone: mailboxGone(err) ? MAILBOX_GONE : null, refused: messageTooLarge(err), error: sendFailureWords(err) };
       }
     }
     const message = messageFor(sub, delivery, matched);
-    return postWebhook({
+    const result = await postWebhook({
       url: sub.address,
       secret: sub.secret ?? '',
       event: 'changes',
       deliveryId: delivery.id,
-      body: webhookBody(message, delivery),
+      body: webhookBody(message, delivery, deliveryCadence(delivery)),
       dispatcher,
       allowPrivate: opts.allowPrivateWebhooks,
       timeoutMs,
       nowSeconds: Math.floor(at.getTime() / 1000),
     });
+    return { ok: result.ok, gone: result.gone ? WEBHOOK_GONE : null, refused: false, error: result.error };
   }
 
   async function attempt(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<void> {
@@ -228,18 +218,30 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
     if (outcome.ok) {
       await store.finishDelivery(delivery.id, { status: 'sent', at: at.toISOString(), cursorAt: delivery.rangeTo, lastPeriod: digestPeriod });
       summary.sent++;
-    } else if (outcome.gone) {
+    } else if (outcome.gone !== null) {
       await store.finishDelivery(delivery.id, {
         status: 'abandoned',
         at: at.toISOString(),
         error: outcome.error ?? 'HTTP 410',
         cursorAt: delivery.rangeTo,
         lastPeriod: digestPeriod,
-        pauseReason: 'the webhook answered 410 Gone; resume it once it exists again',
+        pauseReason: outcome.gone,
       });
       summary.failed++;
       summary.paused++;
-      info(`  ! ${sub.id}: webhook answered 410 Gone, paused`);
+      info(`  ! ${sub.id}: paused, ${outcome.gone}`);
+    } else if (outcome.refused) {
+      // Retried for 24 hours, the same message met the same refusal each time; the next build's
+      // message is another one, so the subscription goes on.
+      await store.finishDelivery(delivery.id, {
+        status: 'abandoned',
+        at: at.toISOString(),
+        error: `not sent, not to be tried again: ${outcome.error ?? 'SMTP 5xx'}`,
+        cursorAt: delivery.rangeTo,
+        lastPeriod: digestPeriod,
+        pauseReason: null,
+      });
+      summary.failed++;
     } else {
       await store.finishDelivery(delivery.id, { status: 'failed', at: at.toISOString(), error: outcome.error ?? 'failed', nextAttemptAt: new Date(at.getTime() + retryDelayMs(delivery.attempts)).toISOString() });
       summary.failed++;
@@ -354,7 +356,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
 
 /** The one summary line. */
 export function formatNotifySummary(s: NotifySummary): string {
-  const extra = [s.waiting ? `${s.waiting} waiting to retry` : '', s.inFlight ? `${s.inFlight} being sent by another run` : '', s.gaveUp ? `${s.gaveUp} given up` : '', s.paused ? `${s.paused} paused (410)` : '', s.skipped ? `${s.skipped} skipped (no SMTP)` : '']
+  const extra = [s.waiting ? `${s.waiting} waiting to retry` : '', s.inFlight ? `${s.inFlight} being sent by another run` : '', s.gaveUp ? `${s.gaveUp} given up` : '', s.paused ? `${s.paused} paused (address gone)` : '', s.skipped ? `${s.skipped} skipped (no SMTP)` : '']
     .filter(Boolean)
     .join(', ');
   return `notify: ${formatCount(s.subscriptions)} subscriptions, ${formatCount(s.changes)} changes; ${formatCount(s.matched)} subscriptions matched, ${formatCount(s.sent)} messages sent, ${formatCount(s.failed)} failed, ${formatCount(s.retried)} retried${extra ? `; ${extra}` : ''} (${formatDuration(s.ms)})`;

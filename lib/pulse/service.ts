@@ -15,6 +15,7 @@ import { PulseInputError, PulseLimitError, PulseNotFoundError, PulseUnavailableE
 import { parseCreate, parseFilter, parseUpdate } from './input.ts';
 import type { PulseLinks } from './links.ts';
 import type { Mailer } from './mailer.ts';
+import { recipientRefusedForGood, recipientRefusedForNow } from './smtp-replies.ts';
 import { periodKey } from './periods.ts';
 import { checkWebhookUrl, parseWebhookUrl, webhookDispatcher, WebhookTargetError } from './ssrf.ts';
 import type { PulseStore } from './store/store.ts';
@@ -66,6 +67,8 @@ export interface PulseServiceOptions {
   limits?: Partial<PulseLimits>;
   webhookTimeoutMs?: number;
   now?: () => Date;
+  /** Told why a confirmation e-mail could not be sent (the caller is not: see create). */
+  onMailError?: (err: unknown) => void;
 }
 
 export interface DeliveryView {
@@ -231,7 +234,16 @@ export class PulseService {
         for (const key of counters) await this.#opts.store.unhitCounter(key, window.toISOString());
         throw new PulseInputError('email', 'email: the mail server refuses this address as a recipient, for good (SMTP 5xx); check the address. Nothing was stored.');
       }
-      throw new PulseUnavailableError(`The confirmation e-mail could not be sent (${(err as Error).message}); nothing was stored, try again later.`, { cause: err });
+      // The caller is not given the mailer's words: they describe the operator's set-up ("connect
+      // ECONNREFUSED 10.0.0.5:587", "Invalid login: 535 …", a relay's internal name in its
+      // reply), not the request, as the permanent refusal above says. The operator's log has them.
+      this.#opts.onMailError?.(err);
+      throw new PulseUnavailableError(
+        recipientRefusedForNow(err)
+          ? 'The mail server cannot take mail for this address right now (SMTP 4xx); nothing was stored, try again later.'
+          : 'The confirmation e-mail could not be sent: the mail server cannot be reached or did not take it. Nothing was stored; try again later.',
+        { cause: err },
+      );
     }
     return { subscription: await this.#view(subscription), manage_url: null, secret: null, confirmation: { sent_to: subscription.address, expires_at: expiresAt } };
   }
@@ -411,13 +423,13 @@ export class PulseService {
 
   async #ping(subscription: Subscription, now: Date): Promise<void> {
     const url = new URL(subscription.address);
+    const timeoutMs = this.#opts.webhookTimeoutMs ?? 10_000;
     try {
-      await checkWebhookUrl(url, this.#opts.allowPrivateWebhooks);
+      await checkWebhookUrl(url, this.#opts.allowPrivateWebhooks, timeoutMs);
     } catch (err) {
       if (err instanceof WebhookTargetError) throw new PulseInputError('url', `url: ${err.message}`);
       throw err;
     }
-    const timeoutMs = this.#opts.webhookTimeoutMs ?? 10_000;
     const dispatcher = webhookDispatcher(this.#opts.allowPrivateWebhooks, timeoutMs);
     try {
       const body = JSON.stringify({
@@ -465,18 +477,6 @@ export class PulseService {
       ].join('\n'),
     });
   }
-}
-
-/**
- * Whether sending failed because the SMTP server refused the recipient for good: a 5yz reply to
- * RCPT TO (RFC 5321 §4.2.1: permanent; "501 Bad recipient address syntax", "550 No such user").
- * A 4yz reply (greylisting, a full mailbox) or a failure of another command or of the connection
- * is the service's trouble, retried later by the caller. nodemailer names the command and the
- * reply code on its error.
- */
-function recipientRefusedForGood(err: unknown): boolean {
-  const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
-  return command === 'RCPT TO' && typeof responseCode === 'number' && responseCode >= 500 && responseCode <= 599;
 }
 
 /** The members of a filter whose value is free text the requester typed. */

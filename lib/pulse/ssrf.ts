@@ -57,11 +57,24 @@ export function parseWebhookUrl(text: string): URL {
   return url;
 }
 
-function refuse(host: string, address: string, range: string): WebhookTargetError {
-  return new WebhookTargetError(
-    `${host} resolves to ${address} (${range}): webhooks may not reach internal addresses (the operator can allow them with --pulse-allow-private-webhooks)`,
-  );
+const INTERNAL = 'webhooks may not reach internal addresses (the operator can allow them with --pulse-allow-private-webhooks)';
+
+/**
+ * The refusal of a name: the same words whether it resolves to an internal address or to none.
+ * Whoever may create a subscription reads them; "db.corp resolves to 10.0.0.5 (private)" answered
+ * any stranger's questions about the internal names and addresses the server's resolver knows.
+ */
+function refuseName(host: string): WebhookTargetError {
+  return new WebhookTargetError(`${host} does not resolve to a public address: ${INTERNAL}`);
 }
+
+function refuse(host: string, address: string, range: string): WebhookTargetError {
+  // An address the caller wrote is named (it says nothing the caller did not know); a name's is not.
+  return isIP(host.replace(/^\[|\]$/g, '')) ? new WebhookTargetError(`${host} is an internal address (${range}): ${INTERNAL}`) : refuseName(host);
+}
+
+/** The resolver's answers that say a name has no address (rather than that it could not be asked). */
+const NO_ADDRESS = new Set(['ENOTFOUND', 'ENODATA']);
 
 /** The literal address of a URL host, or null for a name. */
 function literalAddress(url: URL): string | null {
@@ -72,19 +85,32 @@ function literalAddress(url: URL): string | null {
 /**
  * Resolves the URL's host and checks every address (any internal one refuses it: a name with a
  * public and a private record is not trusted). Returns the addresses. Throws WebhookTargetError.
+ * The resolution is bounded by `timeoutMs`, the webhook's own timeout: a host whose name servers
+ * never answer held a creation's ping (and a notify worker) for as long as the system resolver
+ * waits, 10 to 30 s, outside the webhook's timeout.
  */
-export async function checkWebhookUrl(url: URL, allowPrivate: boolean): Promise<string[]> {
+export async function checkWebhookUrl(url: URL, allowPrivate: boolean, timeoutMs = 10_000): Promise<string[]> {
   const literal = literalAddress(url);
   let addresses: string[];
   if (literal) {
     addresses = [literal];
   } else {
     try {
-      addresses = (await new Promise<LookupAddress[]>((resolve, reject) =>
-        dnsLookup(url.hostname, { all: true }, (err, found) => (err ? reject(err) : resolve(found))),
-      )).map((a) => a.address);
+      let timer: NodeJS.Timeout | undefined;
+      addresses = (
+        await Promise.race([
+          new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(url.hostname, { all: true }, (err, found) => (err ? reject(err) : resolve(found)))),
+          new Promise<never>((_resolve, reject) => {
+            timer = setTimeout(() => reject(new WebhookTargetError(`${url.hostname} could not be resolved within ${timeoutMs} ms; try again later`)), timeoutMs);
+          }),
+        ]).finally(() => clearTimeout(timer))
+      ).map((a) => a.address);
     } catch (err) {
-      throw new WebhookTargetError(`${url.hostname} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      if (err instanceof WebhookTargetError) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      // Refused in the words of an internal name only where internal names are refused.
+      if (code !== undefined && NO_ADDRESS.has(code)) throw allowPrivate ? new WebhookTargetError(`${url.hostname} does not resolve (${code})`) : refuseName(url.hostname);
+      throw new WebhookTargetError(`${url.hostname} could not be resolved (${code ?? (err as Error).message}); try again later`);
     }
   }
   if (!allowPrivate) {
@@ -108,7 +134,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
           if (range) return callback(refuse(hostname, entry.address, range));
         }
       }
-      if (found.length === 0) return callback(new WebhookTargetError(`${hostname} has no address`));
+      if (found.length === 0) return callback(refuseName(hostname));
       if (options.all) return callback(null, found);
       callback(null, found[0]!.address, found[0]!.family);
     });

@@ -60,7 +60,7 @@ export interface WebhookRequest {
 export async function postWebhook(req: WebhookRequest): Promise<WebhookResult> {
   try {
     const url = parseWebhookUrl(req.url);
-    await checkWebhookUrl(url, req.allowPrivate);
+    await checkWebhookUrl(url, req.allowPrivate, req.timeoutMs);
     const res = await request(url, {
       method: 'POST',
       dispatcher: req.dispatcher,

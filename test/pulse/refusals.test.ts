@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PulseInputError, PulseUnavailableError } from '../../lib/pulse/errors.ts';
+import { createMailer } from '../../lib/pulse/mailer.ts';
+import { PulseService } from '../../lib/pulse/service.ts';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.ts';
 import { startServiceFixture, type ServiceFixture } from './service-fixture.ts';
 
@@ -124,7 +126,13 @@ describe('the mail server refusing the recipient', () => {
       limits: { createsPerCallerPerHour: 1, createsPerAddressPerHour: 1 },
       smtp: {
         refuseRecipient: (address) =>
-          address.startsWith('nobody@') ? { code: 501, message: 'Bad recipient address syntax (relay mx-internal-7.corp)' } : address.startsWith('later@') ? { code: 451, message: 'Greylisted, try again' } : null,
+          address.startsWith('nobody@')
+            ? { code: 501, message: 'Bad recipient address syntax (relay mx-internal-7.corp)' }
+            : address.startsWith('later@')
+              ? { code: 451, message: 'Greylisted, try again' }
+              : address.startsWith('relayed@')
+                ? { code: 554, message: '5.7.1 Relay access denied' }
+                : null,
       },
     });
   });
@@ -151,5 +159,31 @@ describe('the mail server refusing the recipient', () => {
   it('for now (4xx to RCPT): still 503, try again later', async () => {
     const err = await fixture.service.create({ channel: 'email', email: 'later@example.org' }, 'caller-c').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PulseUnavailableError);
+  });
+
+  it('for good, for a reason of the operator\'s set-up (554 5.7.1 Relay access denied): 503, not a 400 telling the caller to check the address', async () => {
+    const err = await fixture.service.create({ channel: 'email', email: 'relayed@example.org' }, 'caller-f').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PulseUnavailableError);
+    expect((err as Error).message).toBe('The confirmation e-mail could not be sent: the mail server cannot be reached or did not take it. Nothing was stored; try again later.');
+  });
+
+  it('for now, or the server down: the caller is not given the server\'s words nor its address, the operator\'s log is (they were in the 503)', async () => {
+    const told: unknown[] = [];
+    const service = new PulseService({ store: fixture.store, links: fixture.links, mailer: fixture.mailer, allowPrivateWebhooks: true, onMailError: (err) => told.push(err) });
+    const greylisted = await service.create({ channel: 'email', email: 'later@example.org' }, 'caller-d').catch((e: unknown) => e);
+    expect(greylisted).toBeInstanceOf(PulseUnavailableError);
+    expect((greylisted as Error).message).toBe('The mail server cannot take mail for this address right now (SMTP 4xx); nothing was stored, try again later.');
+
+    // A mail server nobody listens on (port 9, discard): the connection is refused.
+    const down = createMailer('smtp://127.0.0.1:9', 'vulnintel <pulse@pulse.example.org>', 2000);
+    try {
+      const unreachable = new PulseService({ store: fixture.store, links: fixture.links, mailer: down, allowPrivateWebhooks: true, onMailError: (err) => told.push(err) });
+      const err = await unreachable.create({ channel: 'email', email: 'ok2@example.org' }, 'caller-e').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(PulseUnavailableError);
+      expect((err as Error).message).toBe('The confirmation e-mail could not be sent: the mail server cannot be reached or did not take it. Nothing was stored; try again later.');
+    } finally {
+      down.close();
+    }
+    expect(told.map((e) => (e as Error).message)).toEqual([expect.stringMatching(/Greylisted/), expect.stringMatching(/ECONNREFUSED 127\.0\.0\.1:9/)]);
   });
 });

@@ -25,6 +25,8 @@ export interface SmtpSinkOptions {
   parse?: boolean;
   /** The reply to a RCPT TO (e.g. 501 or 451 with its text), or null to accept it. */
   refuseRecipient?: (address: string) => { code: number; message: string } | null;
+  /** The reply to a message once received (e.g. 554 as spam), by its envelope's recipients, or null to keep it. */
+  refuseMessage?: (recipients: string[]) => { code: number; message: string } | null;
   /**
    * Milliseconds to wait, once a message is received and kept, before answering its DATA (0: at
    * once): past the client's timeout, the message arrived but the client counts it as failed.
@@ -46,7 +48,13 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
       if (refusal === null) return callback();
       callback(Object.assign(new Error(refusal.message), { responseCode: refusal.code }));
     },
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
+      const refusal = opts.refuseMessage?.(session.envelope.rcptTo.map((a) => a.address)) ?? null;
+      if (refusal !== null) {
+        stream.on('data', () => {});
+        stream.on('end', () => callback(Object.assign(new Error(refusal.message), { responseCode: refusal.code })));
+        return;
+      }
       if (opts.parse === false) {
         stream.on('data', () => {});
         stream.on('end', () => {

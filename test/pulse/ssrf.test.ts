@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forbiddenRange, webhookDispatcher } from '../../lib/pulse/ssrf.ts';
+import { checkWebhookUrl, forbiddenRange, webhookDispatcher } from '../../lib/pulse/ssrf.ts';
 
 describe('forbiddenRange', () => {
   const refused = [
@@ -38,7 +38,10 @@ describe('the webhook dispatcher connects only to the addresses it checked', () 
     try {
       const err = await request(`http://localhost:${port}/`, { dispatcher }).catch((e: unknown) => e as Error & { cause?: Error });
       expect(err).toBeInstanceOf(Error);
-      expect(`${(err as Error).message} ${(err as { cause?: Error }).cause?.message ?? ''}`).toMatch(/internal addresses/);
+      const said = `${(err as Error).message} ${(err as { cause?: Error }).cause?.message ?? ''}`;
+      expect(said).toMatch(/internal addresses/);
+      // The address the name resolved to is not told (see below).
+      expect(said).not.toMatch(/127\.0\.0\.1|::1/);
     } finally {
       await dispatcher.close();
     }
@@ -52,5 +55,21 @@ describe('the webhook dispatcher connects only to the addresses it checked', () 
     } finally {
       await dispatcher.close();
     }
+  });
+});
+
+describe('a refusal tells the caller nothing of what the server\'s resolver knows', () => {
+  // Anyone may create a webhook subscription and read why it was refused: "db.corp resolves to
+  // 10.0.0.5 (private)" mapped the internal names and addresses the server's resolver knows.
+  const refusal = (url: string) => checkWebhookUrl(new URL(url), false).then(() => null, (e: unknown) => (e as Error).message);
+
+  it('a name resolving to an internal address is refused without naming the address', async () => {
+    const message = await refusal('http://localhost:9/hook');
+    expect(message).toBe('localhost does not resolve to a public address: webhooks may not reach internal addresses (the operator can allow them with --pulse-allow-private-webhooks)');
+  });
+
+  it('an address written in the URL is named, with its range', async () => {
+    expect(await refusal('http://10.0.0.1/hook')).toBe('10.0.0.1 is an internal address (private): webhooks may not reach internal addresses (the operator can allow them with --pulse-allow-private-webhooks)');
+    expect(await refusal('http://[::ffff:169.254.169.254]/hook')).toMatch(/^\[::ffff:a9fe:a9fe\] is an internal address \(linkLocal\)/);
   });
 });
