@@ -12,9 +12,10 @@
  * on an older snapshot too), then marked sent — moving the cursor in the same
  * transaction — or failed with the next attempt time. A failed delivery is retried with the
  * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
- * given up (shown on the manage page). A webhook answering 410 Gone is paused, and so is an
- * e-mail subscription whose mail server says its mailbox does not exist (5.1.1 to RCPT TO); a
- * message the server refuses as too large (552) is given up at once.
+ * given up (shown on the manage page). A webhook answering 410 Gone is paused; a message the
+ * mail server refuses as too large (552) is given up at once. An e-mail refused otherwise,
+ * "550 5.1.1 no such mailbox" included, is retried like any failure (PULSE §5 pauses a webhook
+ * answering 410 only): the manage page says what the server said.
  */
 import type { ChangeRow } from '../changes/model.ts';
 import { ChangeIndex } from './change-index.ts';
@@ -22,7 +23,7 @@ import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
 import type { Mailer } from './mailer.ts';
-import { mailboxGone, messageTooLarge, sendFailureWords } from './smtp-replies.ts';
+import { messageTooLarge, sendFailureWords } from './smtp-replies.ts';
 import { composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
@@ -103,7 +104,7 @@ function deliveryCadence(delivery: Delivery): Cadence {
 
 interface SendOutcome {
   ok: boolean;
-  /** Why the address will never take this message (410 Gone, a mailbox that does not exist): the subscription is paused, saying so. */
+  /** Why the address will never take this message (a webhook's 410 Gone): the subscription is paused, saying so. */
   gone: string | null;
   /** The message itself is refused for good (too large: mailer.ts messageTooLarge): sending it again fails again. */
   refused: boolean;
@@ -111,12 +112,6 @@ interface SendOutcome {
 }
 
 const WEBHOOK_GONE = 'the webhook answered 410 Gone; resume it once it exists again';
-/**
- * The mailbox no longer exists (mailer.ts mailboxGone: "550 5.1.1 User unknown"). Retried for 24
- * hours like a 4yz refusal, it was sent again with every build after that, a bounce each time.
- * It is paused as a webhook answering 410 Gone is. Any other refusal is retried.
- */
-const MAILBOX_GONE = 'the mail server says this mailbox does not exist (SMTP 5.1.x or 5.2.1 to RCPT TO); resume it once it takes mail again';
 
 export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   const started = performance.now();
@@ -193,7 +188,9 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       } catch (err) {
         // The ledger (shown on the manage page) gets words of ours; the log, the server's own.
         info(`  ! ${sub.id}: SMTP: ${(err as Error).message}`);
-        return { ok: false, gone: mailboxGone(err) ? MAILBOX_GONE : null, refused: messageTooLarge(err), error: sendFailureWords(err) };
+        // Not paused on a refused recipient: a mail server's 5.1.1 is also what a relay says of
+        // a mailbox it cannot verify for now, and smtp-server's word for any recipient refused.
+        return { ok: false, gone: null, refused: messageTooLarge(err), error: sendFailureWords(err) };
       }
     }
     const message = messageFor(sub, delivery, matched);

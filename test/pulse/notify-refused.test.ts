@@ -1,10 +1,10 @@
 /**
- * An alert e-mail the mail server refuses. A mailbox that does not exist ("550 5.1.1 No such
- * user") fails again on every attempt: it was retried for 24 hours and then sent again with every
- * later build. The subscription is paused, saying why, as a webhook answering 410 Gone is. A
- * message too large for the server (552) is not sent again. Every other refusal (4xx; a relay's
- * 5.7.1; a reply without an RFC 3463 code) may be the operator's to fix and is retried as before.
- * The manage page gives the reply code and its meaning, never the server's words or address.
+ * An alert e-mail the mail server refuses. Every refusal of the recipient, "550 5.1.1 No such
+ * user" included, is retried with backoff like any failed delivery (PULSE §5: only a webhook
+ * answering 410 is paused; smtp-server answers 550 5.1.1 to any recipient its handler refuses,
+ * and a relay says it of a mailbox it cannot verify for now). A message too large for the
+ * server (552) is not sent again. The manage page gives the reply code and its meaning, never
+ * the server's words or address.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../../lib/pulse/mailer.ts';
@@ -37,7 +37,7 @@ async function subscribe(email: string): Promise<string> {
 }
 
 describe('an alert e-mail refused by the mail server', () => {
-  it('a mailbox that does not exist (550 5.1.1 to RCPT TO): not retried, the subscription paused saying why; for now (452): retried', async () => {
+  it('a mailbox that does not exist (550 5.1.1 to RCPT TO) and one full for now (452): both retried, delivered once the server takes them', async () => {
     const { service, smtp } = fixture;
     const gone = await subscribe('gone@example.org');
     const full = await subscribe('full@example.org');
@@ -47,13 +47,12 @@ describe('an alert e-mail refused by the mail server', () => {
     const b1 = change({ build_id: 'b1', detected_at: '2026-11-24T09:00:00.000Z', kind: 'new_cve', vendors: ['acme'], why: 'Published.' });
     clock = new Date('2026-11-24T09:05:00.000Z');
     const first = await runNotify({ ...fixture.notify, changes: [b1] });
-    expect(first).toMatchObject({ matched: 2, sent: 0, failed: 2, paused: 1 });
-    expect(formatNotifySummary(first)).toContain('1 paused (address gone)');
+    expect(first).toMatchObject({ matched: 2, sent: 0, failed: 2, paused: 0 });
 
     const goneView = await service.get(gone);
-    expect(goneView.status).toBe('paused');
-    expect(goneView.paused_reason).toBe('the mail server says this mailbox does not exist (SMTP 5.1.x or 5.2.1 to RCPT TO); resume it once it takes mail again');
-    expect(goneView.deliveries).toMatchObject([{ status: 'abandoned', attempts: 1, next_attempt_at: null }]);
+    expect(goneView.status).toBe('active');
+    expect(goneView.deliveries).toMatchObject([{ status: 'failed', attempts: 1 }]);
+    expect(goneView.deliveries[0]!.next_attempt_at).not.toBeNull();
     // Its reply code, not its words (they describe the operator's set-up).
     expect(goneView.deliveries[0]!.error).toBe('SMTP 550: the mail server says this mailbox does not exist');
 
@@ -63,14 +62,19 @@ describe('an alert e-mail refused by the mail server', () => {
     expect(fullView.deliveries[0]!.next_attempt_at).not.toBeNull();
     expect(fullView.deliveries[0]!.error).toBe('SMTP 452: the mail server cannot take mail for this address right now');
 
-    // Later: the full mailbox's retry is due and a new build came; the refused address is asked nothing more.
+    // Later: both retries are due and the server takes both; each gets the one message, once.
+    refusals.delete('gone@example.org');
     refusals.delete('full@example.org');
-    const b2 = change({ build_id: 'b2', detected_at: '2026-11-24T10:00:00.000Z', kind: 'kev_added', vendors: ['acme'], in_kev: true, why: 'KEV.' });
     clock = new Date('2026-11-24T10:05:00.000Z');
-    const asked = smtp.recipients.filter((r) => r === 'gone@example.org').length;
-    expect(await runNotify({ ...fixture.notify, changes: [b1, b2] })).toMatchObject({ retried: 1, sent: 1, failed: 0 });
-    expect(smtp.recipients.filter((r) => r === 'gone@example.org')).toHaveLength(asked);
-    expect(smtp.to('full@example.org').filter((m) => !m.subject?.includes('Confirm'))).toHaveLength(1);
+    expect(await runNotify({ ...fixture.notify, changes: [b1] })).toMatchObject({ retried: 2, sent: 2, failed: 0 });
+    for (const address of ['gone@example.org', 'full@example.org']) {
+      const alerts = smtp.to(address).filter((m) => !m.subject?.includes('Confirm'));
+      expect(alerts, address).toHaveLength(1);
+      expect(alerts[0]!.text, address).toContain('Published.');
+    }
+    // Nothing sent twice.
+    clock = new Date('2026-11-24T10:35:00.000Z');
+    expect(await runNotify({ ...fixture.notify, changes: [b1] })).toMatchObject({ sent: 0, retried: 0 });
   });
 
   it('the message refused as too large (552 after DATA): not retried, the subscription goes on and gets the next build', async () => {
