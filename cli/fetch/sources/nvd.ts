@@ -18,7 +18,6 @@ import { readFile, rename, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { formatCount, progress } from '../../../lib/log.ts';
-import { feedTimestamp } from '../../parse/nvd-timestamp.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
 import { FetchError } from '../errors.ts';
 import { RETRY_STATUSES, UnusableBodyError, parseJsonOrRetry } from '../http.ts';
@@ -30,8 +29,6 @@ interface Cursor {
   totalResults: number | null;
   /** Step backs so far (see readPages); pages read after one are named `-r<n>`. */
   rereads?: number;
-  /** NVD's own time (its `timestamp`) when it answered the query's first page read (ISO). */
-  served?: string;
 }
 
 export interface NvdState {
@@ -86,11 +83,9 @@ interface Page {
   raw: Buffer;
   count: number;
   totalResults: number;
-  /** The answer's `timestamp` (NVD's clock, zone-less UTC) as ISO, or null. */
-  served: string | null;
 }
 
-function checkEnvelope(value: unknown, startIndex: number, what: string): { count: number; totalResults: number; served: string | null } {
+function checkEnvelope(value: unknown, startIndex: number, what: string): { count: number; totalResults: number } {
   if (typeof value !== 'object' || value === null) throw new FetchError(`${what}: not a JSON object`);
   const v = value as Record<string, unknown>;
   if (!Array.isArray(v.vulnerabilities)) throw new FetchError(`${what}: no vulnerabilities array`);
@@ -100,7 +95,7 @@ function checkEnvelope(value: unknown, startIndex: number, what: string): { coun
   }
   const bad = v.vulnerabilities.findIndex((x) => typeof (x as { cve?: { id?: unknown } })?.cve?.id !== 'string');
   if (bad >= 0) throw new FetchError(`${what}: vulnerabilities[${bad}] has no cve.id`);
-  return { count: v.vulnerabilities.length, totalResults: v.totalResults, served: feedTimestamp(v.timestamp) };
+  return { count: v.vulnerabilities.length, totalResults: v.totalResults };
 }
 
 export const nvdSource: SourceFetcher = {
@@ -195,10 +190,10 @@ class NvdRun {
       },
     );
     const raw = res.body;
-    const { count, totalResults, served } = value;
+    const { count, totalResults } = value;
     this.bytes += raw.length;
     this.pages++;
-    return { raw, count, totalResults, served };
+    return { raw, count, totalResults };
   }
 
   private async writePage(file: string, page: Page): Promise<void> {
@@ -233,7 +228,6 @@ class NvdRun {
     while (cursor.totalResults === null || cursor.nextIndex < cursor.totalResults) {
       const start = cursor.nextIndex;
       const page = await this.getPage(params, start, what(start));
-      if (page.served !== null && (cursor.served === undefined || page.served < cursor.served)) cursor.served = page.served;
       const before = cursor.totalResults;
       cursor.totalResults = page.totalResults;
       const shrink = before === null ? 0 : before - page.totalResults;
@@ -292,29 +286,11 @@ class NvdRun {
       );
     }
     await this.swapInFull();
-    this.state.watermark = this.reached(full.startedAt, full.served);
+    this.state.watermark = full.startedAt;
     this.state.full = null;
     this.state.window = null;
     this.state.fullRecords = pulled;
     await this.save();
-  }
-
-  /**
-   * How far a completed query reaches: its end by our clock (`end`), unless NVD's clock said an
-   * earlier time when it answered (`served`) by more than the overlap. A local clock ahead of
-   * NVD's by more than `overlapMinutes` set the watermark in NVD's future: the next window
-   * started after changes NVD had not made yet when this query was answered, and they were never
-   * asked for (an hour ahead lost 45 minutes of changes at every run). A smaller gap the overlap
-   * covers, so the window's own end is kept then.
-   */
-  private reached(end: string, served: string | undefined): string {
-    const ends = Date.parse(end);
-    const ahead = served === undefined ? 0 : ends - Date.parse(served);
-    if (ahead > this.cfg.overlapMinutes * 60_000) {
-      this.ctx.log(`  nvd: this host's clock is ${Math.round(ahead / 60_000)} min ahead of NVD's; the watermark is NVD's time ${served}, not ${new Date(ends).toISOString()}`);
-      return new Date(Date.parse(served!)).toISOString();
-    }
-    return new Date(ends).toISOString();
   }
 
   /** Replaces `full/` by the completed pull and drops the deltas it supersedes. */
@@ -354,12 +330,9 @@ class NvdRun {
         (start) => `NVD changes ${w.start}..${w.end} startIndex=${start}`,
         (start, reread) => join(this.ctx.dir, 'delta', `${compact(w.end)}-${pad(start)}${reread}.json.gz`),
       );
-      this.state.watermark = this.reached(w.end, w.served);
+      this.state.watermark = new Date(w.end).toISOString();
       this.state.window = null;
       await this.save();
-      // A window that reached this run's end is its last, wherever the watermark stands (NVD's
-      // clock, behind ours, leaves it short of `until`: the next run goes on from there).
-      if (Date.parse(w.end) >= until.getTime()) return;
     }
   }
 }
