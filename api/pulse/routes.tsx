@@ -36,9 +36,13 @@ export async function errorPage(c: Context, err: PageError, buildId?: string): P
   return sendPage(c, html, { status: err.status });
 }
 
-/** The page asked for without the query parameter a 400 names (a GET that sent it), else undefined. */
+/**
+ * The page asked for without the query parameter a 400 names (a GET or HEAD that sent it), else
+ * undefined. HEAD too: it must carry its GET's headers, and the link is part of the body they
+ * measure (Content-Length, ETag).
+ */
 function withoutParameter(c: Context, err: PageError): string | undefined {
-  if (err.status !== 400 || !err.parameter || c.req.method !== 'GET') return undefined;
+  if (err.status !== 400 || !err.parameter || (c.req.method !== 'GET' && c.req.method !== 'HEAD')) return undefined;
   const url = new URL(c.req.url);
   if (!url.searchParams.has(err.parameter)) return undefined;
   url.searchParams.delete(err.parameter);

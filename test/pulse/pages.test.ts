@@ -481,4 +481,18 @@ describe('/pulse over plain HTTP', () => {
     // No page refers to another origin for an asset.
     expect(html).not.toMatch(/(?:href|src)="(?:https?:)?\/\/[^"]*\.(?:css|js)/);
   });
+
+  it('a refused filter\'s page answers HEAD with the headers of its GET (HEAD left out the "without it" link: another Content-Length and ETag)', async () => {
+    for (const path of ['/pulse/cves?min_cvss=11&search=linux', '/pulse/cves?offset=-1&search=linux', '/pulse/advisories?has_cve=maybe&vendor=cisco', '/pulse/subscribe?min_risk=abc&vendor=cisco']) {
+      const get = await fetch(`${api.base}${path}`);
+      const body = new Uint8Array(await get.arrayBuffer());
+      expect(get.status, path).toBe(400);
+      expect(get.headers.get('content-length'), path).toBe(String(body.byteLength));
+      const head = await fetch(`${api.base}${path}`, { method: 'HEAD' });
+      expect(head.status, path).toBe(400);
+      for (const name of ['content-length', 'etag', 'content-type', 'cache-control']) {
+        expect(head.headers.get(name), `${name} of HEAD ${path}`).toBe(get.headers.get(name));
+      }
+    }
+  });
 });
