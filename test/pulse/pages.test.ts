@@ -332,6 +332,23 @@ describe('/pulse in Chromium', () => {
       }
     }
   }, 400_000);
+
+  it('the chart\'s numbers, opened on a phone, scroll in a region the keyboard reaches, named and with a visible focus (axe: scrollable-region-focusable, serious)', async () => {
+    const { page } = await open('/pulse', { width: 375 });
+    await page.locator('#weekly-chart summary').click();
+    const region = page.getByRole('region', { name: 'The numbers behind the chart' });
+    // Wider than the phone: its last columns are reached by scrolling the box.
+    const [scrollWidth, clientWidth] = (await region.evaluate((el) => [el.scrollWidth, el.clientWidth])) as [number, number];
+    expect(scrollWidth).toBeGreaterThan(clientWidth);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.keyboard.press('Tab');
+    expect(await region.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    expect(await region.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).outlineStyle)).toBe('solid');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+    await expect.poll(() => region.evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
+    await screenshot(page, 'dashboard-numbers-phone');
+    await page.close();
+  });
 });
 
 describe('/pulse over plain HTTP', () => {
