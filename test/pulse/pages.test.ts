@@ -352,6 +352,16 @@ describe('/pulse in Chromium', () => {
 });
 
 describe('/pulse over plain HTTP', () => {
+  it('an advisory its vendor says is exploited is badged so, not as listed in CISA KEV (none of its CVEs is)', async () => {
+    const advisory = (await api.json<{ vendor: string; advisory_id: string; cve_ids: string[]; exploited: boolean }>('/api/v1/public/vendor-advisories/microsoft/2026-Oct')).body;
+    expect(advisory.exploited).toBe(true);
+    for (const id of advisory.cve_ids) expect((await api.json<{ kev: boolean }>(`/api/v1/public/cves/${id}`)).body.kev, id).toBe(false);
+    const html = await (await api.get('/pulse/advisories/microsoft/2026-Oct')).text();
+    const badges = [...html.matchAll(/<span class="badge kev"[^>]*>[^<]*<\/span>/g)].map((m) => m[0]);
+    expect(badges).toEqual(['<span class="badge kev" title="microsoft says it is exploited in the wild">EXPLOITED</span>']);
+    expect(html).not.toContain('Known Exploited Vulnerabilities catalog');
+  });
+
   it('pages are complete without JavaScript: the chart and the rows are in the HTML', async () => {
     const html = await (await api.get('/pulse')).text();
     expect(html).toMatch(/<svg class="plot"/);
