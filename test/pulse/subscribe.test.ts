@@ -281,6 +281,29 @@ describe('subscribing in the browser', () => {
     await page.close();
   });
 
+  it('a HEAD of the page that shows a webhook\'s secret once takes nothing: the GET after it shows the secret (a HEAD took it, the page then said it was shown)', async () => {
+    const path = '/hook-head';
+    const posted = await fetch(`${server.url}/pulse/subscribe`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ vendor: 'cisco', channel: 'webhook', url: hooks.url(path), cadence: 'daily', intent: 'subscribe' }).toString(),
+    });
+    expect(posted.status).toBe(303);
+    const page = `${server.url}${posted.headers.get('location')!}`;
+    expect(page).toMatch(/\/pulse\/subscribed\/[A-Za-z0-9_-]{22}$/);
+    const head = await fetch(page, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    const get = await fetch(page);
+    const html = await get.text();
+    // The HEAD carried the headers of the GET that shows the secret.
+    expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+    expect(html).toMatch(/whsec_[A-Za-z0-9_-]+/);
+    expect(html).not.toContain('data-shown-already');
+    // Once: the GET took it.
+    expect(await (await fetch(page)).text()).toContain('data-shown-already="true"');
+  });
+
   it('Preview keeps the channel\'s fields out of the URL, and on the page (they went into the address bar and a cacheable URL, and were lost)', async () => {
     const slack = 'https://hooks.slack.com/services/T0000/B0000/XXXXXXXXsecretXXXX';
     const page = await browser.newPage();
