@@ -111,11 +111,16 @@ export function falseOnlyParam(description: string) {
   return queryParam(parseBoolean, { type: 'boolean', enum: [false], description });
 }
 
+/** The member of `values` that `raw` names, any case (as enumParam reads it), else undefined. */
+export function enumValueOf<const V extends string>(values: readonly V[], raw: string | undefined): V | undefined {
+  return raw === undefined ? undefined : values.find((v) => v.toLowerCase() === raw.trim().toLowerCase());
+}
+
 /** One of `values`, any case; the value comes back as spelled in `values`. */
 export function enumParam<const V extends string>(values: readonly V[], opts: { description: string; default?: V }) {
   return queryParam(
     (raw): V => {
-      const found = values.find((v) => v.toLowerCase() === raw.trim().toLowerCase());
+      const found = enumValueOf(values, raw);
       if (found === undefined) throw new Error(`expected one of ${values.join(', ')}`);
       return found;
     },

@@ -333,6 +333,23 @@ describe('/pulse in Chromium', () => {
     }
   }, 400_000);
 
+  it('a link\'s choices spelled as the API takes them (kev_only=1, status=ALL, sort=EPSS, severity_basis=SVC) are the ones the form shows, and Apply keeps them (it showed the defaults, and Apply dropped them)', async () => {
+    const path = '/pulse/cves?kev_only=1&status=ALL&sort=EPSS&severity=critical&severity_basis=SVC&limit=10';
+    const { page } = await open(path);
+    const line = await page.locator('#result-line').textContent();
+    const canonical = await (await api.get('/pulse/cves?kev_only=true&status=all&sort=epss&severity=CRITICAL&severity_basis=svc&limit=10')).text();
+    expect(line).toBe(/<p id="result-line" role="status">([^<]*)<\/p>/.exec(canonical)![1]);
+    expect((await idsOn(page)).length).toBeGreaterThan(1);
+    expect(await page.locator('#f-kev-only').isChecked()).toBe(true);
+    expect(await page.locator('#f-status').inputValue()).toBe('all');
+    expect(await page.locator('#f-sort').inputValue()).toBe('epss');
+    expect(await page.locator('#f-basis').inputValue()).toBe('svc');
+    await Promise.all([page.waitForURL(/kev_only=true/), page.getByRole('button', { name: 'Apply filters' }).click()]);
+    expect(await page.locator('#result-line').textContent()).toBe(line);
+    expect(await idsOn(page)).toEqual([...canonical.matchAll(/data-cve="(CVE-[^"]+)"/g)].map((m) => m[1]));
+    await page.close();
+  });
+
   it('the chart\'s numbers, opened on a phone, scroll in a region the keyboard reaches, named and with a visible focus (axe: scrollable-region-focusable, serious)', async () => {
     const { page } = await open('/pulse', { width: 375 });
     await page.locator('#weekly-chart summary').click();

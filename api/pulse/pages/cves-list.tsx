@@ -141,10 +141,10 @@ export function CveListPage({ view, buildId, problem, withoutProblem }: CveListP
           <label for="f-basis">Severity of</label>
           {message('severity_basis')}
           <select id="f-basis" name="severity_basis" {...bad('severity_basis')}>
-            <option value="nvd" selected={f.severity_basis !== 'svc'}>
+            <option value="nvd" selected={view.choices.severityBasis === 'nvd'}>
               NVD's CVSS v3 label
             </option>
-            <option value="svc" selected={f.severity_basis === 'svc'}>
+            <option value="svc" selected={view.choices.severityBasis === 'svc'}>
               the service score
             </option>
           </select>
@@ -184,7 +184,7 @@ export function CveListPage({ view, buildId, problem, withoutProblem }: CveListP
           {message('status')}
           <select id="f-status" name="status" {...bad('status')}>
             {STATUSES.map((s) => (
-              <option value={s} selected={(f.status ?? 'active') === s}>
+              <option value={s} selected={view.choices.status === s}>
                 {s}
               </option>
             ))}
@@ -195,7 +195,7 @@ export function CveListPage({ view, buildId, problem, withoutProblem }: CveListP
           {message('sort')}
           <select id="f-sort" name="sort" {...bad('sort')}>
             {SORTS.map((s) => (
-              <option value={s} selected={(f.sort ?? 'published') === s}>
+              <option value={s} selected={view.choices.sort === s}>
                 {SORT_LABELS[s]}
               </option>
             ))}
@@ -217,7 +217,7 @@ export function CveListPage({ view, buildId, problem, withoutProblem }: CveListP
         </div>
         <div>
           <label>
-            <input id="f-kev-only" type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
+            <input id="f-kev-only" type="checkbox" name="kev_only" value="true" checked={view.choices.kevOnly} {...bad('kev_only')} /> Known exploited (KEV) only
           </label>
           {message('kev_only')}
         </div>
