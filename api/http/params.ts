@@ -97,6 +97,15 @@ export function parseBoolean(raw: string): boolean {
   throw new Error('expected true or false (1 or 0)');
 }
 
+/** Whether `raw` is true as parseBoolean reads it: false when absent or not a boolean at all. */
+export function isTrue(raw: string | undefined): boolean {
+  try {
+    return raw !== undefined && parseBoolean(raw);
+  } catch {
+    return false;
+  }
+}
+
 /** `true`/`false`, `1`/`0`, `yes`/`no`, any case. */
 export function booleanParam(description: string) {
   return queryParam(parseBoolean, { type: 'boolean', description });

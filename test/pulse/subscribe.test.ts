@@ -281,6 +281,20 @@ describe('subscribing in the browser', () => {
     await page.close();
   });
 
+  it('a link\'s kev_only=1 and kinds in capitals are ticked in the form, and Preview keeps them (the boxes showed unticked over a preview filtered by them, and were dropped)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe?vendor=cisco&kev_only=1&kind=KEV_ADDED,New_Advisory&preview=1`);
+    expect(await page.locator('#s-kev-only').isChecked()).toBe(true);
+    const ticked = await page.locator('#s-kinds input[name="kind"]:checked').evaluateAll((boxes) => boxes.map((b) => b.getAttribute('value')));
+    expect(ticked).toEqual(['new_advisory', 'kev_added']);
+    await Promise.all([page.waitForURL(/kev_only=true/), page.getByRole('button', { name: 'Preview' }).click()]);
+    const query = new URL(page.url()).searchParams;
+    expect(query.get('kev_only')).toBe('true');
+    expect(query.get('kind')).toBe('new_advisory,kev_added');
+    expect(await page.locator('#s-kev-only').isChecked()).toBe(true);
+    await page.close();
+  });
+
   it('a HEAD of the page that shows a webhook\'s secret once takes nothing: the GET after it shows the secret (a HEAD took it, the page then said it was shown)', async () => {
     const path = '/hook-head';
     const posted = await fetch(`${server.url}/pulse/subscribe`, {

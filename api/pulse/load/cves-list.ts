@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import type { z } from '@hono/zod-openapi';
 import { ApiError, firstIssue } from '../../http/errors.ts';
-import { enumValueOf, parseBoolean } from '../../http/params.ts';
+import { enumValueOf, isTrue } from '../../http/params.ts';
 import { formatMicros } from '../../http/timestamps.ts';
 import { STATUSES, type Status } from '../../queries/cves-filter.ts';
 import { listCves, SORTS, type ListResult } from '../../queries/cves-list.ts';
@@ -61,17 +61,12 @@ export interface Choices {
 }
 
 function choicesOf(form: Record<string, string>): Choices {
-  let kevOnly = false;
-  try {
-    kevOnly = form.kev_only !== undefined && parseBoolean(form.kev_only);
-  } catch {
-    // Refused: the form shows it unticked, marked.
-  }
   return {
     severityBasis: enumValueOf(['nvd', 'svc'] as const, form.severity_basis) ?? 'nvd',
     status: enumValueOf(STATUSES, form.status) ?? 'active',
     sort: enumValueOf(SORTS, form.sort) ?? 'published',
-    kevOnly,
+    // A refused value shows unticked (and marked).
+    kevOnly: isTrue(form.kev_only),
   };
 }
 

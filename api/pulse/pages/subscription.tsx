@@ -7,7 +7,7 @@
 import type { ChangeFilter } from '../../../lib/changes/model.ts';
 import { cadenceLabel, kindLabel, minute } from '../format.ts';
 import { CadenceField } from '../components/cadence-field.tsx';
-import { KindsFieldset } from '../components/kinds-fieldset.tsx';
+import { KindsFieldset, kindsTicked } from '../components/kinds-fieldset.tsx';
 import { FilterFields } from '../components/filter-fields.tsx';
 import type { FieldProblem } from '../components/field-error.tsx';
 import { Breakable } from '../components/breakable.tsx';
@@ -151,7 +151,7 @@ const EDIT_FIELDS = new Set(['vendor', 'product', 'ecosystem', 'package', 'cwe',
 
 function EditForm({ values, action, problem }: { values: EditValues; action: string; problem: FieldProblem | undefined }) {
   const f = values.form;
-  const kinds = new Set((f.kind ?? '').split(',').filter(Boolean));
+  const kinds = kindsTicked(f.kind);
   return (
     <form method="post" action={action} class="filters" id="edit-form" aria-label="Edit the subscription">
       <input type="hidden" name="action" value="update" />
