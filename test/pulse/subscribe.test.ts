@@ -525,6 +525,25 @@ describe('tables of text on a phone and on a desktop', () => {
   }, 120_000);
 });
 
+describe('the manage page', () => {
+  it('says when a delivery was given up as its table does ("2026-11-22 08:00 UTC"), not as an ISO stamp; the JSON API\'s problem is as it was', async () => {
+    const manageToken = await confirmedSubscription('given-up@example.org', { vendor: 'cisco' });
+    const store = server.pulse!.store;
+    const subscription = (await store.subscriptionByToken(hashToken(manageToken), 'manage', new Date().toISOString()))!;
+    const at = '2026-11-22T08:00:00.000Z';
+    await store.updateSubscription(subscription.id, { cursorAt: '2026-11-21T08:00:00.000Z' }, at);
+    const begun = (await store.beginDelivery({ id: 'd-given-up', subscriptionId: subscription.id, periodKey: 'daily:2026-11-22', rangeFrom: '2026-11-21T08:00:00.000Z', rangeTo: at, items: 3, at }))!;
+    await store.finishDelivery(begun.id, { status: 'abandoned', at, error: 'SMTP 554 rejected', cursorAt: at, lastPeriod: 'daily:2026-11-22', pauseReason: null });
+
+    const html = await (await fetch(`${server.url}/pulse/s/${manageToken}`)).text();
+    const problem = /<div class="error-box" role="alert" id="problem"><p><strong>Delivery problem:<\/strong> ([^<]*)<\/p>/.exec(html)?.[1];
+    expect(problem).toBe('a delivery was given up at 2026-11-22 08:00 UTC: SMTP 554 rejected');
+    expect(html).toContain('2026-11-22 08:00 UTC</td>');
+    const json = (await (await fetch(`${server.url}/pulse/api/subscriptions/${manageToken}`)).json()) as { problem: string };
+    expect(json.problem).toBe(`a delivery was given up at ${at}: SMTP 554 rejected`);
+  });
+});
+
 describe('the dashboard over a change history', () => {
   it('keeps the Live panel apart from the top changes\' table above it (it sat flush against its last row), and grid panels under their heading', async () => {
     for (const width of [1280, 390]) {
