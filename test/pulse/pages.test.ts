@@ -369,6 +369,15 @@ describe('/pulse in Chromium', () => {
 });
 
 describe('/pulse over plain HTTP', () => {
+  it('a refused page size that is no number shows in the Per page box as typed (it read "NaN")', async () => {
+    const res = await api.get('/pulse/cves?limit=abc&search=linux');
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    const box = /<select id="f-limit"[^>]*>(.*?)<\/select>/s.exec(html)![1]!;
+    expect([...box.matchAll(/<option value="([^"]*)"( selected="")?>/g)].map((m) => `${m[1]}${m[2] ? '*' : ''}`)).toEqual(['10', '25', '50', '100', 'abc*']);
+    expect(html).not.toContain('NaN');
+  });
+
   it('an advisory its vendor says is exploited is badged so, not as listed in CISA KEV (none of its CVEs is)', async () => {
     const advisory = (await api.json<{ vendor: string; advisory_id: string; cve_ids: string[]; exploited: boolean }>('/api/v1/public/vendor-advisories/microsoft/2026-Oct')).body;
     expect(advisory.exploited).toBe(true);

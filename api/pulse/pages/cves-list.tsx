@@ -31,6 +31,13 @@ const FIELDS: Record<(typeof FORM_FIELDS)[number], { id: string; label: string }
   kev_only: { id: 'f-kev-only', label: 'Known exploited (KEV) only' },
 };
 
+/** The page size the Per page box shows: the number asked (`010` is 10), else what was typed. */
+function limitShown(raw: string | undefined): string {
+  if (raw === undefined) return '25';
+  const n = Number(raw);
+  return Number.isNaN(n) ? raw : String(n);
+}
+
 function Pager({ view }: { view: CveListView }) {
   return (
     <nav class="pager" aria-label="Pages">
@@ -205,11 +212,12 @@ export function CveListPage({ view, buildId, problem, withoutProblem }: CveListP
           <label for="f-limit">Per page</label>
           {message('limit')}
           <select id="f-limit" name="limit" {...bad('limit')}>
-            {/* A size asked by hand (?limit=7) is shown as it is, not as the first choice. */}
-            {[...new Set(['10', '25', '50', '100', String(Number(f.limit ?? '25'))])]
-              .sort((a, b) => Number(a) - Number(b))
+            {/* A size asked by hand (?limit=7) is shown as it is, not as the first choice; one that
+                is no number at all (a refused ?limit=abc) as typed, last (it read "NaN"). */}
+            {[...new Set(['10', '25', '50', '100', limitShown(f.limit)])]
+              .sort((a, b) => (Number.isNaN(Number(a)) ? 1 : Number.isNaN(Number(b)) ? -1 : Number(a) - Number(b)))
               .map((n) => (
-                <option value={n} selected={String(Number(f.limit ?? '25')) === n}>
+                <option value={n} selected={limitShown(f.limit) === n}>
                   {n}
                 </option>
               ))}
