@@ -158,7 +158,8 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
     if (!asset) return pulseNotFound(c);
     const headers = { ETag: asset.etag, 'Cache-Control': 'public, max-age=31536000, immutable' };
     if (ifNoneMatchHits(conditionalTag(c), asset.etag)) return c.body(null, 304, headers);
-    return c.body(new Uint8Array(asset.body), 200, { ...headers, 'Content-Type': asset.contentType });
+    // Content-Length stated, as sendPage does: a HEAD (its body dropped by Hono) carries its GET's.
+    return c.body(new Uint8Array(asset.body), 200, { ...headers, 'Content-Type': asset.contentType, 'Content-Length': String(asset.body.byteLength) });
   });
 
   app.get('/pulse', snapshotPage(config, async (snapshot) => <DashboardPage data={await loadDashboard(snapshot)} />));

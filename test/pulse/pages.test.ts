@@ -369,6 +369,22 @@ describe('/pulse in Chromium', () => {
 });
 
 describe('/pulse over plain HTTP', () => {
+  it('an asset answers HEAD with the headers of its GET, Content-Length included (HEAD had none)', async () => {
+    const html = await (await api.get('/pulse')).text();
+    const assets = [...html.matchAll(/(?:href|src)="(\/pulse\/assets\/[^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    expect(assets.length).toBe(2);
+    for (const asset of assets) {
+      const get = await fetch(`${api.base}${asset}`);
+      const body = new Uint8Array(await get.arrayBuffer());
+      const head = await fetch(`${api.base}${asset}`, { method: 'HEAD' });
+      expect(head.status, asset).toBe(200);
+      expect(get.headers.get('content-length'), asset).toBe(String(body.byteLength));
+      for (const name of ['content-length', 'content-type', 'etag', 'cache-control']) {
+        expect(head.headers.get(name), `${name} of HEAD ${asset}`).toBe(get.headers.get(name));
+      }
+    }
+  });
+
   it('a refused page size that is no number shows in the Per page box as typed (it read "NaN")', async () => {
     const res = await api.get('/pulse/cves?limit=abc&search=linux');
     expect(res.status).toBe(400);
