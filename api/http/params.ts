@@ -97,6 +97,15 @@ export function parseBoolean(raw: string): boolean {
   throw new Error('expected true or false (1 or 0)');
 }
 
+/** Whether `raw` is true as parseBoolean reads it: false when absent or not a boolean at all. */
+export function isTrue(raw: string | undefined): boolean {
+  try {
+    return raw !== undefined && parseBoolean(raw);
+  } catch {
+    return false;
+  }
+}
+
 /** `true`/`false`, `1`/`0`, `yes`/`no`, any case. */
 export function booleanParam(description: string) {
   return queryParam(parseBoolean, { type: 'boolean', description });
@@ -111,11 +120,16 @@ export function falseOnlyParam(description: string) {
   return queryParam(parseBoolean, { type: 'boolean', enum: [false], description });
 }
 
+/** The member of `values` that `raw` names, any case (as enumParam reads it), else undefined. */
+export function enumValueOf<const V extends string>(values: readonly V[], raw: string | undefined): V | undefined {
+  return raw === undefined ? undefined : values.find((v) => v.toLowerCase() === raw.trim().toLowerCase());
+}
+
 /** One of `values`, any case; the value comes back as spelled in `values`. */
 export function enumParam<const V extends string>(values: readonly V[], opts: { description: string; default?: V }) {
   return queryParam(
     (raw): V => {
-      const found = values.find((v) => v.toLowerCase() === raw.trim().toLowerCase());
+      const found = enumValueOf(values, raw);
       if (found === undefined) throw new Error(`expected one of ${values.join(', ')}`);
       return found;
     },

@@ -86,9 +86,10 @@ export class Handoffs {
   /**
    * The value under `id`: `taken` when a one-time value was already read, null when there is
    * none (unknown, expired, another process's). A webhook's creation (its secret) is handed out
-   * once: this read deletes it.
+   * once: this read deletes it — unless `take` is false (a HEAD, which shows nothing and must
+   * change nothing: a link checker's HEAD took the secret before the browser's GET could show it).
    */
-  read(id: string | undefined): Handoff | 'taken' | null {
+  read(id: string | undefined, take = true): Handoff | 'taken' | null {
     if (id === undefined || !ID_SHAPE.test(id)) return null;
     const entries = Object.values(this.#tables).find((table) => table.has(id));
     const entry = entries?.get(id);
@@ -98,7 +99,7 @@ export class Handoffs {
     }
     if (entry.taken || entry.value === null) return 'taken';
     const value = entry.value;
-    if (value.kind === 'created' && value.secret !== null) {
+    if (take && value.kind === 'created' && value.secret !== null) {
       entry.value = null;
       entry.taken = true;
     }

@@ -193,9 +193,10 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
   });
 
   // What creating a subscription answered, once: a webhook's secret and manage link are taken
-  // from the handoff by the first GET; a reload says they were shown.
+  // from the handoff by the first GET; a reload says they were shown. A HEAD (its GET's headers,
+  // no body) takes nothing.
   app.get('/pulse/subscribed/:id', async (c) => {
-    const got = handoffs.read(c.req.param('id'));
+    const got = handoffs.read(c.req.param('id'), c.req.method !== 'HEAD');
     if (got === 'taken') return send(c, <SubscribedPage shownAlready />);
     if (got === null || got.kind !== 'created') {
       return send(

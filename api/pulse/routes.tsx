@@ -36,9 +36,13 @@ export async function errorPage(c: Context, err: PageError, buildId?: string): P
   return sendPage(c, html, { status: err.status });
 }
 
-/** The page asked for without the query parameter a 400 names (a GET that sent it), else undefined. */
+/**
+ * The page asked for without the query parameter a 400 names (a GET or HEAD that sent it), else
+ * undefined. HEAD too: it must carry its GET's headers, and the link is part of the body they
+ * measure (Content-Length, ETag).
+ */
 function withoutParameter(c: Context, err: PageError): string | undefined {
-  if (err.status !== 400 || !err.parameter || c.req.method !== 'GET') return undefined;
+  if (err.status !== 400 || !err.parameter || (c.req.method !== 'GET' && c.req.method !== 'HEAD')) return undefined;
   const url = new URL(c.req.url);
   if (!url.searchParams.has(err.parameter)) return undefined;
   url.searchParams.delete(err.parameter);
@@ -154,7 +158,8 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
     if (!asset) return pulseNotFound(c);
     const headers = { ETag: asset.etag, 'Cache-Control': 'public, max-age=31536000, immutable' };
     if (ifNoneMatchHits(conditionalTag(c), asset.etag)) return c.body(null, 304, headers);
-    return c.body(new Uint8Array(asset.body), 200, { ...headers, 'Content-Type': asset.contentType });
+    // Content-Length stated, as sendPage does: a HEAD (its body dropped by Hono) carries its GET's.
+    return c.body(new Uint8Array(asset.body), 200, { ...headers, 'Content-Type': asset.contentType, 'Content-Length': String(asset.body.byteLength) });
   });
 
   app.get('/pulse', snapshotPage(config, async (snapshot) => <DashboardPage data={await loadDashboard(snapshot)} />));

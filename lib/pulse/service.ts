@@ -129,12 +129,24 @@ function toDeliveryView(d: Delivery): DeliveryView {
   };
 }
 
+/**
+ * The delivery problem the owner should know of, from the latest delivery (failing, or given
+ * up), else null; its times written by `time` (the JSON API's as stored, the manage page's as
+ * people read them).
+ */
+export function deliveryProblem(
+  latest: { status: string; first_attempt_at: string; last_attempt_at: string; error: string | null } | undefined,
+  time: (iso: string) => string = (iso) => iso,
+): string | null {
+  if (!latest) return null;
+  if (latest.status === 'failed') return `deliveries are failing since ${time(latest.first_attempt_at)} (${latest.error ?? 'error'}); retrying until 24 hours after the first attempt`;
+  if (latest.status === 'abandoned') return `a delivery was given up at ${time(latest.last_attempt_at)}: ${latest.error ?? 'error'}`;
+  return null;
+}
+
 function problemOf(deliveries: Delivery[]): string | null {
   const latest = deliveries[0];
-  if (!latest) return null;
-  if (latest.status === 'failed') return `deliveries are failing since ${latest.firstAttemptAt} (${latest.lastError ?? 'error'}); retrying until 24 hours after the first attempt`;
-  if (latest.status === 'abandoned') return `a delivery was given up at ${latest.lastAttemptAt}: ${latest.lastError ?? 'error'}`;
-  return null;
+  return deliveryProblem(latest && toDeliveryView(latest));
 }
 
 export class PulseService {

@@ -15,6 +15,15 @@ describe('Handoffs', () => {
     expect(handoffs.read(id)).toBe('taken');
   });
 
+  it('a read that does not take (a HEAD) leaves a webhook\'s secret for the read that does', () => {
+    const handoffs = new Handoffs();
+    const id = handoffs.put(webhook, CREATED_TTL_MS);
+    expect(handoffs.read(id, false)).toEqual(webhook);
+    expect(handoffs.read(id, false)).toEqual(webhook);
+    expect(handoffs.read(id)).toEqual(webhook);
+    expect(handoffs.read(id, false)).toBe('taken');
+  });
+
   it('shows what holds no secret (an e-mail\'s page, a draft) as often as asked, until it expires', () => {
     let now = 1_000_000;
     const handoffs = new Handoffs(() => now);

@@ -332,9 +332,78 @@ describe('/pulse in Chromium', () => {
       }
     }
   }, 400_000);
+
+  it('a link\'s choices spelled as the API takes them (kev_only=1, status=ALL, sort=EPSS, severity_basis=SVC) are the ones the form shows, and Apply keeps them (it showed the defaults, and Apply dropped them)', async () => {
+    const path = '/pulse/cves?kev_only=1&status=ALL&sort=EPSS&severity=critical&severity_basis=SVC&limit=10';
+    const { page } = await open(path);
+    const line = await page.locator('#result-line').textContent();
+    const canonical = await (await api.get('/pulse/cves?kev_only=true&status=all&sort=epss&severity=CRITICAL&severity_basis=svc&limit=10')).text();
+    expect(line).toBe(/<p id="result-line" role="status">([^<]*)<\/p>/.exec(canonical)![1]);
+    expect((await idsOn(page)).length).toBeGreaterThan(1);
+    expect(await page.locator('#f-kev-only').isChecked()).toBe(true);
+    expect(await page.locator('#f-status').inputValue()).toBe('all');
+    expect(await page.locator('#f-sort').inputValue()).toBe('epss');
+    expect(await page.locator('#f-basis').inputValue()).toBe('svc');
+    await Promise.all([page.waitForURL(/kev_only=true/), page.getByRole('button', { name: 'Apply filters' }).click()]);
+    expect(await page.locator('#result-line').textContent()).toBe(line);
+    expect(await idsOn(page)).toEqual([...canonical.matchAll(/data-cve="(CVE-[^"]+)"/g)].map((m) => m[1]));
+    await page.close();
+  });
+
+  it('the chart\'s numbers, opened on a phone, scroll in a region the keyboard reaches, named and with a visible focus (axe: scrollable-region-focusable, serious)', async () => {
+    const { page } = await open('/pulse', { width: 375 });
+    await page.locator('#weekly-chart summary').click();
+    const region = page.getByRole('region', { name: 'The numbers behind the chart' });
+    // Wider than the phone: its last columns are reached by scrolling the box.
+    const [scrollWidth, clientWidth] = (await region.evaluate((el) => [el.scrollWidth, el.clientWidth])) as [number, number];
+    expect(scrollWidth).toBeGreaterThan(clientWidth);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.keyboard.press('Tab');
+    expect(await region.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    expect(await region.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).outlineStyle)).toBe('solid');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+    await expect.poll(() => region.evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
+    await screenshot(page, 'dashboard-numbers-phone');
+    await page.close();
+  });
 });
 
 describe('/pulse over plain HTTP', () => {
+  it('an asset answers HEAD with the headers of its GET, Content-Length included (HEAD had none)', async () => {
+    const html = await (await api.get('/pulse')).text();
+    const assets = [...html.matchAll(/(?:href|src)="(\/pulse\/assets\/[^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    expect(assets.length).toBe(2);
+    for (const asset of assets) {
+      const get = await fetch(`${api.base}${asset}`);
+      const body = new Uint8Array(await get.arrayBuffer());
+      const head = await fetch(`${api.base}${asset}`, { method: 'HEAD' });
+      expect(head.status, asset).toBe(200);
+      expect(get.headers.get('content-length'), asset).toBe(String(body.byteLength));
+      for (const name of ['content-length', 'content-type', 'etag', 'cache-control']) {
+        expect(head.headers.get(name), `${name} of HEAD ${asset}`).toBe(get.headers.get(name));
+      }
+    }
+  });
+
+  it('a refused page size that is no number shows in the Per page box as typed (it read "NaN")', async () => {
+    const res = await api.get('/pulse/cves?limit=abc&search=linux');
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    const box = /<select id="f-limit"[^>]*>(.*?)<\/select>/s.exec(html)![1]!;
+    expect([...box.matchAll(/<option value="([^"]*)"( selected="")?>/g)].map((m) => `${m[1]}${m[2] ? '*' : ''}`)).toEqual(['10', '25', '50', '100', 'abc*']);
+    expect(html).not.toContain('NaN');
+  });
+
+  it('an advisory its vendor says is exploited is badged so, not as listed in CISA KEV (none of its CVEs is)', async () => {
+    const advisory = (await api.json<{ vendor: string; advisory_id: string; cve_ids: string[]; exploited: boolean }>('/api/v1/public/vendor-advisories/microsoft/2026-Oct')).body;
+    expect(advisory.exploited).toBe(true);
+    for (const id of advisory.cve_ids) expect((await api.json<{ kev: boolean }>(`/api/v1/public/cves/${id}`)).body.kev, id).toBe(false);
+    const html = await (await api.get('/pulse/advisories/microsoft/2026-Oct')).text();
+    const badges = [...html.matchAll(/<span class="badge kev"[^>]*>[^<]*<\/span>/g)].map((m) => m[0]);
+    expect(badges).toEqual(['<span class="badge kev" title="microsoft says it is exploited in the wild">EXPLOITED</span>']);
+    expect(html).not.toContain('Known Exploited Vulnerabilities catalog');
+  });
+
   it('pages are complete without JavaScript: the chart and the rows are in the HTML', async () => {
     const html = await (await api.get('/pulse')).text();
     expect(html).toMatch(/<svg class="plot"/);
@@ -480,5 +549,19 @@ describe('/pulse over plain HTTP', () => {
     }
     // No page refers to another origin for an asset.
     expect(html).not.toMatch(/(?:href|src)="(?:https?:)?\/\/[^"]*\.(?:css|js)/);
+  });
+
+  it('a refused filter\'s page answers HEAD with the headers of its GET (HEAD left out the "without it" link: another Content-Length and ETag)', async () => {
+    for (const path of ['/pulse/cves?min_cvss=11&search=linux', '/pulse/cves?offset=-1&search=linux', '/pulse/advisories?has_cve=maybe&vendor=cisco', '/pulse/subscribe?min_risk=abc&vendor=cisco']) {
+      const get = await fetch(`${api.base}${path}`);
+      const body = new Uint8Array(await get.arrayBuffer());
+      expect(get.status, path).toBe(400);
+      expect(get.headers.get('content-length'), path).toBe(String(body.byteLength));
+      const head = await fetch(`${api.base}${path}`, { method: 'HEAD' });
+      expect(head.status, path).toBe(400);
+      for (const name of ['content-length', 'etag', 'content-type', 'cache-control']) {
+        expect(head.headers.get(name), `${name} of HEAD ${path}`).toBe(get.headers.get(name));
+      }
+    }
   });
 });

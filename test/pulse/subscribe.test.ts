@@ -281,6 +281,43 @@ describe('subscribing in the browser', () => {
     await page.close();
   });
 
+  it('a link\'s kev_only=1 and kinds in capitals are ticked in the form, and Preview keeps them (the boxes showed unticked over a preview filtered by them, and were dropped)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe?vendor=cisco&kev_only=1&kind=KEV_ADDED,New_Advisory&preview=1`);
+    expect(await page.locator('#s-kev-only').isChecked()).toBe(true);
+    const ticked = await page.locator('#s-kinds input[name="kind"]:checked').evaluateAll((boxes) => boxes.map((b) => b.getAttribute('value')));
+    expect(ticked).toEqual(['new_advisory', 'kev_added']);
+    await Promise.all([page.waitForURL(/kev_only=true/), page.getByRole('button', { name: 'Preview' }).click()]);
+    const query = new URL(page.url()).searchParams;
+    expect(query.get('kev_only')).toBe('true');
+    expect(query.get('kind')).toBe('new_advisory,kev_added');
+    expect(await page.locator('#s-kev-only').isChecked()).toBe(true);
+    await page.close();
+  });
+
+  it('a HEAD of the page that shows a webhook\'s secret once takes nothing: the GET after it shows the secret (a HEAD took it, the page then said it was shown)', async () => {
+    const path = '/hook-head';
+    const posted = await fetch(`${server.url}/pulse/subscribe`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ vendor: 'cisco', channel: 'webhook', url: hooks.url(path), cadence: 'daily', intent: 'subscribe' }).toString(),
+    });
+    expect(posted.status).toBe(303);
+    const page = `${server.url}${posted.headers.get('location')!}`;
+    expect(page).toMatch(/\/pulse\/subscribed\/[A-Za-z0-9_-]{22}$/);
+    const head = await fetch(page, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    const get = await fetch(page);
+    const html = await get.text();
+    // The HEAD carried the headers of the GET that shows the secret.
+    expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+    expect(html).toMatch(/whsec_[A-Za-z0-9_-]+/);
+    expect(html).not.toContain('data-shown-already');
+    // Once: the GET took it.
+    expect(await (await fetch(page)).text()).toContain('data-shown-already="true"');
+  });
+
   it('Preview keeps the channel\'s fields out of the URL, and on the page (they went into the address bar and a cacheable URL, and were lost)', async () => {
     const slack = 'https://hooks.slack.com/services/T0000/B0000/XXXXXXXXsecretXXXX';
     const page = await browser.newPage();
@@ -486,6 +523,25 @@ describe('tables of text on a phone and on a desktop', () => {
       }
     }
   }, 120_000);
+});
+
+describe('the manage page', () => {
+  it('says when a delivery was given up as its table does ("2026-11-22 08:00 UTC"), not as an ISO stamp; the JSON API\'s problem is as it was', async () => {
+    const manageToken = await confirmedSubscription('given-up@example.org', { vendor: 'cisco' });
+    const store = server.pulse!.store;
+    const subscription = (await store.subscriptionByToken(hashToken(manageToken), 'manage', new Date().toISOString()))!;
+    const at = '2026-11-22T08:00:00.000Z';
+    await store.updateSubscription(subscription.id, { cursorAt: '2026-11-21T08:00:00.000Z' }, at);
+    const begun = (await store.beginDelivery({ id: 'd-given-up', subscriptionId: subscription.id, periodKey: 'daily:2026-11-22', rangeFrom: '2026-11-21T08:00:00.000Z', rangeTo: at, items: 3, at }))!;
+    await store.finishDelivery(begun.id, { status: 'abandoned', at, error: 'SMTP 554 rejected', cursorAt: at, lastPeriod: 'daily:2026-11-22', pauseReason: null });
+
+    const html = await (await fetch(`${server.url}/pulse/s/${manageToken}`)).text();
+    const problem = /<div class="error-box" role="alert" id="problem"><p><strong>Delivery problem:<\/strong> ([^<]*)<\/p>/.exec(html)?.[1];
+    expect(problem).toBe('a delivery was given up at 2026-11-22 08:00 UTC: SMTP 554 rejected');
+    expect(html).toContain('2026-11-22 08:00 UTC</td>');
+    const json = (await (await fetch(`${server.url}/pulse/api/subscriptions/${manageToken}`)).json()) as { problem: string };
+    expect(json.problem).toBe(`a delivery was given up at ${at}: SMTP 554 rejected`);
+  });
 });
 
 describe('the dashboard over a change history', () => {

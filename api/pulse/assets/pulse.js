@@ -3,13 +3,21 @@
 //    each change as it arrives; a newer build's changes replace the "Last build" tiles (its id,
 //    time and counts) and add to "Last 7 days";
 //  - inputs marked data-suggest fetch suggestions from /pulse/suggest into their datalist.
-// Text from the server is inserted with textContent only, never as HTML.
+// Text from the server is inserted with textContent only, never as HTML, and without the
+// bidirectional controls the server drops from every page it renders (lib/html.ts
+// BIDI_CONTROLS): a change's why quotes upstream titles, which would show reordered.
 (function () {
   'use strict';
 
+  var BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+
+  function plain(text) {
+    return String(text).replace(BIDI_CONTROLS, '');
+  }
+
   function el(tag, text, attrs) {
     var node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (text !== undefined && text !== null) node.textContent = plain(text);
     if (attrs) for (var k in attrs) if (Object.prototype.hasOwnProperty.call(attrs, k)) node.setAttribute(k, attrs[k]);
     return node;
   }
@@ -131,7 +139,7 @@
               while (list.firstChild) list.removeChild(list.firstChild);
               (body.values || []).forEach(function (v) {
                 var opt = el('option', null, { value: v.value });
-                if (v.label) opt.textContent = v.label;
+                if (v.label) opt.textContent = plain(v.label);
                 list.appendChild(opt);
               });
             })

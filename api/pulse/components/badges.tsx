@@ -13,3 +13,15 @@ export function KevBadge() {
     </span>
   );
 }
+
+/**
+ * A vendor advisory saying a vulnerability it covers is exploited in the wild: the vendor's word,
+ * not CISA's catalog (KevBadge), which may not list any of its CVEs.
+ */
+export function VendorExploitedBadge({ vendor }: { vendor: string }) {
+  return (
+    <span class="badge kev" title={`${vendor} says it is exploited in the wild`}>
+      EXPLOITED
+    </span>
+  );
+}

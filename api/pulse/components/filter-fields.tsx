@@ -6,6 +6,7 @@
  * (`s-vendor`, `m-min-risk`): the targets of a refusal's "Go to the field" link.
  */
 import type { CweEntry, EcosystemEntry, VendorEntry } from '../../queries/catalogs.ts';
+import { isTrue } from '../../http/params.ts';
 import { FieldMessage, invalidAttrs, type FieldProblem } from './field-error.tsx';
 
 export const SEVERITY_OPTIONS = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
@@ -20,6 +21,7 @@ export interface FilterSuggestions {
 const NO_SUGGESTIONS: FilterSuggestions = { vendors: [], ecosystems: [], cwes: [] };
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 
 export function FilterFields({
   form,
@@ -90,8 +92,10 @@ export function FilterFields({
         <input id={id('min_risk')} type="text" inputmode="decimal" name="min_risk" value={form.min_risk ?? ''} {...bad('min_risk')} />
       </div>
       <div>
+        {/* Ticked as the change feed reads kev_only (1, yes, true, any case): a link's kev_only=1
+            filtered by it while its box showed unticked, and a Subscribe dropped it. */}
         <label>
-          <input id={id('kev_only')} type="checkbox" name="kev_only" value="true" checked={form.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
+          <input id={id('kev_only')} type="checkbox" name="kev_only" value="true" checked={isTrue(form.kev_only)} {...bad('kev_only')} /> Known exploited (KEV) only
         </label>
         {message('kev_only')}
       </div>

@@ -7,8 +7,10 @@
 import type { Context } from 'hono';
 import type { z } from '@hono/zod-openapi';
 import { ApiError, firstIssue } from '../../http/errors.ts';
+import { enumValueOf, isTrue } from '../../http/params.ts';
 import { formatMicros } from '../../http/timestamps.ts';
-import { listCves, type ListResult } from '../../queries/cves-list.ts';
+import { STATUSES, type Status } from '../../queries/cves-filter.ts';
+import { listCves, SORTS, type ListResult } from '../../queries/cves-list.ts';
 import { interpretList, type ListQuery } from '../../routes/cves-params.ts';
 import { CveListQuery, CveMatchQuery } from '../../routes/cves-schemas.ts';
 import { productKey, vendorScope } from '../../routes/cves.ts';
@@ -46,9 +48,32 @@ export interface ListedCve {
   cvss_v3_score: number;
 }
 
+/**
+ * The form's choices as the API reads them (any case; kev_only 1, yes or true), defaults where
+ * none or none valid: a link's `sort=EPSS` or `kev_only=1` is shown chosen, or the form would
+ * show the defaults over results filtered otherwise, and Apply would drop them.
+ */
+export interface Choices {
+  severityBasis: 'nvd' | 'svc';
+  status: Status;
+  sort: (typeof SORTS)[number];
+  kevOnly: boolean;
+}
+
+function choicesOf(form: Record<string, string>): Choices {
+  return {
+    severityBasis: enumValueOf(['nvd', 'svc'] as const, form.severity_basis) ?? 'nvd',
+    status: enumValueOf(STATUSES, form.status) ?? 'active',
+    sort: enumValueOf(SORTS, form.sort) ?? 'published',
+    // A refused value shows unticked (and marked).
+    kevOnly: isTrue(form.kev_only),
+  };
+}
+
 export interface CveListView {
   /** The form's values as sent (empty fields dropped). */
   form: Record<string, string>;
+  choices: Choices;
   /** Severities ticked. */
   severities: string[];
   cves: ListedCve[];
@@ -145,6 +170,7 @@ export function refusedCveListView(c: Context): CveListView {
   const severities = (form.severity ?? '').split(',').map((s) => s.toUpperCase());
   return {
     form,
+    choices: choicesOf(form),
     severities,
     cves: [],
     total: null,
@@ -264,6 +290,7 @@ export async function loadCveList(snapshot: ServingSnapshot, c: Context, budgetM
 
   return {
     form,
+    choices: choicesOf(form),
     severities: query.severity ?? [],
     pastEnd,
     last,

@@ -1,6 +1,6 @@
 /** `/pulse/advisories` and `/pulse/advisories/{vendor}/{id}`: vendor advisories, with or without a CVE. */
 import type { AdvisoryDetail } from '../../queries/advisories.ts';
-import { KevBadge } from '../components/badges.tsx';
+import { VendorExploitedBadge } from '../components/badges.tsx';
 import { advisoryPath, counted, cvePath, day, fixed, safeHref } from '../format.ts';
 import { Layout } from '../layout.tsx';
 import type { AdvisoryListView } from '../load/advisories.ts';
@@ -118,7 +118,7 @@ export function AdvisoryPage({ advisory: a, buildId }: { advisory: AdvisoryDetai
       </h1>
       <p class="headline">
         {a.vendor_severity ? <span class="badge sev-NONE">Vendor severity: {a.vendor_severity}</span> : null}
-        {a.exploited ? <KevBadge /> : null}
+        {a.exploited ? <VendorExploitedBadge vendor={a.vendor} /> : null}
         {!a.has_cve ? <span class="badge sev-NONE">No CVE yet</span> : null}
       </p>
       <dl class="facts">

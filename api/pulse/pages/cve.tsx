@@ -2,6 +2,7 @@
 import type { RelatedEntry } from '../../queries/related.ts';
 import { KevBadge, SeverityBadge } from '../components/badges.tsx';
 import { decodeVector } from '../components/cvss.ts';
+import { AffectedPackages } from '../components/affected-packages.tsx';
 import { ChangeHistory } from '../components/history.tsx';
 import { ScoreBreakdown } from '../components/score-breakdown.tsx';
 import { advisoryPath, cvePath, day, fixed, percent, safeHref } from '../format.ts';
@@ -212,59 +213,7 @@ export function CvePage({ data, buildId }: { data: CvePageData; buildId: string 
       <section aria-labelledby="pkg-h">
         <h2 id="pkg-h">Affected packages and fixes</h2>
         {e && e.affected_packages.length > 0 ? (
-          <div class="table-wrap">
-            <table id="packages" class="stack">
-              <thead>
-                <tr>
-                  <th scope="col">Package</th>
-                  <th scope="col">Affected from</th>
-                  <th scope="col">Fixed in</th>
-                  <th scope="col" class="hide-sm">
-                    Source
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {e.affected_packages.flatMap((p) => {
-                  const name = `${p.ecosystem ? `${p.ecosystem} ` : ''}${p.package_name}`;
-                  if (!p.fixed_branches || p.fixed_branches.length === 0) {
-                    return [
-                      <tr>
-                        <th scope="row">{name}</th>
-                        <td colspan={2} data-label="Fixed in">
-                          {p.fixed_branches === null ? 'No version ranges on record' : 'No range on record'}
-                          {p.fixed_version ? <>; fixed in <span class="ident">{p.fixed_version}</span></> : ''}
-                        </td>
-                        <td class="hide-sm" data-label="Source">{p.source}</td>
-                      </tr>,
-                    ];
-                  }
-                  return p.fixed_branches.map((b) => (
-                    <tr>
-                      <th scope="row">{name}</th>
-                      <td data-label="Affected from">
-                        <span class="ident">{b.introduced ?? '—'}</span>
-                      </td>
-                      <td data-label="Fixed in">
-                        {b.fixed ? (
-                          <span class="ident">{b.fixed}</span>
-                        ) : b.last_affected ? (
-                          <>
-                            not fixed (last affected <span class="ident">{b.last_affected}</span>)
-                          </>
-                        ) : (
-                          'no fix yet'
-                        )}
-                      </td>
-                      <td class="hide-sm" data-label="Source">
-                        <span class="ident">{b.advisory_id ?? b.source ?? p.source}</span>
-                      </td>
-                    </tr>
-                  ));
-                })}
-              </tbody>
-            </table>
-          </div>
+          <AffectedPackages packages={e.affected_packages} />
         ) : (
           <p>No package named.</p>
         )}

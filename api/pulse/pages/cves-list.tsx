@@ -31,6 +31,13 @@ const FIELDS: Record<(typeof FORM_FIELDS)[number], { id: string; label: string }
   kev_only: { id: 'f-kev-only', label: 'Known exploited (KEV) only' },
 };
 
+/** The page size the Per page box shows: the number asked (`010` is 10), else what was typed. */
+function limitShown(raw: string | undefined): string {
+  if (raw === undefined) return '25';
+  const n = Number(raw);
+  return Number.isNaN(n) ? raw : String(n);
+}
+
 function Pager({ view }: { view: CveListView }) {
   return (
     <nav class="pager" aria-label="Pages">
@@ -141,10 +148,10 @@ export function CveListPage({ view, buildId, problem, withoutProblem }: CveListP
           <label for="f-basis">Severity of</label>
           {message('severity_basis')}
           <select id="f-basis" name="severity_basis" {...bad('severity_basis')}>
-            <option value="nvd" selected={f.severity_basis !== 'svc'}>
+            <option value="nvd" selected={view.choices.severityBasis === 'nvd'}>
               NVD's CVSS v3 label
             </option>
-            <option value="svc" selected={f.severity_basis === 'svc'}>
+            <option value="svc" selected={view.choices.severityBasis === 'svc'}>
               the service score
             </option>
           </select>
@@ -184,7 +191,7 @@ export function CveListPage({ view, buildId, problem, withoutProblem }: CveListP
           {message('status')}
           <select id="f-status" name="status" {...bad('status')}>
             {STATUSES.map((s) => (
-              <option value={s} selected={(f.status ?? 'active') === s}>
+              <option value={s} selected={view.choices.status === s}>
                 {s}
               </option>
             ))}
@@ -195,7 +202,7 @@ export function CveListPage({ view, buildId, problem, withoutProblem }: CveListP
           {message('sort')}
           <select id="f-sort" name="sort" {...bad('sort')}>
             {SORTS.map((s) => (
-              <option value={s} selected={(f.sort ?? 'published') === s}>
+              <option value={s} selected={view.choices.sort === s}>
                 {SORT_LABELS[s]}
               </option>
             ))}
@@ -205,11 +212,12 @@ export function CveListPage({ view, buildId, problem, withoutProblem }: CveListP
           <label for="f-limit">Per page</label>
           {message('limit')}
           <select id="f-limit" name="limit" {...bad('limit')}>
-            {/* A size asked by hand (?limit=7) is shown as it is, not as the first choice. */}
-            {[...new Set(['10', '25', '50', '100', String(Number(f.limit ?? '25'))])]
-              .sort((a, b) => Number(a) - Number(b))
+            {/* A size asked by hand (?limit=7) is shown as it is, not as the first choice; one that
+                is no number at all (a refused ?limit=abc) as typed, last (it read "NaN"). */}
+            {[...new Set(['10', '25', '50', '100', limitShown(f.limit)])]
+              .sort((a, b) => (Number.isNaN(Number(a)) ? 1 : Number.isNaN(Number(b)) ? -1 : Number(a) - Number(b)))
               .map((n) => (
-                <option value={n} selected={String(Number(f.limit ?? '25')) === n}>
+                <option value={n} selected={limitShown(f.limit) === n}>
                   {n}
                 </option>
               ))}
@@ -217,7 +225,7 @@ export function CveListPage({ view, buildId, problem, withoutProblem }: CveListP
         </div>
         <div>
           <label>
-            <input id="f-kev-only" type="checkbox" name="kev_only" value="true" checked={f.kev_only === 'true'} {...bad('kev_only')} /> Known exploited (KEV) only
+            <input id="f-kev-only" type="checkbox" name="kev_only" value="true" checked={view.choices.kevOnly} {...bad('kev_only')} /> Known exploited (KEV) only
           </label>
           {message('kev_only')}
         </div>

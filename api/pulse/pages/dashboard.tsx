@@ -201,7 +201,10 @@ export function DashboardPage({ data }: { data: DashboardData }) {
                       <a href={cvePath(k.cve_id)}>{k.cve_id}</a>
                     </td>
                     <td class="date">{day(k.date_added)}</td>
-                    <td class="hide-sm">{[k.vendor_project, k.product].filter(Boolean).join(' / ')}</td>
+                    {/* Upstream prose (pulse.css .prose): one long word breaks in its column, the severity and risk stay in sight. */}
+                    <td class="hide-sm">
+                      <span class="prose">{[k.vendor_project, k.product].filter(Boolean).join(' / ')}</span>
+                    </td>
                     <td>
                       <SeverityBadge severity={k.service_severity} />
                     </td>

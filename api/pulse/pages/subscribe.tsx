@@ -14,7 +14,7 @@
 import { SeverityBadge } from '../components/badges.tsx';
 import { advisoryPath, count, cvePath, kindLabel, minute } from '../format.ts';
 import { CadenceField } from '../components/cadence-field.tsx';
-import { KindsFieldset } from '../components/kinds-fieldset.tsx';
+import { KindsFieldset, kindsTicked } from '../components/kinds-fieldset.tsx';
 import { FilterFields } from '../components/filter-fields.tsx';
 import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/field-error.tsx';
 import { Layout } from '../layout.tsx';
@@ -122,7 +122,7 @@ export interface SubscribePageProps {
 
 export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL, canSubscribe = true, canEmail = true }: SubscribePageProps) {
   const f = view.form;
-  const kinds = new Set((f.kind ?? '').split(',').filter(Boolean));
+  const kinds = kindsTicked(f.kind);
   const problem: FieldProblem | undefined = notice?.kind === 'error' && notice.field && FIELDS[notice.field] ? { field: notice.field, message: notice.message } : undefined;
   const bad = (field: string) => invalidAttrs(problem, 's', field);
   const message = (field: string) => <FieldMessage problem={problem} prefix="s" field={field} />;

@@ -5,9 +5,10 @@
  * Every action is a plain HTML form POST, so all of it works without JavaScript.
  */
 import type { ChangeFilter } from '../../../lib/changes/model.ts';
+import { deliveryProblem } from '../../../lib/pulse/service.ts';
 import { cadenceLabel, kindLabel, minute } from '../format.ts';
 import { CadenceField } from '../components/cadence-field.tsx';
-import { KindsFieldset } from '../components/kinds-fieldset.tsx';
+import { KindsFieldset, kindsTicked } from '../components/kinds-fieldset.tsx';
 import { FilterFields } from '../components/filter-fields.tsx';
 import type { FieldProblem } from '../components/field-error.tsx';
 import { Breakable } from '../components/breakable.tsx';
@@ -30,6 +31,7 @@ export interface SubscriptionPageView {
     status: string;
     changes: number;
     attempts: number;
+    first_attempt_at: string;
     last_attempt_at: string;
     sent_at: string | null;
     next_attempt_at: string | null;
@@ -151,7 +153,7 @@ const EDIT_FIELDS = new Set(['vendor', 'product', 'ecosystem', 'package', 'cwe',
 
 function EditForm({ values, action, problem }: { values: EditValues; action: string; problem: FieldProblem | undefined }) {
   const f = values.form;
-  const kinds = new Set((f.kind ?? '').split(',').filter(Boolean));
+  const kinds = kindsTicked(f.kind);
   return (
     <form method="post" action={action} class="filters" id="edit-form" aria-label="Edit the subscription">
       <input type="hidden" name="action" value="update" />
@@ -181,7 +183,8 @@ export function ManagePage({ view, token, notice, edit }: { view: SubscriptionPa
       {view.problem ? (
         <div class="error-box" role="alert" id="problem">
           <p>
-            <strong>Delivery problem:</strong> {view.problem}
+            {/* The service's problem in the page's words for times (the table's "2026-11-22 08:00 UTC"), not its ISO stamp. */}
+            <strong>Delivery problem:</strong> {deliveryProblem(view.deliveries[0], minute) ?? view.problem}
           </p>
         </div>
       ) : null}
