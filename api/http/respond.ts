@@ -16,6 +16,12 @@ export const CACHE_CONTROL = {
   live: 'public, max-age=15',
   /** The OpenAPI document and the docs page: change only with a new server version. */
   static: 'public, max-age=3600',
+  /**
+   * An answer the execution budget shaped (a relaxed phrase search, a total not counted): kept
+   * by no cache unasked, as the replica's own cache keeps none (api/http/response-cache.ts), since
+   * the same request may be answered whole next time; revalidated by its ETag instead.
+   */
+  shaped: 'no-cache',
   /** 4xx: the same request gets the same refusal, but a new snapshot may know a missing id. */
   clientError: 'public, max-age=60',
   /** 5xx and anything about this caller at this moment. */

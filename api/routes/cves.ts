@@ -168,9 +168,10 @@ function register(app: ApiApp, config: ApiConfig): void {
     const { request, reverseAvailable } = interpretList(query, presence(c));
     const snapshot = c.get('snapshot');
     const result = await listCves(snapshot, request, deadline);
-    if (shapedByBudget(request, result)) c.set('uncacheable', true);
+    const shaped = shapedByBudget(request, result);
+    if (shaped) c.set('uncacheable', true);
     const page = renderListBody(snapshot.records, snapshot.buildId, result, { reverse: request.reverse, reverseAvailable, limit: request.limit, offset: request.offset });
-    return asRouteResponse(sendBody(c, page.body, { etag: page.etag }));
+    return asRouteResponse(sendBody(c, page.body, { etag: page.etag, ...(shaped ? { cacheControl: CACHE_CONTROL.shaped } : {}) }));
   });
 
   app.openapi(summaryRoute, async (c) => {
@@ -218,10 +219,11 @@ function register(app: ApiApp, config: ApiConfig): void {
     request.scope = vendorScope(vendor, product);
     const snapshot = c.get('snapshot');
     const result = await listCves(snapshot, request, deadline);
-    if (shapedByBudget(request, result)) c.set('uncacheable', true);
+    const shaped = shapedByBudget(request, result);
+    if (shaped) c.set('uncacheable', true);
     const keys = `"vendor":${JSON.stringify(vendor)},"product":${JSON.stringify(product)}`;
     const page = renderListBody(snapshot.records, snapshot.buildId, result, { reverse: false, reverseAvailable: false, limit: request.limit, offset: request.offset }, keys);
-    return asRouteResponse(sendBody(c, page.body, { etag: page.etag }));
+    return asRouteResponse(sendBody(c, page.body, { etag: page.etag, ...(shaped ? { cacheControl: CACHE_CONTROL.shaped } : {}) }));
   });
 
   // The hottest route: documented like the others, but its one parameter is read here instead

@@ -448,8 +448,15 @@ describe('response cache', () => {
       const filtered = await s.json<{ total_counted: boolean; total_is_lower_bound: boolean }>('/api/v1/public/cves?severity=HIGH&limit=1');
       expect(filtered.body.total_counted && !filtered.body.total_is_lower_bound).toBe(false);
       expect(cache.size).toBe(0);
+      // Nor does a browser or a CDN (they kept it for five minutes): revalidated, by its ETag.
+      for (const shaped of [phrase, filtered]) {
+        expect(shaped.res.headers.get('cache-control')).toBe('no-cache');
+        expect(shaped.res.headers.get('etag')).toMatch(/^"/);
+      }
       // Answers the budget did not touch are kept as usual; stored records are sent as they are.
-      expect((await s.get('/api/v1/public/cves?limit=2')).status).toBe(200);
+      const whole = await s.get('/api/v1/public/cves?limit=2');
+      expect(whole.status).toBe(200);
+      expect(whole.headers.get('cache-control')).toBe('public, max-age=300');
       expect(cache.size).toBe(1);
       expect((await s.get('/api/v1/public/cves/CVE-2024-3400')).status).toBe(200);
       expect((await s.get('/api/v1/public/cves/CVE-2024-3400/references')).status).toBe(200);
