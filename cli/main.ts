@@ -48,9 +48,13 @@ function memorySize(name: string) {
  * A folder option (--data, --raw): a path that names a file is refused at once, naming the
  * option, where each command failed later with a stack (ENOTDIR, EEXIST). A missing folder is
  * each command's own business (build and serve make theirs; fetch makes the raw folder).
+ * An empty value (`--data ""`, or `VULNINTEL_DATA=` as a compose file or a shell script writes
+ * an unset variable) is refused too: it resolved to the working folder, so build published its
+ * snapshots/ and CURRENT there and serve and sql read from there, silently.
  */
 function folder(name: string) {
   return (value: string): string => {
+    if (value.trim() === '') throw new InvalidArgumentError(`${name} is empty: name a folder`);
     const found = statSync(value, { throwIfNoEntry: false });
     if (found && !found.isDirectory()) throw new InvalidArgumentError(`${name} ${value}: not a folder`);
     return value;

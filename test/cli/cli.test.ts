@@ -241,6 +241,29 @@ describe('vulnintel CLI', () => {
     expect(below.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('an empty folder (--data "", --raw "", VULNINTEL_DATA=) is refused naming the option, not taken as the working folder', async () => {
+    // resolve('') is the working folder: build published snapshots/ and CURRENT there, sql and
+    // serve read it, with nothing said.
+    const cwd = await mkdtemp(join(tmpdir(), 'vulnintel-empty-'));
+    for (const args of [
+      ['sql', '--data', '', 'SELECT 1'],
+      ['build', '--data', '', '--raw', cwd],
+      ['build', '--raw', '', '--data', cwd],
+      ['fetch', '--raw', '', '--sources', 'kev', '--data', cwd],
+    ]) {
+      const out = await cli(args, { cwd });
+      const option = args[args.indexOf('') - 1];
+      expect(out.code, args.join(' ')).toBe(1);
+      expect(out.stderr, args.join(' ')).toContain(`${option} is empty: name a folder`);
+    }
+    for (const args of [['sql', 'SELECT 1'], ['build', '--raw', cwd]]) {
+      const out = await cli(args, { cwd, env: { VULNINTEL_DATA: '' } });
+      expect(out.code, args.join(' ')).toBe(1);
+      expect(out.stderr, args.join(' ')).toContain(`value '' from env 'VULNINTEL_DATA' is invalid. --data is empty: name a folder`);
+    }
+    expect(await readdir(cwd)).toEqual([]);
+  });
+
   it('a --mail-from that is not one address is refused when the command starts, naming the option', async () => {
     for (const from of ['not an address', 'a@example.org, b@example.org', 'Team: a@example.org;']) {
       // No SMTP server listens there: the sender is refused before any connection.
