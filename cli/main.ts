@@ -183,6 +183,11 @@ program
   .addOption(dataOption('data folder'))
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'sarif']).default('table'))
   .addOption(new Option('--fail-on <level>', 'exit 1 when a finding is critical, high (or critical), or in CISA KEV').choices(['critical', 'high', 'kev']))
+  // scan's exit 1 means "a finding reaches --fail-on" (cli/commands/scan.ts): a usage error
+  // (`--fail-on critcal`, an unknown option, no file) exits 2 like any other scan that could
+  // not run, so a CI job does not report vulnerabilities for a typo. Commander has already
+  // printed its message; help (code 0) stays 0.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
   .action(async (file, opts) => (await import('./commands/scan.ts')).runScan(file, opts));
 
 /** A message for the terminal: it may quote a malformed file, control characters and all (lib/terminal-text.ts). */
