@@ -70,6 +70,12 @@ function dataOption(description: string): Option {
   return new Option('--data <dir>', description).env('VULNINTEL_DATA').default(resolve('data')).argParser(folder('--data'));
 }
 
+/**
+ * The environment variable of the commands that fetch NVD (DESIGN §2 lists it with the ones
+ * shown as `env:` beside their option): without a line in --help nothing there named it.
+ */
+const nvdKeyHelp = '\nEnvironment: NVD_API_KEY, your NVD API key (sent as its apiKey header): NVD allows 50 requests / 30 s instead of 5';
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -99,7 +105,7 @@ program
   .addOption(dataOption('data folder'))
   .option('--config <file>', 'source URL overrides (JSON, see config/sources.example.json)')
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
-  .addHelpText('after', sourcesHelp)
+  .addHelpText('after', () => `${sourcesHelp()}\n${nvdKeyHelp}`)
   .action(async (opts) => (await import('./commands/fetch.ts')).runFetch(opts));
 
 program
@@ -124,7 +130,7 @@ program
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
   .option('--no-notify', 'do not deliver /pulse alerts after publishing')
   .option('--allow-shrink', 'publish even when a source lost more than half of its records since the published snapshot')
-  .addHelpText('after', sourcesHelp);
+  .addHelpText('after', () => `${sourcesHelp()}\n${nvdKeyHelp}`);
 pulseOptions(program.commands.at(-1)!, true).action(async (opts) => (await import('./commands/update.ts')).runUpdate(opts));
 
 program
@@ -136,7 +142,8 @@ program
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--once', 'poll once and exit (exit 1 if the poll failed)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
-  .option('--no-notify', 'do not deliver /pulse alerts after publishing');
+  .option('--no-notify', 'do not deliver /pulse alerts after publishing')
+  .addHelpText('after', nvdKeyHelp);
 pulseOptions(program.commands.at(-1)!, true).action(async (opts) => (await import('./commands/poll.ts')).runPoll(opts));
 
 program

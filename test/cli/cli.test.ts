@@ -37,6 +37,14 @@ describe('vulnintel CLI', () => {
     }
   });
 
+  it('fetch, update and poll --help name NVD_API_KEY (DESIGN §2 environment equivalents)', async () => {
+    for (const command of ['fetch', 'update', 'poll']) {
+      const { code, stdout } = await cli([command, '--help']);
+      expect(code, command).toBe(0);
+      expect(stdout, command).toMatch(/^Environment: NVD_API_KEY, .*50 requests \/ 30 s instead of 5$/m);
+    }
+  });
+
   it('sql answers over the current snapshot, as JSON and CSV', async () => {
     const json = await cli(['sql', "select count(*) as n, count(*) filter (where status = 'rejected') as rejected from cves", '--data', dataDir, '--format', 'json']);
     expect(json.code).toBe(0);
