@@ -200,6 +200,15 @@ program
 /** A message for the terminal: it may quote a malformed file, control characters and all (lib/terminal-text.ts). */
 const shown = (message: string) => message.split('\n').map(printable).join('\n');
 
+// A reader that stops early (`vulnintel sql … | head`) closes the pipe: the next write failed
+// with EPIPE, an 'error' event nobody handled, and Node printed its stack. The rest of the
+// output is no longer wanted: stop quietly, with the status a shell gives a program killed by
+// SIGPIPE (128 + 13), so `set -o pipefail` still sees a command that did not finish.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(141);
+  throw err;
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {

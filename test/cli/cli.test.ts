@@ -1,9 +1,10 @@
 /** The command line as a user runs it: the bin, its help, `sql`, and errors without stacks. */
+import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cli } from '../helpers/cli.ts';
+import { BIN, cli } from '../helpers/cli.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 import { nvdPage, nvdRecord } from '../helpers/raw-corpus.ts';
 import { FETCHERS } from '../../cli/fetch/registry.ts';
@@ -60,6 +61,20 @@ describe('vulnintel CLI', () => {
     expect(table.stdout).not.toMatch(/[\u0007\u001b]/);
     const csv = await cli(['sql', '--data', dataDir, '--format', 'csv', "SELECT 'a' || chr(13) || 'b' AS x"]);
     expect(csv.stdout).toBe('x\n"a\rb"\n');
+  });
+
+  it('a reader that stops early (sql … | head) ends the command quietly: no EPIPE stack, status 141', async () => {
+    const child = spawn(process.execPath, [BIN, 'sql', '--data', dataDir, '--format', 'csv', 'SELECT * FROM range(300000)'], {
+      env: { ...process.env, VULNINTEL_QUIET: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // As `head -1` does: read the first chunk, then close the pipe.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(141);
   });
 
   it('sql exposes every snapshot table as a view', async () => {
