@@ -48,9 +48,13 @@ function memorySize(name: string) {
  * A folder option (--data, --raw): a path that names a file is refused at once, naming the
  * option, where each command failed later with a stack (ENOTDIR, EEXIST). A missing folder is
  * each command's own business (build and serve make theirs; fetch makes the raw folder).
+ * An empty value (`--data ""`, or `VULNINTEL_DATA=` as a compose file or a shell script writes
+ * an unset variable) is refused too: it resolved to the working folder, so build published its
+ * snapshots/ and CURRENT there and serve and sql read from there, silently.
  */
 function folder(name: string) {
   return (value: string): string => {
+    if (value.trim() === '') throw new InvalidArgumentError(`${name} is empty: name a folder`);
     const found = statSync(value, { throwIfNoEntry: false });
     if (found && !found.isDirectory()) throw new InvalidArgumentError(`${name} ${value}: not a folder`);
     return value;
@@ -65,6 +69,12 @@ function folder(name: string) {
 function dataOption(description: string): Option {
   return new Option('--data <dir>', description).env('VULNINTEL_DATA').default(resolve('data')).argParser(folder('--data'));
 }
+
+/**
+ * The environment variable of the commands that fetch NVD (DESIGN §2 lists it with the ones
+ * shown as `env:` beside their option): without a line in --help nothing there named it.
+ */
+const nvdKeyHelp = '\nEnvironment: NVD_API_KEY, your NVD API key (sent as its apiKey header): NVD allows 50 requests / 30 s instead of 5';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -95,7 +105,7 @@ program
   .addOption(dataOption('data folder'))
   .option('--config <file>', 'source URL overrides (JSON, see config/sources.example.json)')
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
-  .addHelpText('after', sourcesHelp)
+  .addHelpText('after', () => `${sourcesHelp()}\n${nvdKeyHelp}`)
   .action(async (opts) => (await import('./commands/fetch.ts')).runFetch(opts));
 
 program
@@ -120,7 +130,7 @@ program
   .option('--full', 're-download from scratch (NVD: a new full pull, swapped in when complete)')
   .option('--no-notify', 'do not deliver /pulse alerts after publishing')
   .option('--allow-shrink', 'publish even when a source lost more than half of its records since the published snapshot')
-  .addHelpText('after', sourcesHelp);
+  .addHelpText('after', () => `${sourcesHelp()}\n${nvdKeyHelp}`);
 pulseOptions(program.commands.at(-1)!, true).action(async (opts) => (await import('./commands/update.ts')).runUpdate(opts));
 
 program
@@ -132,7 +142,8 @@ program
   .option('--config <file>', 'source URL overrides (JSON)')
   .option('--once', 'poll once and exit (exit 1 if the poll failed)')
   .option('--keep <n>', 'published snapshots to keep', positiveInt('--keep'), 3)
-  .option('--no-notify', 'do not deliver /pulse alerts after publishing');
+  .option('--no-notify', 'do not deliver /pulse alerts after publishing')
+  .addHelpText('after', nvdKeyHelp);
 pulseOptions(program.commands.at(-1)!, true).action(async (opts) => (await import('./commands/poll.ts')).runPoll(opts));
 
 program
@@ -179,10 +190,24 @@ program
   .addOption(dataOption('data folder'))
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'sarif']).default('table'))
   .addOption(new Option('--fail-on <level>', 'exit 1 when a finding is critical, high (or critical), or in CISA KEV').choices(['critical', 'high', 'kev']))
+  // scan's exit 1 means "a finding reaches --fail-on" (cli/commands/scan.ts): a usage error
+  // (`--fail-on critcal`, an unknown option, no file) exits 2 like any other scan that could
+  // not run, so a CI job does not report vulnerabilities for a typo. Commander has already
+  // printed its message; help (code 0) stays 0.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
   .action(async (file, opts) => (await import('./commands/scan.ts')).runScan(file, opts));
 
 /** A message for the terminal: it may quote a malformed file, control characters and all (lib/terminal-text.ts). */
 const shown = (message: string) => message.split('\n').map(printable).join('\n');
+
+// A reader that stops early (`vulnintel sql … | head`) closes the pipe: the next write failed
+// with EPIPE, an 'error' event nobody handled, and Node printed its stack. The rest of the
+// output is no longer wanted: stop quietly, with the status a shell gives a program killed by
+// SIGPIPE (128 + 13), so `set -o pipefail` still sees a command that did not finish.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(141);
+  throw err;
+});
 
 try {
   await program.parseAsync(process.argv);

@@ -9,12 +9,15 @@
  * If Redis goes away (connection lost, or an answer slower than `redisCommandTimeoutMs`), the
  * replica keeps serving and counts per-minute locally, logs the outage once, reports it in
  * health, and goes back to Redis as soon as the connection is ready again (or, for a Redis that
- * is connected but hung, as soon as a periodic PING answers).
+ * is connected but hung or refusing writes, as soon as a periodic probe of the count answers).
  */
 import { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimitLogger } from './config.ts';
 import { MemoryMinuteCounter, type MinuteCount, type MinuteCounter, type MinuteStoreHealth } from './minute-count.ts';
+
+/** The recovery probe's key: not a caller key (those are "4:…", "6:…", "private", "unknown"). */
+const PROBE_KEY = 'probe';
 
 export interface RedisMinuteOptions {
   url: string;
@@ -130,13 +133,18 @@ export class RedisMinuteCounter implements MinuteCounter {
 
   /**
    * A connection that dropped announces its return with 'ready'; a Redis that is connected but
-   * stopped answering does not, so while degraded a PING checks on it.
+   * stopped answering does not, so while degraded a probe checks on it. The probe is the
+   * count's own round trip (the script, a write), adding zero to a key no caller has: a PING
+   * answered where the count's script did not (writes paused by `CLIENT PAUSE … WRITE` during a
+   * failover, a read-only replica, maxmemory reached), so the replica went back to Redis every
+   * probe, failed the next request, and dropped its local counts each time: the per-minute
+   * ceiling was never reached, and every probe logged an outage and a recovery.
    */
   #startProbe(): void {
     if (this.#probe !== undefined) return;
     this.#probe = setInterval(() => {
       if (this.#client.status !== 'ready') return;
-      this.#client.ping().then(
+      this.#limiter.consume(PROBE_KEY, 0).then(
         () => this.#recover(),
         () => {},
       );

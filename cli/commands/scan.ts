@@ -5,7 +5,8 @@
  * code).
  *
  * Exit codes: 0 done (findings or not), 1 a finding reaches `--fail-on`, 2 the SBOM or the
- * snapshot could not be read (message naming the file and what is wrong).
+ * snapshot could not be read (message naming the file and what is wrong), or the command line
+ * is wrong (cli/main.ts).
  */
 import { join, resolve } from 'node:path';
 import { CliError } from '../../lib/errors.ts';

@@ -1,9 +1,10 @@
 /** The command line as a user runs it: the bin, its help, `sql`, and errors without stacks. */
+import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cli } from '../helpers/cli.ts';
+import { BIN, cli } from '../helpers/cli.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 import { nvdPage, nvdRecord } from '../helpers/raw-corpus.ts';
 import { FETCHERS } from '../../cli/fetch/registry.ts';
@@ -37,6 +38,14 @@ describe('vulnintel CLI', () => {
     }
   });
 
+  it('fetch, update and poll --help name NVD_API_KEY (DESIGN §2 environment equivalents)', async () => {
+    for (const command of ['fetch', 'update', 'poll']) {
+      const { code, stdout } = await cli([command, '--help']);
+      expect(code, command).toBe(0);
+      expect(stdout, command).toMatch(/^Environment: NVD_API_KEY, .*50 requests \/ 30 s instead of 5$/m);
+    }
+  });
+
   it('sql answers over the current snapshot, as JSON and CSV', async () => {
     const json = await cli(['sql', "select count(*) as n, count(*) filter (where status = 'rejected') as rejected from cves", '--data', dataDir, '--format', 'json']);
     expect(json.code).toBe(0);
@@ -52,6 +61,20 @@ describe('vulnintel CLI', () => {
     expect(table.stdout).not.toMatch(/[\u0007\u001b]/);
     const csv = await cli(['sql', '--data', dataDir, '--format', 'csv', "SELECT 'a' || chr(13) || 'b' AS x"]);
     expect(csv.stdout).toBe('x\n"a\rb"\n');
+  });
+
+  it('a reader that stops early (sql … | head) ends the command quietly: no EPIPE stack, status 141', async () => {
+    const child = spawn(process.execPath, [BIN, 'sql', '--data', dataDir, '--format', 'csv', 'SELECT * FROM range(300000)'], {
+      env: { ...process.env, VULNINTEL_QUIET: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // As `head -1` does: read the first chunk, then close the pipe.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(141);
   });
 
   it('sql exposes every snapshot table as a view', async () => {
@@ -239,6 +262,29 @@ describe('vulnintel CLI', () => {
     expect(below.code).toBe(1);
     expect(below.stderr).toMatch(/^vulnintel: ENOTDIR: not a directory, \w+ '.*a-file\.txt\/below/);
     expect(below.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('an empty folder (--data "", --raw "", VULNINTEL_DATA=) is refused naming the option, not taken as the working folder', async () => {
+    // resolve('') is the working folder: build published snapshots/ and CURRENT there, sql and
+    // serve read it, with nothing said.
+    const cwd = await mkdtemp(join(tmpdir(), 'vulnintel-empty-'));
+    for (const args of [
+      ['sql', '--data', '', 'SELECT 1'],
+      ['build', '--data', '', '--raw', cwd],
+      ['build', '--raw', '', '--data', cwd],
+      ['fetch', '--raw', '', '--sources', 'kev', '--data', cwd],
+    ]) {
+      const out = await cli(args, { cwd });
+      const option = args[args.indexOf('') - 1];
+      expect(out.code, args.join(' ')).toBe(1);
+      expect(out.stderr, args.join(' ')).toContain(`${option} is empty: name a folder`);
+    }
+    for (const args of [['sql', 'SELECT 1'], ['build', '--raw', cwd]]) {
+      const out = await cli(args, { cwd, env: { VULNINTEL_DATA: '' } });
+      expect(out.code, args.join(' ')).toBe(1);
+      expect(out.stderr, args.join(' ')).toContain(`value '' from env 'VULNINTEL_DATA' is invalid. --data is empty: name a folder`);
+    }
+    expect(await readdir(cwd)).toEqual([]);
   });
 
   it('a --mail-from that is not one address is refused when the command starts, naming the option', async () => {

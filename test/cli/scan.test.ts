@@ -314,6 +314,23 @@ describe('vulnintel scan (the command)', () => {
     const json = await cli(['scan', crafted, '--data', dataDir, '--format', 'json']);
     expect((JSON.parse(json.stdout) as ScanResult).unjudged[0]!.component.name).toBe(name);
   }, 120_000);
+  it('exits 2, not the findings code 1, for a usage error; --help exits 0', async () => {
+    // Exit 1 is "a finding reaches --fail-on": a typo in a CI job read as vulnerabilities found.
+    for (const args of [
+      ['scan', CDX, '--data', dataDir, '--fail-on', 'critcal'],
+      ['scan', CDX, '--data', dataDir, '--format', 'xml'],
+      ['scan', CDX, '--data', dataDir, '--no-such-option'],
+      ['scan', '--data', dataDir],
+    ]) {
+      const r = await cli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/^error: /);
+      expect(r.stdout, args.join(' ')).toBe('');
+    }
+    const help = await cli(['scan', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: vulnintel scan');
+  }, 120_000);
   it('exits 2 naming the file for a malformed SBOM', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vulnintel-sbom-'));
     const bad = join(dir, 'bad.json');

@@ -119,6 +119,46 @@ describe('Redis outage and recovery', () => {
     expect(replies).toEqual([200, 200, 200, 200, 200, 429]);
   });
 
+  it('a Redis that answers PING but refuses the count (writes refused) stays an outage: local counts hold, one log line', async () => {
+    // Its own replica: a window long enough for requests spaced past several probes.
+    const c = await startFixture({
+      FIXTURE_REDIS: redis.url,
+      VULNINTEL_RATE_PER_MINUTE: 'cves=20,standard=10,other=5',
+      VULNINTEL_RATE_PER_SECOND: 'cves=1000,standard=1000,other=1000',
+      VULNINTEL_RATE_BURST: '1000',
+      VULNINTEL_RATE_WINDOW_MS: '30000',
+      VULNINTEL_RATE_REDIS_PREFIX: `${PREFIX}:c`,
+      VULNINTEL_RATE_REDIS_TIMEOUT_MS: '150',
+      VULNINTEL_RATE_REDIS_PROBE_MS: '100',
+    });
+    const admin = new Redis(redis.url);
+    try {
+      expect(await waitFor(() => storeIs(c, 'redis'))).toBe(true);
+      // Writes (the count's script) fail at once with OOM; PING still answers.
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await admin.config('SET', 'maxmemory', '1');
+      const from = '127.0.0.86';
+      const replies: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        replies.push((await call({ port: c.port, from, path: OTHER })).status);
+        await sleep(250); // past two probes: each PING had sent the replica back to Redis, its local counts dropped
+      }
+      expect(replies).toEqual([200, 200, 200, 200, 200, 429]);
+      expect((await health(c)).perMinute.store).toBe('memory-fallback');
+      expect(c.stderr().match(/Redis unreachable/g)).toHaveLength(1);
+      expect(c.stderr()).not.toMatch(/Redis reachable again/);
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+    }
+    try {
+      expect(await waitFor(() => storeIs(c, 'redis'))).toBe(true);
+      expect(c.stderr()).toMatch(/Redis reachable again/);
+    } finally {
+      admin.disconnect();
+      await c.stop();
+    }
+  });
+
   it('a Redis that hangs (no answer, connection open) is an outage too, and recovery is detected', async () => {
     redis.child.kill('SIGSTOP');
     try {
