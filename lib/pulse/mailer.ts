@@ -22,13 +22,6 @@ export interface Mailer {
   close(): void;
 }
 
-/**
- * `timeoutMs` bounds each wait on the server (connecting, its greeting, each reply);
- * `sendTimeoutMs` one message as a whole: a server answering every command just inside
- * `timeoutMs` (or a pool retrying a dropped connection) took minutes per message, past the
- * lease notify gives a delivery in flight (SENDING_LEASE_MS), after which another notifier
- * sends it again.
- */
 /** A message the server did not take within the bound for one message (createMailer's sendTimeoutMs). */
 export class SendTimeoutError extends Error {
   constructor(ms: number, options?: { cause?: unknown }) {
@@ -37,6 +30,13 @@ export class SendTimeoutError extends Error {
   }
 }
 
+/**
+ * `timeoutMs` bounds each wait on the server (connecting, its greeting, each reply);
+ * `sendTimeoutMs` one message as a whole: a server answering every command just inside
+ * `timeoutMs` (or a pool retrying a dropped connection) took minutes per message, past the
+ * lease notify gives a delivery in flight (SENDING_LEASE_MS), after which another notifier
+ * sends it again.
+ */
 export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000, sendTimeoutMs = 4 * timeoutMs): Mailer {
   const url = parseOptionUrl('--smtp', smtpUrl, ['smtp', 'smtps'], 'smtp://user:password@mail.example.org:587');
   checkSender(from);

@@ -104,9 +104,9 @@ function deliveryCadence(delivery: Delivery): Cadence {
 
 interface SendOutcome {
   ok: boolean;
-  /** Why the address will never take this message (a webhook's 410 Gone): the subscription is paused, saying so. */
-  gone: string | null;
-  /** The message itself is refused for good (too large: mailer.ts messageTooLarge): sending it again fails again. */
+  /** The webhook answered 410 Gone: the subscription is paused, saying so (WEBHOOK_GONE). */
+  gone: boolean;
+  /** The message itself is refused for good (too large: smtp-replies.ts messageTooLarge): sending it again fails again. */
   refused: boolean;
   error: string | null;
 }
@@ -184,13 +184,13 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
           // message to mail systems, which show it once.
           messageId: `<${delivery.id}@${new URL(links.base).hostname}>`,
         });
-        return { ok: true, gone: null, refused: false, error: null };
+        return { ok: true, gone: false, refused: false, error: null };
       } catch (err) {
         // The ledger (shown on the manage page) gets words of ours; the log, the server's own.
         info(`  ! ${sub.id}: SMTP: ${(err as Error).message}`);
         // Not paused on a refused recipient: a mail server's 5.1.1 is also what a relay says of
         // a mailbox it cannot verify for now, and smtp-server's word for any recipient refused.
-        return { ok: false, gone: null, refused: messageTooLarge(err), error: sendFailureWords(err) };
+        return { ok: false, gone: false, refused: messageTooLarge(err), error: sendFailureWords(err) };
       }
     }
     const message = messageFor(sub, delivery, matched);
@@ -205,7 +205,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       timeoutMs,
       nowSeconds: Math.floor(at.getTime() / 1000),
     });
-    return { ok: result.ok, gone: result.gone ? WEBHOOK_GONE : null, refused: false, error: result.error };
+    return { ok: result.ok, gone: result.gone, refused: false, error: result.error };
   }
 
   async function attempt(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<void> {
@@ -215,18 +215,18 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
     if (outcome.ok) {
       await store.finishDelivery(delivery.id, { status: 'sent', at: at.toISOString(), cursorAt: delivery.rangeTo, lastPeriod: digestPeriod });
       summary.sent++;
-    } else if (outcome.gone !== null) {
+    } else if (outcome.gone) {
       await store.finishDelivery(delivery.id, {
         status: 'abandoned',
         at: at.toISOString(),
         error: outcome.error ?? 'HTTP 410',
         cursorAt: delivery.rangeTo,
         lastPeriod: digestPeriod,
-        pauseReason: outcome.gone,
+        pauseReason: WEBHOOK_GONE,
       });
       summary.failed++;
       summary.paused++;
-      info(`  ! ${sub.id}: paused, ${outcome.gone}`);
+      info(`  ! ${sub.id}: paused, ${WEBHOOK_GONE}`);
     } else if (outcome.refused) {
       // Retried for 24 hours, the same message met the same refusal each time; the next build's
       // message is another one, so the subscription goes on.

@@ -2,11 +2,8 @@
  * DESIGN §5 rules the golden file (scoring.test.ts) leaves unpinned, each computed by hand from
  * the DESIGN text: an exploited CVE nobody has scored, risk rounding at a half, vendor band before GHSA band, and escalation caps.
  */
-import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readCurrentBuildId, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
-import { buildCorpus } from '../helpers/sample-snapshot.ts';
+import { builtCveRows, type CveRow } from '../helpers/sample-snapshot.ts';
 import { NVD, writeCorpus, type Corpus } from '../helpers/raw-corpus.ts';
 
 const LOCAL = 'CVSS:3.1/AV:L/AC:H/PR:H/UI:R/S:U/C:L/I:N/A:N';
@@ -30,16 +27,11 @@ const corpus: Corpus = {
   csaf: { redhat: [{ trackingId: 'RHSA-2025:2004', cve: 'CVE-2024-20004', severityText: 'Important' }] },
 };
 
-type Row = Record<string, any>;
+type Row = CveRow;
 let rows: Map<string, Row>;
 
 beforeAll(async () => {
-  const raw = await writeCorpus(corpus);
-  const { dataDir } = await buildCorpus(raw);
-  const buildId = await readCurrentBuildId(dataDir);
-  const db = await (await DuckDBInstance.create(':memory:')).connect();
-  const reader = await db.runAndReadAll(`SELECT * FROM ${tableReader(join(snapshotsDir(dataDir), buildId!), 'cves')}`);
-  rows = new Map((reader.getRowObjectsJson() as Row[]).map((r) => [r.cve_id as string, r]));
+  rows = await builtCveRows(await writeCorpus(corpus));
 });
 
 const cve = (id: string): Row => {

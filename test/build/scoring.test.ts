@@ -2,11 +2,8 @@
  * Golden tests of DESIGN §5: one crafted CVE per scoring rule and per boundary, written as
  * real raw records, built through the whole pipeline, read back from the published Parquet.
  */
-import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readCurrentBuildId, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
-import { buildCorpus } from '../helpers/sample-snapshot.ts';
+import { builtCveRows, type CveRow } from '../helpers/sample-snapshot.ts';
 import { NVD, writeCorpus, type Corpus } from '../helpers/raw-corpus.ts';
 
 const NET = 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H';
@@ -94,16 +91,11 @@ const corpus: Corpus = {
   },
 };
 
-type Row = Record<string, any>;
+type Row = CveRow;
 let rows: Map<string, Row>;
 
 beforeAll(async () => {
-  const raw = await writeCorpus(corpus);
-  const { dataDir } = await buildCorpus(raw);
-  const buildId = await readCurrentBuildId(dataDir);
-  const db = await (await DuckDBInstance.create(':memory:')).connect();
-  const reader = await db.runAndReadAll(`SELECT * FROM ${tableReader(join(snapshotsDir(dataDir), buildId!), 'cves')}`);
-  rows = new Map((reader.getRowObjectsJson() as Row[]).map((r) => [r.cve_id as string, r]));
+  rows = await builtCveRows(await writeCorpus(corpus));
 });
 
 const cve = (id: string): Row => {

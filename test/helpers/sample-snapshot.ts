@@ -5,9 +5,11 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { buildSnapshot } from '../../cli/build/build.ts';
 import type { BuildResult } from '../../cli/build/options.ts';
 import { resolveBuildOptions } from '../../cli/commands/build.ts';
+import { readCurrentBuildId, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
 
 export const SAMPLE_RAW = resolve(import.meta.dirname, '..', '..', 'data', 'sample');
 
@@ -26,4 +28,16 @@ export function buildCorpus(rawDir = SAMPLE_RAW): Promise<{ dataDir: string; res
     builds.set(rawDir, pending);
   }
   return pending;
+}
+
+/** A row of a built snapshot's `cves` table, its values as JSON gives them. */
+export type CveRow = Record<string, any>;
+
+/** The `cves` rows of the snapshot built from `rawDir` (buildCorpus), by CVE id. */
+export async function builtCveRows(rawDir: string): Promise<Map<string, CveRow>> {
+  const { dataDir } = await buildCorpus(rawDir);
+  const buildId = await readCurrentBuildId(dataDir);
+  const db = await (await DuckDBInstance.create(':memory:')).connect();
+  const reader = await db.runAndReadAll(`SELECT * FROM ${tableReader(join(snapshotsDir(dataDir), buildId!), 'cves')}`);
+  return new Map((reader.getRowObjectsJson() as CveRow[]).map((r) => [r.cve_id as string, r]));
 }

@@ -22,7 +22,6 @@ const NO_SUGGESTIONS: FilterSuggestions = { vendors: [], ecosystems: [], cwes: [
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-
 export function FilterFields({
   form,
   problem,
