@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 
 export const CHROMIUM = process.env.VULNINTEL_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'pulse');
@@ -54,6 +54,20 @@ export async function launchChromium(): Promise<RealBrowser> {
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Does what sends the page elsewhere (a form's button, a link) and resolves once the page it
+ * leads to has loaded, with the answer `isAnswer` picks when given. Waiting for the answer
+ * alone (or for a URL the page already had) raced the navigation: reads could see the page
+ * before, and a page closed while Chromium committed the new one never closed
+ * (microsoft/playwright#42068), a test timed out in CI.
+ */
+export async function navigateBy(page: Page, action: () => Promise<unknown>): Promise<void>;
+export async function navigateBy(page: Page, action: () => Promise<unknown>, isAnswer: (response: Response) => boolean): Promise<Response>;
+export async function navigateBy(page: Page, action: () => Promise<unknown>, isAnswer?: (response: Response) => boolean): Promise<Response | void> {
+  const [answer] = await Promise.all([isAnswer ? page.waitForResponse(isAnswer) : undefined, page.waitForEvent('load'), action()]);
+  return answer;
 }
 
 /** A full-page screenshot kept as a test artifact (test-artifacts/pulse/NAME.png). */

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import { buildChangesCorpus } from '../helpers/changes-corpus.ts';
 import { hashToken } from '../../lib/pulse/tokens.ts';
-import { launchChromium, screenshot, selectsCutOff, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
+import { launchChromium, navigateBy, screenshot, selectsCutOff, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
 import { startSmtpSink, startWebhookReceiver, type SmtpSink, type WebhookReceiver } from './sinks.ts';
 
 const PUBLIC = 'https://alerts.example.org';
@@ -212,9 +212,8 @@ describe('subscribing in the browser', () => {
     await page.getByLabel('E-mail address').fill('someone@example.org');
     // Free text in a number's field (a phone keyboard offers digits, nothing stops letters).
     await page.getByLabel('Lowest risk (0–100)').fill('abc');
-    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Subscribe' }).click(), (r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST');
     expect(answer.status()).toBe(400);
-    await page.waitForLoadState('load');
     expect(await page.locator('#notice').getAttribute('data-field')).toBe('min_risk');
     expect(await page.locator('#subscribe-form [name="min_risk"]').inputValue()).toBe('abc');
     expect(await page.locator('#subscribe-form [name="vendor"]').inputValue()).toBe('cisco');
@@ -232,7 +231,7 @@ describe('subscribing in the browser', () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
     await page.getByLabel('E-mail address').fill('reload@example.org');
-    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    await navigateBy(page, () => page.getByRole('button', { name: 'Subscribe' }).click(), (r) => r.request().method() === 'POST');
     await expect.poll(() => page.locator('h1').textContent()).toBe('Check your mail');
     expect(await mailsTo('reload@example.org')).toBe(1);
     const reloaded = await page.reload();
@@ -256,7 +255,7 @@ describe('subscribing in the browser', () => {
     await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
     await page.getByLabel('Webhook (Slack, Teams or your own endpoint)').check();
     await page.getByLabel('Webhook URL').fill(hooks.url(path));
-    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    await navigateBy(page, () => page.getByRole('button', { name: 'Subscribe' }).click(), (r) => r.request().method() === 'POST');
     await expect.poll(() => page.locator('h1').textContent()).toBe('Webhook subscribed');
     const secret = (await page.locator('#secret').textContent())!;
     expect(secret).toMatch(/^whsec_/);
@@ -327,11 +326,7 @@ describe('subscribing in the browser', () => {
     await page.getByLabel('Webhook (Slack, Teams or your own endpoint)').check();
     await page.getByLabel('Webhook URL').fill(slack);
     await page.getByLabel('How often').selectOption('weekly');
-    const [answer] = await Promise.all([
-      page.waitForResponse((r) => r.url().includes('preview=1') && r.request().method() === 'GET'),
-      page.getByRole('button', { name: 'Preview' }).click(),
-    ]);
-    await page.waitForLoadState('load');
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Preview' }).click(), (r) => r.url().includes('preview=1') && r.request().method() === 'GET');
     const url = page.url();
     expect(url).toContain('vendor=cisco');
     for (const leak of ['keep', 'slack', 'secret', 'email=', 'url=', 'cadence=']) expect(url, leak).not.toContain(leak);
@@ -363,12 +358,8 @@ describe('subscribing in the browser', () => {
     await page.getByLabel('Webhook (Slack, Teams or your own endpoint)').check();
     await page.getByLabel('Webhook URL').fill(hooks.url(path));
     await page.getByLabel('How often').selectOption('daily');
-    const [answer] = await Promise.all([
-      page.waitForResponse((r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST'),
-      page.getByRole('button', { name: 'Subscribe' }).click(),
-    ]);
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Subscribe' }).click(), (r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST');
     expect(answer.status()).toBe(400);
-    await page.waitForLoadState('load');
     expect(await page.getByLabel('Webhook URL').inputValue()).toBe(hooks.url(path));
     expect(await page.getByLabel('Webhook (Slack, Teams or your own endpoint)').isChecked()).toBe(true);
     expect(await page.getByLabel('How often').inputValue()).toBe('daily');
@@ -391,12 +382,8 @@ describe('subscribing in the browser', () => {
     await page.locator('#m-vendor').fill('juniper');
     await page.locator('#m-min-risk').fill('abc');
     await page.locator('#m-cadence').selectOption('weekly');
-    const [answer] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === 'POST'),
-      page.getByRole('button', { name: 'Save changes' }).click(),
-    ]);
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Save changes' }).click(), (r) => r.request().method() === 'POST');
     expect(answer.status()).toBe(400);
-    await page.waitForLoadState('load');
     expect(await page.locator('#m-vendor').inputValue()).toBe('juniper');
     expect(await page.locator('#m-min-risk').inputValue()).toBe('abc');
     expect(await page.locator('#m-cadence').inputValue()).toBe('weekly');
@@ -419,12 +406,8 @@ describe('subscribing in the browser', () => {
     const kev = page.getByRole('checkbox', { name: 'Known exploited (KEV) only' });
     await kev.evaluate((input) => ((input as unknown as { value: string }).value = 'maybe'));
     await kev.check();
-    const [answer] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === 'POST'),
-      page.getByRole('button', { name: 'Save changes' }).click(),
-    ]);
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Save changes' }).click(), (r) => r.request().method() === 'POST');
     expect(answer.status()).toBe(400);
-    await page.waitForLoadState('load');
     expect(await page.locator('#notice').getAttribute('data-field')).toBe('kev_only');
     const target = await page.getByRole('link', { name: 'Go to the field' }).getAttribute('href');
     expect(await page.locator(target!).count(), target!).toBe(1);
