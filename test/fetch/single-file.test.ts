@@ -291,6 +291,17 @@ describe('single-file sources', () => {
     }
   });
 
+  it('Metasploit: a module entry without its references array is refused, naming the module', async () => {
+    const modules = JSON.parse((await fixture('exploits/metasploit-modules_metadata_base.excerpt.json')).toString('utf8')) as Record<string, Record<string, unknown>>;
+    const [, second] = Object.keys(modules);
+    delete modules[second!]!.references;
+    const result = await run('metasploit', routes({ '/modules_metadata_base.json': { body: JSON.stringify(modules) } }));
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(
+      new RegExp(`^metasploit modules_metadata_base\\.json from http://127\\.0\\.0\\.1:\\d+/modules_metadata_base\\.json: module "${second!.replace(/[/.]/g, '\\$&')}" has no references array$`),
+    );
+  });
+
   it('Exploit-DB: an HTML page served with 200 is not a CSV', async () => {
     const result = await run('exploitdb', routes({ '/files_exploits.csv': { body: '<html><body>Sign in</body></html>\n' } }));
     expect(result.ok).toBe(false);
