@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { pack } from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { archiveMemberPath, needsBootstrap } from '../../cli/fetch/sources/csaf-archive.ts';
+import { archiveDate, archiveMemberPath, needsBootstrap } from '../../cli/fetch/sources/csaf-archive.ts';
 import { fetchSources } from '../../cli/fetch/run.ts';
 import { fixture, startServer, tempRaw, testConfig, testHttp, type Reply, type TestServer } from './helpers.ts';
 
@@ -94,6 +94,26 @@ describe('CSAF archive bootstrap', () => {
     await run();
     expect(server.requests.some((r) => r.path.endsWith('archive_latest.txt') || r.path.endsWith('.tar.zst'))).toBe(false);
     expect(documentRequests()).toEqual([]);
+  });
+
+  // What the archive holds is dated by its name: every change listed before that day is in it.
+  it('dates the unpacked documents by the archive day, not by their tar mtimes', async () => {
+    table['/redhat/advisories/csaf_advisories_2024-09-04.tar.zst'] = {
+      body: await tarZst([
+        // Written a second before changes.csv dates it: in the archive all the same.
+        { name: '2024/rhsa-2024_6163.json', body: doc, mtime: new Date('2024-09-03T09:59:59Z') },
+        // Dated after its change of 2024-09-10 (a mirror that repacked the archive later): the
+        // archive of 2024-09-04 cannot hold that change.
+        { name: '2024/rhsa-2024_0001.json', body: doc, mtime: new Date('2024-09-20T00:00:00Z') },
+      ]),
+    };
+    await run();
+    const vendor = join(raw, 'csaf', 'redhat');
+    expect(documentRequests().sort()).toEqual(['/redhat/advisories/2024/rhsa-2024_0001.json', '/redhat/advisories/2024/rhsa-2024_9999.json']);
+    expect((await stat(join(vendor, '2024', 'rhsa-2024_6163.json'))).mtime.toISOString()).toBe('2024-09-04T00:00:00.000Z');
+    expect((await stat(join(vendor, '2024', 'rhsa-2024_0001.json'))).mtime.toISOString()).toBe('2024-09-10T00:00:00.000Z');
+    expect(archiveDate('csaf_advisories_2024-09-04.tar.zst')?.toISOString()).toBe('2024-09-04T00:00:00.000Z');
+    expect(archiveDate('latest.tar.zst')).toBeNull();
   });
 
   it('a provider without an archive is fetched document by document, as before', async () => {

@@ -3,8 +3,9 @@
  * of advisories, otherwise one request each): `<directory>/archive_latest.txt` names a
  * `.tar.zst` of the whole tree (`<year>/<file>.json`); it is downloaded (resumable, like any
  * large file), decompressed with Node's own zstd (zlib.createZstdDecompress) and unpacked with
- * tar-stream into `csaf/<vendor>/<year>/<file>.json`, each file's mtime set to the archive
- * entry's. The usual changes.csv pass then fetches only what changed since the archive was made.
+ * tar-stream into `csaf/<vendor>/<year>/<file>.json`, each file's mtime set to the day the
+ * archive was made (archiveDate). The usual changes.csv pass then fetches only what changed
+ * since that day.
  */
 import { createReadStream } from 'node:fs';
 import { readFile, readdir, rm, utimes } from 'node:fs/promises';
@@ -47,6 +48,20 @@ export function archiveMemberPath(name: string): string | null {
   return m ? `${m[1]}/${m[2]}` : null;
 }
 
+/**
+ * The day an archive was made, from its name (`csaf_advisories_2024-07-07.tar.zst`), at 00:00 UTC.
+ * Every change listed before that is in the archive; one listed from that day on may not be, and
+ * is fetched (as anchore/vunnel reads Red Hat's archive). Its files are dated so, not by their tar
+ * mtimes: a member dated a second before changes.csv dates it was fetched again (every such
+ * document of tens of thousands), and one dated after the archive was made (a mirror that
+ * repacked it) hid the changes listed since. Null for a name without a date (then the tar mtime).
+ */
+export function archiveDate(name: string): Date | null {
+  const day = /(\d{4}-\d{2}-\d{2})\.tar\.zst$/.exec(name)?.[1];
+  const at = day ? new Date(`${day}T00:00:00Z`) : null;
+  return at && !Number.isNaN(at.getTime()) ? at : null;
+}
+
 function zstdDecompressor(): NodeJS.ReadWriteStream {
   const create = (zlib as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress;
   if (!create) throw new FetchError(`zstd archives need Node.js ≥ 22.15 (zlib.createZstdDecompress); this is ${process.version}`);
@@ -73,6 +88,7 @@ export async function bootstrapFromArchive(ctx: FetchContext, vendor: string, di
   const got = await downloadToTemp(ctx.http, url, join(vendorDir, `_${name}`), { label: `csaf ${vendor} ${name}`, signal: ctx.signal });
   if (got.kind !== 'downloaded') throw new FetchError(`${url}: unexpected 304`);
   const result: ArchiveBootstrap = { archive: url, documents: 0, bytes: got.bytes, rejected: [] };
+  const archived = archiveDate(name);
   // Marked before the first file is written: an interrupted unpack is started again next run.
   await writeJsonAtomic(join(vendorDir, MARKER), { archive: url, started: ctx.now().toISOString(), finished: null });
   const bar = progress(`csaf ${vendor} archive`, 0, 'documents');
@@ -100,7 +116,7 @@ export async function bootstrapFromArchive(ctx: FetchContext, vendor: string, di
           }
           const file = join(vendorDir, local);
           await writeFileAtomic(file, raw);
-          const when = header.mtime ?? new Date(0);
+          const when = archived ?? header.mtime ?? new Date(0);
           await utimes(file, when, when);
           result.documents++;
           bar.tick();
