@@ -131,4 +131,26 @@ describe('cvelistV5 release assets', () => {
     ]);
     expect(planCvelist(complete, local, 2).baseline.date).toBe('2026-10-05');
   });
+
+  // Each release's delta holds the day's changes up to its hour; only the end-of-day one holds
+  // the whole day. The end-of-day release can be missing from the listing.
+  it('takes a new baseline when a past day has only an hourly delta, not its end-of-day one', () => {
+    const f = (name: string) => ({ ...classifyAsset(name)!, url: `u/${name}` });
+    const local = [classifyAsset('2026-10-02_all_CVEs_at_midnight.zip')!];
+    const available = [
+      f('2026-10-05_all_CVEs_at_midnight.zip.zip'),
+      f('2026-10-05_delta_CVEs_at_0100Z.zip'),
+      f('2026-10-04_delta_CVEs_at_end_of_day.zip'),
+      f('2026-10-03_delta_CVEs_at_2200Z.zip'),
+      f('2026-10-02_delta_CVEs_at_end_of_day.zip'),
+    ];
+    // 2026-10-03's changes after 22:00 are in no delta listed: the 2026-10-05 baseline has them.
+    const plan = planCvelist(available, local, 7);
+    expect(plan.baseline.date).toBe('2026-10-05');
+    expect(plan.deltas.map((d) => d.localName)).toEqual(['2026-10-05_delta_CVEs_at_0100Z.zip']);
+    // With the end-of-day delta listed, the local baseline and its chain stay.
+    const complete = planCvelist([...available, f('2026-10-03_delta_CVEs_at_end_of_day.zip')], local, 7);
+    expect(complete.baseline.date).toBe('2026-10-02');
+    expect(complete.deltas.map((d) => d.localName)).toContain('2026-10-03_delta_CVEs_at_end_of_day.zip');
+  });
 });

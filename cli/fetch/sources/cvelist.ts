@@ -62,7 +62,8 @@ export interface CvelistPlan {
 
 /**
  * Which files make the current raw set: keep the local baseline while it is fresh enough and
- * every later day has a delta in the listing; otherwise take the newest baseline.
+ * every later day has its end-of-day delta in the listing (today: its latest delta); otherwise
+ * take the newest baseline.
  */
 export function planCvelist(
   available: Array<CvelistFile & { url: string }>,
@@ -86,8 +87,12 @@ export function planCvelist(
     const out: Array<CvelistFile & { url: string }> = [];
     for (let d = baseDate; d <= newest.date; d = addDays(d, 1)) {
       const delta = lastDelta.get(d);
-      if (delta) out.push(delta);
-      else if (d < newest.date) return null; // a day without a delta: the chain is broken
+      // A past day's delta must be its end-of-day one: a day without a delta, or whose last
+      // delta is an hourly one (the end-of-day release missing from the listing), breaks the
+      // chain. Taken, the changes of its last hours were missing until the next baseline, up
+      // to baselineMaxAgeDays later; the newest baseline holds them.
+      if (delta && (d === newest.date || delta.time === '2400')) out.push(delta);
+      else if (d < newest.date) return null;
     }
     return out;
   };
