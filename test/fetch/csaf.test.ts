@@ -113,6 +113,35 @@ describe('CSAF providers', () => {
     expect(server.requests.filter((r) => r.path.includes('.sha')).map((r) => r.path)).toEqual(['/mirror/psirt/advisories/csaf/2020/2020-ESA-001.json.sha512']);
   });
 
+  it('a ROLIE entry linked relative to its feed is fetched; one whose link is no URL is left out, not the whole provider', async () => {
+    table['/mirror/example/.well-known/csaf/provider-metadata.json'] = { body: await fixture('csaf/oasis-examples-provider-metadata-example-01.json') };
+    const feed = JSON.parse((await fixture('csaf/oasis-examples-rolie-feed-example-01.json')).toString('utf8'));
+    const good = feed.feed.entry[0];
+    const relative = {
+      ...good,
+      id: '2020-ESA-002',
+      link: [{ rel: 'self', href: '2020/2020-ESA-002.json' }, { rel: 'hash', href: '2020/2020-ESA-002.json.sha512' }],
+      content: { type: 'application/json', src: '2020/2020-ESA-002.json' },
+    };
+    const broken = { ...good, id: '2020-ESA-003', link: [{ rel: 'self', href: 'https://[broken/2020/x.json' }], content: { type: 'application/json', src: 'https://[broken/2020/x.json' } };
+    feed.feed.entry = [broken, good, relative];
+    table['/mirror/example/.well-known/csaf/feed-tlp-white.json'] = { body: JSON.stringify(feed) };
+    const bsi = await fixture('csaf/oasis-examples-bsi-2022-0001.json');
+    table['/mirror/psirt/advisories/csaf/2020/2020-ESA-001.json'] = { body: bsi };
+    table['/mirror/example/.well-known/csaf/2020/2020-ESA-002.json'] = { body: bsi };
+    const result = await run(
+      [{ vendor: 'example', url: 'https://www.example.com/.well-known/csaf/provider-metadata.json' }],
+      [
+        { from: 'https://www.example.com/', to: `${server.base}/mirror/example/` },
+        { from: 'https://psirt.domain.tld/', to: `${server.base}/mirror/psirt/` },
+      ],
+    );
+    expect(result.error).toBeUndefined();
+    expect((await readdir(join(raw, 'csaf', 'example', '2020'))).sort()).toEqual(['2020-ESA-001.json', '2020-ESA-002.json']);
+    // The relative document and its relative hash link, resolved against the feed, through the rewrite.
+    expect(server.requests.map((r) => r.path)).toContain('/mirror/example/.well-known/csaf/2020/2020-ESA-002.json.sha512');
+  });
+
   it('one bad document fails the source with its URL but neither blocks the others nor replaces its last good copy', async () => {
     expect((await run([redhat()])).ok).toBe(true);
     const kept = join(raw, 'csaf', 'redhat', '2024', 'rhsa-2024_6163.json');

@@ -136,19 +136,39 @@ export function parseChangesCsv(text: string, directoryUrl: string, what: string
   return out;
 }
 
-/** Entries of a ROLIE feed (`feed.entry[]`: `content.src` or the `self` link, `updated`). */
-export function parseRolieFeed(value: unknown, what: string): CsafEntry[] {
+/**
+ * `href` as an absolute URL: one relative to the feed (Atom's rule for a link without a base,
+ * RFC 4287 §4.2.7) is resolved against `feedUrl`; one that is no URL at all is null.
+ */
+function absoluteUrl(href: string, feedUrl: string | undefined): string | null {
+  try {
+    return new URL(href, feedUrl).toString();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Entries of a ROLIE feed (`feed.entry[]`: `content.src` or the `self` link, `updated`). An entry
+ * whose link is relative is read against `feedUrl`; one whose link is no URL is left out like an
+ * entry without one: it threw, and the whole provider failed at every run for that one entry.
+ */
+export function parseRolieFeed(value: unknown, what: string, feedUrl?: string): CsafEntry[] {
   const entries = asObject(asObject(value)?.feed)?.entry;
   if (!Array.isArray(entries)) throw new FetchError(`${what}: not a ROLIE feed (no feed.entry array)`);
   const out: CsafEntry[] = [];
   for (const e of entries.map(asObject)) {
     const links = Array.isArray(e?.link) ? e.link.map(asObject) : [];
-    const src = asObject(e?.content)?.src ?? links.find((l) => l?.rel === 'self')?.href;
+    const href = asObject(e?.content)?.src ?? links.find((l) => l?.rel === 'self')?.href;
+    const src = typeof href === 'string' ? absoluteUrl(href, feedUrl) : null;
     const published = isoOrNull(e?.published);
     const updated = isoOrNull(e?.updated) ?? published;
-    if (typeof src !== 'string' || !updated) continue;
+    if (!src || !updated) continue;
     // A ROLIE entry lists its hash files (rel "hash"); none listed, none asked for.
-    const hashes = links.filter((l) => l?.rel === 'hash' && typeof l.href === 'string').map((l) => l!.href as string);
+    const hashes = links
+      .filter((l) => l?.rel === 'hash' && typeof l.href === 'string')
+      .map((l) => absoluteUrl(l!.href as string, feedUrl))
+      .filter((u): u is string => u !== null);
     out.push({ url: src, updated, localPath: localPathOf(src, published ?? updated), yearFolder: yearFolderOf(src) !== null, hashUrls: preferredHashUrls(hashes) });
   }
   return out;
@@ -167,7 +187,7 @@ async function readListing(ctx: FetchContext, vendor: string, listing: Listing):
   if (listing.kind === 'rolie') {
     const what = `${vendor} ROLIE feed ${listing.url}`;
     const feed = await getListing(ctx.http, listing.url, { ...opts(listing.url), headers: { accept: 'application/json' } }, (body, url) =>
-      parseRolieFeed(parseJsonBody(body, `${vendor} ROLIE feed`, url), what),
+      parseRolieFeed(parseJsonBody(body, `${vendor} ROLIE feed`, url), what, listing.url),
     );
     return { entries: feed.value, deletions: [], bytes: feed.bytes };
   }
