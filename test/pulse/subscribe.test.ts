@@ -227,6 +227,24 @@ describe('subscribing in the browser', () => {
     await page.close();
   });
 
+  it('a refused Preview is not said to be previewed, nor offered as a feed (it read "last previewed: min risk: 150" under "Not previewed", and its feed link answered a 400)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.getByLabel('Vendor (a whole vendor)').fill('cisco');
+    await page.getByLabel('Lowest risk (0–100)').fill('150');
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Preview' }).click(), (r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST');
+    expect(answer.status()).toBe(400);
+    expect(await page.locator('#notice h2').textContent()).toBe('Not previewed');
+    expect(await page.locator('#filter-summary').textContent()).toBe('Subscribes with the filter of step 1 as it stands when you press Subscribe.');
+    const feed = (await page.locator('#feed-link').getAttribute('href'))!;
+    expect(feed).toBe('/pulse/feeds/changes.atom');
+    expect((await fetch(`${server.url}${feed}`)).status).toBe(200);
+    // The form still holds what was typed.
+    expect(await page.locator('#s-min-risk').inputValue()).toBe('150');
+    expect(await page.locator('#s-vendor').inputValue()).toBe('cisco');
+    await page.close();
+  });
+
   it('a reload after Subscribe shows the same page and sends no second mail (the POST was answered directly: reloading it subscribed again)', async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
