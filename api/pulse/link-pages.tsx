@@ -21,7 +21,7 @@ import type { ApiApp, ApiConfig } from '../http/context.ts';
 import { CACHE_CONTROL } from '../http/respond.ts';
 import type { CallerResolver } from '../ratelimit/caller.ts';
 import { CREATED_TTL_MS, DRAFT_TTL_MS, type Handoffs } from './handoff.ts';
-import { FILTER_FIELDS, filterFormOf, filterOfForm, loadSubscribeFor } from './load/subscribe.ts';
+import { filterFormOf, filterOfForm, loadSubscribeFor, typedFilterForm } from './load/subscribe.ts';
 import { documentOf, PageError, sendPage } from './page-response.ts';
 import { errorPage } from './routes.tsx';
 import { DEFAULT_CHANNEL, SubscribePage, type ChannelValues } from './pages/subscribe.tsx';
@@ -64,19 +64,6 @@ const first = (posted: Record<string, string[]>, name: string) => (posted[name]?
 /** The channel's fields as posted. */
 function channelOf(posted: Record<string, string[]>): ChannelValues {
   return { channel: first(posted, 'channel') || 'email', email: first(posted, 'email'), url: first(posted, 'url'), cadence: first(posted, 'cadence') || 'realtime' };
-}
-
-/**
- * The filter fields as typed, for a form shown again: never refused (a field given twice shows
- * its first value; filterFormOf, which refuses it, decides what is done).
- */
-function typedFilterForm(posted: Record<string, string[]>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of FILTER_FIELDS) {
-    const values = (posted[name] ?? []).map((v) => v.trim()).filter((v) => v !== '');
-    if (values.length > 0) out[name] = name === 'kind' ? values.join(',') : values[0]!;
-  }
-  return out;
 }
 
 /**

@@ -13,7 +13,7 @@ import { ASSETS } from './assets.ts';
 import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
 import { loadCve } from './load/cve.ts';
 import { isFormField, loadCveList, refusedCveListView } from './load/cves-list.ts';
-import { loadSubscribe } from './load/subscribe.ts';
+import { FILTER_FIELDS, loadSubscribe, loadSubscribeFor, typedFilterForm } from './load/subscribe.ts';
 import { readSuggestRequest, suggest } from './load/suggest.ts';
 import { registerSuggestOpenApi } from './suggest-openapi.ts';
 import { loadDashboard } from './load/dashboard.ts';
@@ -76,7 +76,7 @@ export function registerPulsePageMethods(app: ApiApp, withService: boolean): voi
 
 type Render = (snapshot: ServingSnapshot, c: Context) => Promise<unknown>;
 /** The page itself for a refusal it can show in place (a 400 shown in its form), else undefined. */
-type RenderRefused = (err: PageError, snapshot: ServingSnapshot, c: Context) => unknown;
+type RenderRefused = (err: PageError, snapshot: ServingSnapshot, c: Context) => unknown | Promise<unknown>;
 
 /**
  * `answer` on the served snapshot, a PageError as its HTML page (naming the snapshot when one
@@ -113,7 +113,7 @@ function snapshotPage(config: ApiConfig, render: Render, refused?: RenderRefused
       try {
         tree = await render(snapshot, c);
       } catch (err) {
-        const inPlace = err instanceof PageError && refused ? refused(err, snapshot, c) : undefined;
+        const inPlace = err instanceof PageError && refused ? await refused(err, snapshot, c) : undefined;
         if (inPlace === undefined) throw err;
         return sendPage(c, await documentOf(inPlace), { status: (err as PageError).status });
       }
@@ -202,9 +202,23 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
       <AdvisoryPage advisory={await loadAdvisory(snapshot, c.req.param('vendor') ?? '', c.req.param('id') ?? '')} buildId={snapshot.buildId} />
     )),
   );
-  const subscribePage = snapshotPage(config, async (snapshot, c) => (
-    <SubscribePage view={await loadSubscribe(snapshot, c)} buildId={snapshot.buildId} canSubscribe={pulse !== undefined} canEmail={pulse?.email ?? true} />
-  ));
+  const subscribePage = snapshotPage(
+    config,
+    async (snapshot, c) => <SubscribePage view={await loadSubscribe(snapshot, c)} buildId={snapshot.buildId} canSubscribe={pulse !== undefined} canEmail={pulse?.email ?? true} />,
+    // A refused filter field (the form's own GET on a server without subscriptions, a link): the
+    // form again, as typed, the field marked, as the form's POST answers it; an error page lost
+    // every field typed.
+    async (err, snapshot, c) =>
+      err.status === 400 && err.parameter !== undefined && (FILTER_FIELDS as readonly string[]).includes(err.parameter) ? (
+        <SubscribePage
+          view={{ ...(await loadSubscribeFor(snapshot, {}, false)), form: typedFilterForm(c.req.queries()) }}
+          buildId={snapshot.buildId}
+          notice={{ kind: 'error', title: 'Not previewed', message: err.message, field: err.parameter }}
+          canSubscribe={pulse !== undefined}
+          canEmail={pulse?.email ?? true}
+        />
+      ) : undefined,
+  );
   app.get('/pulse/subscribe', (c) => {
     const draft = c.req.query('draft');
     return draft !== undefined && pulse ? subscribeDraftPage(c, config, pulse, draft) : subscribePage(c);

@@ -550,6 +550,24 @@ describe('/pulse over plain HTTP', () => {
     expect(html).not.toMatch(/(?:href|src)="(?:https?:)?\/\/[^"]*\.(?:css|js)/);
   });
 
+  it('a refused filter of the subscribe form (a GET on a server without subscriptions) shows the form again as typed, the field marked (it was an error page: every field typed was gone)', async () => {
+    const { page } = await open('/pulse/subscribe');
+    await page.getByLabel('Vendor (a whole vendor)').fill('cisco');
+    await page.getByLabel('Lowest risk (0–100)').fill('150');
+    await page.getByLabel('Known exploited (KEV) only').check();
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Preview' }).click(), (r) => r.url().includes('/pulse/subscribe?'));
+    expect(answer.status()).toBe(400);
+    expect(await page.locator('h1').textContent()).toBe('Subscribe to changes');
+    expect(await page.locator('#notice').getAttribute('data-field')).toBe('min_risk');
+    expect(await page.locator('#notice').textContent()).toContain('min_risk: expected a number from 0 to 100, got 150');
+    expect(await page.locator('#s-min-risk').inputValue()).toBe('150');
+    expect(await page.locator('#s-min-risk').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate('document.activeElement.id')).toBe('s-min-risk');
+    expect(await page.locator('#s-vendor').inputValue()).toBe('cisco');
+    expect(await page.locator('#s-kev-only').isChecked()).toBe(true);
+    await page.close();
+  });
+
   it('a refused filter\'s page answers HEAD with the headers of its GET (HEAD left out the "without it" link: another Content-Length and ETag)', async () => {
     for (const path of ['/pulse/cves?min_cvss=11&search=linux', '/pulse/cves?offset=-1&search=linux', '/pulse/advisories?has_cve=maybe&vendor=cisco', '/pulse/subscribe?min_risk=abc&vendor=cisco']) {
       const get = await fetch(`${api.base}${path}`);
