@@ -450,6 +450,20 @@ describe('/pulse over plain HTTP', () => {
     expect((await fetch(`${api.base}/pulse/cves/not-a-cve`, { redirect: 'manual' })).status).toBe(404);
   });
 
+  it('an advisory page asked in another case is sent to its one address (it was a 200 copy)', async () => {
+    const { vendor, advisory_id: id } = (await (await api.get('/api/v1/public/vendor-advisories?vendor=redhat&limit=1')).json() as { advisories: { vendor: string; advisory_id: string }[] }).advisories[0]!;
+    const path = `/pulse/advisories/${encodeURIComponent(vendor)}/${encodeURIComponent(id)}`;
+    for (const asked of [`/pulse/advisories/${vendor.toUpperCase()}/${encodeURIComponent(id)}`, `/pulse/advisories/${vendor}/${encodeURIComponent(id.toLowerCase())}`]) {
+      const res = await fetch(`${api.base}${asked}?x=1`, { redirect: 'manual' });
+      expect(res.status, asked).toBe(301);
+      expect(res.headers.get('location'), asked).toBe(`${path}?x=1`);
+    }
+    expect((await api.get(path)).status).toBe(200);
+    // Its colon unescaped is the same address: no redirect.
+    expect((await fetch(`${api.base}/pulse/advisories/${vendor}/${id}`, { redirect: 'manual' })).status).toBe(200);
+    expect((await fetch(`${api.base}/pulse/advisories/${vendor}/no-such-advisory`, { redirect: 'manual' })).status).toBe(404);
+  });
+
   it('a page past the end says so and leads to the last page (it said "No CVE matches these filters" and linked one page back, past the end again)', async () => {
     const resultLine = (html: string) => /id="result-line"[^>]*>([^<]*)</.exec(html)?.[1];
     const link = (html: string, rel: string) => new RegExp(`href="([^"]*)" rel="${rel}"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
