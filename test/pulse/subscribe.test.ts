@@ -214,6 +214,7 @@ describe('subscribing in the browser', () => {
     await page.getByLabel('Lowest risk (0–100)').fill('abc');
     const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Subscribe' }).click(), (r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST');
     expect(answer.status()).toBe(400);
+    expect(await page.title()).toBe('Not subscribed · Subscribe · vulnintel pulse');
     expect(await page.locator('#notice').getAttribute('data-field')).toBe('min_risk');
     expect(await page.locator('#subscribe-form [name="min_risk"]').inputValue()).toBe('abc');
     expect(await page.locator('#subscribe-form [name="vendor"]').inputValue()).toBe('cisco');
@@ -235,6 +236,7 @@ describe('subscribing in the browser', () => {
     const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Preview' }).click(), (r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST');
     expect(answer.status()).toBe(400);
     expect(await page.locator('#notice h2').textContent()).toBe('Not previewed');
+    expect(await page.title()).toBe('Not previewed · Subscribe · vulnintel pulse');
     expect(await page.locator('#filter-summary').textContent()).toBe('Subscribes with the filter of step 1 as it stands when you press Subscribe.');
     const feed = (await page.locator('#feed-link').getAttribute('href'))!;
     expect(feed).toBe('/pulse/feeds/changes.atom');

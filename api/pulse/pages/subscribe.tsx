@@ -133,8 +133,11 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
   const webhook = channel.channel === 'webhook' || !canEmail;
   // "Go to the field": the channel's first choice shown.
   const fieldId = (field: string) => (field === 'channel' && !canEmail ? 's-channel-webhook' : FIELDS[field]!.id);
+  // A refusal in the title too, as the CVE list's ("A filter is not valid · CVEs"): the first
+  // thing a screen reader reads of the page the form was answered with.
+  const title = notice?.kind === 'error' ? `${notice.title} · Subscribe` : 'Subscribe';
   return (
-    <Layout title="Subscribe" section="subscribe" buildId={buildId}>
+    <Layout title={title} section="subscribe" buildId={buildId}>
       <h1>Subscribe to changes</h1>
       <p class="lead">
         {canEmail
