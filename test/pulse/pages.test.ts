@@ -464,6 +464,14 @@ describe('/pulse over plain HTTP', () => {
     expect((await fetch(`${api.base}/pulse/advisories/${vendor}/no-such-advisory`, { redirect: 'manual' })).status).toBe(404);
   });
 
+  it('an advisory\'s remediation links say where they lead (each read "link")', async () => {
+    const html = await (await api.get('/pulse/advisories/redhat/RHSA-2026%3A9102')).text();
+    const section = /<section aria-labelledby="arem-h">([\s\S]*?)<\/section>/.exec(html)?.[1];
+    expect(section, 'the remediation section').toBeDefined();
+    const links = [...section!.matchAll(/<a href="([^"]*)"[^>]*>([^<]*)<\/a>/g)].map((m) => [m[1], m[2]]);
+    expect(links).toEqual([['https://access.redhat.com/errata/RHSA-2026:9102', 'https://access.redhat.com/errata/RHSA-2026:9102']]);
+  });
+
   it('a page past the end says so and leads to the last page (it said "No CVE matches these filters" and linked one page back, past the end again)', async () => {
     const resultLine = (html: string) => /id="result-line"[^>]*>([^<]*)</.exec(html)?.[1];
     const link = (html: string, rel: string) => new RegExp(`href="([^"]*)" rel="${rel}"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
