@@ -173,7 +173,10 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
       return withSnapshot(config.store, async (snapshot) => {
         // The form shown again as typed, the channel's fields too; its lists loaded for no filter
         // when the filter is what was refused (loading them for it would refuse it a second time).
-        const view = { ...(await loadSubscribeFor(snapshot, filterIsValid(form) ? form : {}, false)), form };
+        // A filter taken (the channel refused) is previewed: the page says it was the last
+        // previewed and offers its feed, over a preview that said "press Preview".
+        const valid = filterIsValid(form);
+        const view = { ...(await loadSubscribeFor(snapshot, valid ? form : {}, valid && Object.keys(form).length > 0)), form };
         return send(c, <SubscribePage view={view} buildId={snapshot.buildId} notice={{ ...notice, title }} channel={channel} canEmail={service.emailEnabled} />, statusOf(err));
       });
     }

@@ -247,6 +247,26 @@ describe('subscribing in the browser', () => {
     await page.close();
   });
 
+  it('a refused Subscribe whose filter was taken previews it, as the page says ("last previewed: vendor: apache" stood over "press Preview to see what it would have sent")', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.getByLabel('Vendor (a whole vendor)').fill('apache');
+    await page.getByLabel('E-mail address').evaluate((el) => el.removeAttribute('type'));
+    await page.getByLabel('E-mail address').fill('not-an-address');
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Subscribe' }).click(), (r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST');
+    expect(answer.status()).toBe(400);
+    expect(await page.locator('#notice').getAttribute('data-field')).toBe('email');
+    expect(await page.locator('#filter-summary').textContent()).toContain('last previewed: vendor: apache');
+    // The preview of that filter, as /pulse/subscribe?vendor=apache shows it.
+    const preview = await page.locator('#preview').innerHTML();
+    const previewed = await browser.newPage();
+    await previewed.goto(`${server.url}/pulse/subscribe?vendor=apache`);
+    expect(Number(await previewed.locator('#preview').getAttribute('data-count'))).toBeGreaterThan(0);
+    expect(preview).toBe(await previewed.locator('#preview').innerHTML());
+    await previewed.close();
+    await page.close();
+  });
+
   it('a reload after Subscribe shows the same page and sends no second mail (the POST was answered directly: reloading it subscribed again)', async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
