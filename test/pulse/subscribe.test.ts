@@ -424,6 +424,8 @@ describe('subscribing in the browser', () => {
     await page.locator('#m-cadence').selectOption('weekly');
     const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Save changes' }).click(), (r) => r.request().method() === 'POST');
     expect(answer.status()).toBe(400);
+    // Said in the title too (it read "Your subscription", as if saved).
+    expect(await page.title()).toBe('Not changed · Your subscription · vulnintel pulse');
     expect(await page.locator('#m-vendor').inputValue()).toBe('juniper');
     expect(await page.locator('#m-min-risk').inputValue()).toBe('abc');
     expect(await page.locator('#m-cadence').inputValue()).toBe('weekly');
