@@ -51,8 +51,13 @@ export function cadenceLabel(cadence: string): string {
   return Object.hasOwn(CADENCE_LABELS, cadence) ? CADENCE_LABELS[cadence as Cadence] : cadence;
 }
 
+/**
+ * A kind of change in words, its acronyms in capitals as the whys write them ("KEV added",
+ * "EPSS crossed", "new CVE"; they read "kev added", "new cve"). pulse.js writes the live list's
+ * kinds alike.
+ */
 export function kindLabel(kind: string): string {
-  return kind.replace(/_/g, ' ');
+  return kind.replace(/_/g, ' ').replace(/\b(?:cve|kev|epss|cvss|ssvc)\b/g, (acronym) => acronym.toUpperCase());
 }
 
 // Page paths are defined once, beside the absolute links of e-mails and webhooks.

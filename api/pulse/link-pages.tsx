@@ -21,7 +21,7 @@ import type { ApiApp, ApiConfig } from '../http/context.ts';
 import { CACHE_CONTROL } from '../http/respond.ts';
 import type { CallerResolver } from '../ratelimit/caller.ts';
 import { CREATED_TTL_MS, DRAFT_TTL_MS, type Handoffs } from './handoff.ts';
-import { FILTER_FIELDS, filterFormOf, filterOfForm, loadSubscribeFor } from './load/subscribe.ts';
+import { filterFormOf, filterOfForm, loadSubscribeFor, typedFilterForm } from './load/subscribe.ts';
 import { documentOf, PageError, sendPage } from './page-response.ts';
 import { errorPage } from './routes.tsx';
 import { DEFAULT_CHANNEL, SubscribePage, type ChannelValues } from './pages/subscribe.tsx';
@@ -64,19 +64,6 @@ const first = (posted: Record<string, string[]>, name: string) => (posted[name]?
 /** The channel's fields as posted. */
 function channelOf(posted: Record<string, string[]>): ChannelValues {
   return { channel: first(posted, 'channel') || 'email', email: first(posted, 'email'), url: first(posted, 'url'), cadence: first(posted, 'cadence') || 'realtime' };
-}
-
-/**
- * The filter fields as typed, for a form shown again: never refused (a field given twice shows
- * its first value; filterFormOf, which refuses it, decides what is done).
- */
-function typedFilterForm(posted: Record<string, string[]>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of FILTER_FIELDS) {
-    const values = (posted[name] ?? []).map((v) => v.trim()).filter((v) => v !== '');
-    if (values.length > 0) out[name] = name === 'kind' ? values.join(',') : values[0]!;
-  }
-  return out;
 }
 
 /**
@@ -186,7 +173,10 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
       return withSnapshot(config.store, async (snapshot) => {
         // The form shown again as typed, the channel's fields too; its lists loaded for no filter
         // when the filter is what was refused (loading them for it would refuse it a second time).
-        const view = { ...(await loadSubscribeFor(snapshot, filterIsValid(form) ? form : {}, false)), form };
+        // A filter taken (the channel refused) is previewed: the page says it was the last
+        // previewed and offers its feed, over a preview that said "press Preview".
+        const valid = filterIsValid(form);
+        const view = { ...(await loadSubscribeFor(snapshot, valid ? form : {}, valid && Object.keys(form).length > 0)), form };
         return send(c, <SubscribePage view={view} buildId={snapshot.buildId} notice={{ ...notice, title }} channel={channel} canEmail={service.emailEnabled} />, statusOf(err));
       });
     }

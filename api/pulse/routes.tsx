@@ -10,10 +10,11 @@ import { methodNotAllowedHere } from '../http/errors.ts';
 import { CVE_ID } from '../http/params.ts';
 import { CACHE_CONTROL, conditionalTag, ifNoneMatchHits, sendJson } from '../http/respond.ts';
 import { ASSETS } from './assets.ts';
+import { advisoryPath } from './format.ts';
 import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
 import { loadCve } from './load/cve.ts';
 import { isFormField, loadCveList, refusedCveListView } from './load/cves-list.ts';
-import { loadSubscribe } from './load/subscribe.ts';
+import { FILTER_FIELDS, loadSubscribe, loadSubscribeFor, typedFilterForm } from './load/subscribe.ts';
 import { readSuggestRequest, suggest } from './load/suggest.ts';
 import { registerSuggestOpenApi } from './suggest-openapi.ts';
 import { loadDashboard } from './load/dashboard.ts';
@@ -74,9 +75,10 @@ export function registerPulsePageMethods(app: ApiApp, withService: boolean): voi
   }
 }
 
+/** The page's tree, or an answer of its own (a redirect to the page's one address). */
 type Render = (snapshot: ServingSnapshot, c: Context) => Promise<unknown>;
 /** The page itself for a refusal it can show in place (a 400 shown in its form), else undefined. */
-type RenderRefused = (err: PageError, snapshot: ServingSnapshot, c: Context) => unknown;
+type RenderRefused = (err: PageError, snapshot: ServingSnapshot, c: Context) => unknown | Promise<unknown>;
 
 /**
  * `answer` on the served snapshot, a PageError as its HTML page (naming the snapshot when one
@@ -113,10 +115,11 @@ function snapshotPage(config: ApiConfig, render: Render, refused?: RenderRefused
       try {
         tree = await render(snapshot, c);
       } catch (err) {
-        const inPlace = err instanceof PageError && refused ? refused(err, snapshot, c) : undefined;
+        const inPlace = err instanceof PageError && refused ? await refused(err, snapshot, c) : undefined;
         if (inPlace === undefined) throw err;
         return sendPage(c, await documentOf(inPlace), { status: (err as PageError).status });
       }
+      if (tree instanceof Response) return tree;
       const html = await documentOf(tree);
       // Server time of the page (read by `npm run bench:pulse` and browsers' dev tools).
       c.header('Server-Timing', `page;dur=${(performance.now() - started).toFixed(2)}`);
@@ -198,13 +201,33 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
   );
   app.get(
     '/pulse/advisories/:vendor/:id',
-    snapshotPage(config, async (snapshot, c) => (
-      <AdvisoryPage advisory={await loadAdvisory(snapshot, c.req.param('vendor') ?? '', c.req.param('id') ?? '')} buildId={snapshot.buildId} />
-    )),
+    snapshotPage(config, async (snapshot, c) => {
+      const vendor = c.req.param('vendor') ?? '';
+      const id = c.req.param('id') ?? '';
+      const advisory = await loadAdvisory(snapshot, vendor, id);
+      // One address per advisory page, as per CVE page: found in any case (as the API finds it),
+      // `REDHAT/rhsa-2026:9102` is sent to the advisory's own spelling, not a 200 copy.
+      if (vendor !== advisory.vendor || id !== advisory.advisory_id) return c.redirect(`${advisoryPath(advisory.vendor, advisory.advisory_id)}${new URL(c.req.url).search}`, 301);
+      return <AdvisoryPage advisory={advisory} buildId={snapshot.buildId} />;
+    }),
   );
-  const subscribePage = snapshotPage(config, async (snapshot, c) => (
-    <SubscribePage view={await loadSubscribe(snapshot, c)} buildId={snapshot.buildId} canSubscribe={pulse !== undefined} canEmail={pulse?.email ?? true} />
-  ));
+  const subscribePage = snapshotPage(
+    config,
+    async (snapshot, c) => <SubscribePage view={await loadSubscribe(snapshot, c)} buildId={snapshot.buildId} canSubscribe={pulse !== undefined} canEmail={pulse?.email ?? true} />,
+    // A refused filter field (the form's own GET on a server without subscriptions, a link): the
+    // form again, as typed, the field marked, as the form's POST answers it; an error page lost
+    // every field typed.
+    async (err, snapshot, c) =>
+      err.status === 400 && err.parameter !== undefined && (FILTER_FIELDS as readonly string[]).includes(err.parameter) ? (
+        <SubscribePage
+          view={{ ...(await loadSubscribeFor(snapshot, {}, false)), form: typedFilterForm(c.req.queries()) }}
+          buildId={snapshot.buildId}
+          notice={{ kind: 'error', title: 'Not previewed', message: err.message, field: err.parameter }}
+          canSubscribe={pulse !== undefined}
+          canEmail={pulse?.email ?? true}
+        />
+      ) : undefined,
+  );
   app.get('/pulse/subscribe', (c) => {
     const draft = c.req.query('draft');
     return draft !== undefined && pulse ? subscribeDraftPage(c, config, pulse, draft) : subscribePage(c);

@@ -43,6 +43,12 @@ describe('the dashboard\'s changes, after a build that changed nothing', () => {
     const html = await (await api.get('/pulse')).text();
     const row = /CVE-2025-90308<\/a>[\s\S]*?<td data-label="Changes">([^<]*)<\/td>/.exec(html);
     expect(row, 'the KEV addition among the top changes').not.toBeNull();
-    expect(row![1]).toBe('kev added, score changed, risk changed, ssvc changed');
+    expect(row![1]).toBe('KEV added, score changed, risk changed, SSVC changed');
+  });
+
+  it('writes the kinds\' acronyms in capitals, in the tiles too (they read "new cve", "kev added", "epss crossed")', async () => {
+    const html = await (await api.get('/pulse')).text();
+    for (const label of ['new CVE', 'KEV added', 'KEV removed', 'EPSS crossed', 'CVSS changed', 'SSVC changed', 'new advisory']) expect(html, label).toContain(`>${label}<`);
+    expect(html).not.toMatch(/>(?:new cve|kev added|epss crossed|cvss changed|ssvc changed)</);
   });
 });

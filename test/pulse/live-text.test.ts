@@ -7,11 +7,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ASSETS } from '../../api/pulse/assets.ts';
 import { documentOf } from '../../api/pulse/page-response.ts';
-import { DashboardPage } from '../../api/pulse/pages/dashboard.tsx';
+import { kindLabel } from '../../api/pulse/format.ts';
+import { DashboardPage, type DashboardData } from '../../api/pulse/pages/dashboard.tsx';
 import { launchChromium, type RealBrowser } from './browser.ts';
 
 const ORIGIN = 'http://pulse.test';
 const WHY = 'New cisco advisory cisco-sa-evil-Zz9 (HIGH), no CVE assigned yet: Invoice \u202eexe.pdf\u202c for \u2067admins\u2069.';
+
+/** A dashboard of one build with no change history: the live list starts empty. */
+const EMPTY_DASHBOARD: DashboardData = {
+  buildId: 'build-1',
+  builtAt: '2026-11-24T06:00:00.000Z',
+  cves: { active: 1, rejected: 0 },
+  changes: null,
+  kev: { as_of: null, days: null, window_start: null, total: 0, limit: 10, offset: 0, cves: [] },
+  weeks: [],
+};
 
 let browser: RealBrowser;
 
@@ -25,18 +36,7 @@ afterAll(async () => {
 
 describe('the live list', () => {
   it('drops the bidirectional controls of a change\'s why, as the pages do (it showed the title reordered: "Invoice fdp.exe")', async () => {
-    const html = await documentOf(
-      DashboardPage({
-        data: {
-          buildId: 'build-1',
-          builtAt: '2026-11-24T06:00:00.000Z',
-          cves: { active: 1, rejected: 0 },
-          changes: null,
-          kev: { as_of: null, days: null, window_start: null, total: 0, limit: 10, offset: 0, cves: [] },
-          weeks: [],
-        },
-      }),
-    );
+    const html = await documentOf(DashboardPage({ data: EMPTY_DASHBOARD }));
     const change = { change_id: 'a'.repeat(24), build_id: 'build-2', detected_at: '2026-11-25T06:00:00.000Z', subject_type: 'advisory', kind: 'new_advisory', vendor: 'cisco', advisory_id: 'cisco-sa-evil-Zz9', cve_id: null, why: WHY };
     const page = await browser.newPage();
     await page.route(`${ORIGIN}/**`, (route) => {
@@ -49,6 +49,24 @@ describe('the live list', () => {
     const item = page.locator(`#live-list li[data-change-id="${change.change_id}"]`).first();
     await expect.poll(() => item.count(), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await item.locator('p').textContent()).toBe('New cisco advisory cisco-sa-evil-Zz9 (HIGH), no CVE assigned yet: Invoice exe.pdf for admins.');
+    await page.close();
+  });
+
+  it('writes a change\'s kind as the server does, its acronyms in capitals ("KEV added"; it read "kev added")', async () => {
+    const html = await documentOf(DashboardPage({ data: EMPTY_DASHBOARD }));
+    const change = { change_id: 'b'.repeat(24), build_id: 'build-2', detected_at: '2026-11-25T06:00:00.000Z', subject_type: 'cve', kind: 'kev_added', cve_id: 'CVE-2026-0001', why: 'Added to CISA KEV.' };
+    const page = await browser.newPage();
+    await page.route(`${ORIGIN}/**`, (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (path === '/pulse/stream') return route.fulfill({ body: `id: ${change.change_id}\ndata: ${JSON.stringify(change)}\n\n`, contentType: 'text/event-stream' });
+      const asset = Object.entries(ASSETS).find(([name]) => path === `/pulse/assets/${name}`)?.[1];
+      return asset ? route.fulfill({ body: asset.body, contentType: asset.contentType }) : route.fulfill({ body: html, contentType: 'text/html; charset=utf-8' });
+    });
+    await page.goto(`${ORIGIN}/pulse`);
+    const item = page.locator(`#live-list li[data-change-id="${change.change_id}"]`).first();
+    await expect.poll(() => item.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await item.locator('.badge').textContent()).toBe(kindLabel('kev_added'));
+    expect(kindLabel('kev_added')).toBe('KEV added');
     await page.close();
   });
 });

@@ -450,6 +450,28 @@ describe('/pulse over plain HTTP', () => {
     expect((await fetch(`${api.base}/pulse/cves/not-a-cve`, { redirect: 'manual' })).status).toBe(404);
   });
 
+  it('an advisory page asked in another case is sent to its one address (it was a 200 copy)', async () => {
+    const { vendor, advisory_id: id } = (await (await api.get('/api/v1/public/vendor-advisories?vendor=redhat&limit=1')).json() as { advisories: { vendor: string; advisory_id: string }[] }).advisories[0]!;
+    const path = `/pulse/advisories/${encodeURIComponent(vendor)}/${encodeURIComponent(id)}`;
+    for (const asked of [`/pulse/advisories/${vendor.toUpperCase()}/${encodeURIComponent(id)}`, `/pulse/advisories/${vendor}/${encodeURIComponent(id.toLowerCase())}`]) {
+      const res = await fetch(`${api.base}${asked}?x=1`, { redirect: 'manual' });
+      expect(res.status, asked).toBe(301);
+      expect(res.headers.get('location'), asked).toBe(`${path}?x=1`);
+    }
+    expect((await api.get(path)).status).toBe(200);
+    // Its colon unescaped is the same address: no redirect.
+    expect((await fetch(`${api.base}/pulse/advisories/${vendor}/${id}`, { redirect: 'manual' })).status).toBe(200);
+    expect((await fetch(`${api.base}/pulse/advisories/${vendor}/no-such-advisory`, { redirect: 'manual' })).status).toBe(404);
+  });
+
+  it('an advisory\'s remediation links say where they lead (each read "link")', async () => {
+    const html = await (await api.get('/pulse/advisories/redhat/RHSA-2026%3A9102')).text();
+    const section = /<section aria-labelledby="arem-h">([\s\S]*?)<\/section>/.exec(html)?.[1];
+    expect(section, 'the remediation section').toBeDefined();
+    const links = [...section!.matchAll(/<a href="([^"]*)"[^>]*>([^<]*)<\/a>/g)].map((m) => [m[1], m[2]]);
+    expect(links).toEqual([['https://access.redhat.com/errata/RHSA-2026:9102', 'https://access.redhat.com/errata/RHSA-2026:9102']]);
+  });
+
   it('a page past the end says so and leads to the last page (it said "No CVE matches these filters" and linked one page back, past the end again)', async () => {
     const resultLine = (html: string) => /id="result-line"[^>]*>([^<]*)</.exec(html)?.[1];
     const link = (html: string, rel: string) => new RegExp(`href="([^"]*)" rel="${rel}"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
@@ -548,6 +570,24 @@ describe('/pulse over plain HTTP', () => {
     }
     // No page refers to another origin for an asset.
     expect(html).not.toMatch(/(?:href|src)="(?:https?:)?\/\/[^"]*\.(?:css|js)/);
+  });
+
+  it('a refused filter of the subscribe form (a GET on a server without subscriptions) shows the form again as typed, the field marked (it was an error page: every field typed was gone)', async () => {
+    const { page } = await open('/pulse/subscribe');
+    await page.getByLabel('Vendor (a whole vendor)').fill('cisco');
+    await page.getByLabel('Lowest risk (0–100)').fill('150');
+    await page.getByLabel('Known exploited (KEV) only').check();
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Preview' }).click(), (r) => r.url().includes('/pulse/subscribe?'));
+    expect(answer.status()).toBe(400);
+    expect(await page.locator('h1').textContent()).toBe('Subscribe to changes');
+    expect(await page.locator('#notice').getAttribute('data-field')).toBe('min_risk');
+    expect(await page.locator('#notice').textContent()).toContain('min_risk: expected a number from 0 to 100, got 150');
+    expect(await page.locator('#s-min-risk').inputValue()).toBe('150');
+    expect(await page.locator('#s-min-risk').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate('document.activeElement.id')).toBe('s-min-risk');
+    expect(await page.locator('#s-vendor').inputValue()).toBe('cisco');
+    expect(await page.locator('#s-kev-only').isChecked()).toBe(true);
+    await page.close();
   });
 
   it('a refused filter\'s page answers HEAD with the headers of its GET (HEAD left out the "without it" link: another Content-Length and ETag)', async () => {

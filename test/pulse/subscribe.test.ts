@@ -214,6 +214,7 @@ describe('subscribing in the browser', () => {
     await page.getByLabel('Lowest risk (0–100)').fill('abc');
     const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Subscribe' }).click(), (r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST');
     expect(answer.status()).toBe(400);
+    expect(await page.title()).toBe('Not subscribed · Subscribe · vulnintel pulse');
     expect(await page.locator('#notice').getAttribute('data-field')).toBe('min_risk');
     expect(await page.locator('#subscribe-form [name="min_risk"]').inputValue()).toBe('abc');
     expect(await page.locator('#subscribe-form [name="vendor"]').inputValue()).toBe('cisco');
@@ -224,6 +225,45 @@ describe('subscribing in the browser', () => {
     expect(await page.evaluate('document.activeElement.id')).toBe('s-min-risk');
     // The channel's fields as typed too.
     expect(await page.locator('#s-email').inputValue()).toBe('someone@example.org');
+    await page.close();
+  });
+
+  it('a refused Preview is not said to be previewed, nor offered as a feed (it read "last previewed: min risk: 150" under "Not previewed", and its feed link answered a 400)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.getByLabel('Vendor (a whole vendor)').fill('cisco');
+    await page.getByLabel('Lowest risk (0–100)').fill('150');
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Preview' }).click(), (r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST');
+    expect(answer.status()).toBe(400);
+    expect(await page.locator('#notice h2').textContent()).toBe('Not previewed');
+    expect(await page.title()).toBe('Not previewed · Subscribe · vulnintel pulse');
+    expect(await page.locator('#filter-summary').textContent()).toBe('Subscribes with the filter of step 1 as it stands when you press Subscribe.');
+    const feed = (await page.locator('#feed-link').getAttribute('href'))!;
+    expect(feed).toBe('/pulse/feeds/changes.atom');
+    expect((await fetch(`${server.url}${feed}`)).status).toBe(200);
+    // The form still holds what was typed.
+    expect(await page.locator('#s-min-risk').inputValue()).toBe('150');
+    expect(await page.locator('#s-vendor').inputValue()).toBe('cisco');
+    await page.close();
+  });
+
+  it('a refused Subscribe whose filter was taken previews it, as the page says ("last previewed: vendor: apache" stood over "press Preview to see what it would have sent")', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.getByLabel('Vendor (a whole vendor)').fill('apache');
+    await page.getByLabel('E-mail address').evaluate((el) => el.removeAttribute('type'));
+    await page.getByLabel('E-mail address').fill('not-an-address');
+    const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Subscribe' }).click(), (r) => r.url().endsWith('/pulse/subscribe') && r.request().method() === 'POST');
+    expect(answer.status()).toBe(400);
+    expect(await page.locator('#notice').getAttribute('data-field')).toBe('email');
+    expect(await page.locator('#filter-summary').textContent()).toContain('last previewed: vendor: apache');
+    // The preview of that filter, as /pulse/subscribe?vendor=apache shows it.
+    const preview = await page.locator('#preview').innerHTML();
+    const previewed = await browser.newPage();
+    await previewed.goto(`${server.url}/pulse/subscribe?vendor=apache`);
+    expect(Number(await previewed.locator('#preview').getAttribute('data-count'))).toBeGreaterThan(0);
+    expect(preview).toBe(await previewed.locator('#preview').innerHTML());
+    await previewed.close();
     await page.close();
   });
 
@@ -384,6 +424,8 @@ describe('subscribing in the browser', () => {
     await page.locator('#m-cadence').selectOption('weekly');
     const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Save changes' }).click(), (r) => r.request().method() === 'POST');
     expect(answer.status()).toBe(400);
+    // Said in the title too (it read "Your subscription", as if saved).
+    expect(await page.title()).toBe('Not changed · Your subscription · vulnintel pulse');
     expect(await page.locator('#m-vendor').inputValue()).toBe('juniper');
     expect(await page.locator('#m-min-risk').inputValue()).toBe('abc');
     expect(await page.locator('#m-cadence').inputValue()).toBe('weekly');

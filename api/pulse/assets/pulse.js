@@ -31,13 +31,20 @@
     return null;
   }
 
+  // As the server writes a kind (api/pulse/format.ts kindLabel): "KEV added", "new CVE".
+  function kindLabel(kind) {
+    return kind.replace(/_/g, ' ').replace(/\b(?:cve|kev|epss|cvss|ssvc)\b/g, function (acronym) {
+      return acronym.toUpperCase();
+    });
+  }
+
   function showChange(list, change) {
     var li = el('li', null, { 'data-change-id': change.change_id || '' });
     var subject = change.cve_id || change.advisory_id || 'change';
     var href = subjectHref(change);
     li.appendChild(href ? el('a', subject, { href: href }) : el('strong', subject));
     li.appendChild(document.createTextNode(' '));
-    li.appendChild(el('span', (change.kind || '').replace(/_/g, ' '), { class: 'badge sev-NONE' }));
+    li.appendChild(el('span', kindLabel(change.kind || ''), { class: 'badge sev-NONE' }));
     if (change.why) li.appendChild(el('p', change.why));
     list.insertBefore(li, list.firstChild);
     while (list.children.length > 50) list.removeChild(list.lastChild);

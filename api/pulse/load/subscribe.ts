@@ -39,6 +39,19 @@ export function filterFormOf(all: Record<string, string[]>): Record<string, stri
   return formFields(all, FILTER_FIELDS, 'kind');
 }
 
+/**
+ * The filter fields as typed, for a form shown again: never refused (a field given twice shows
+ * its first value; filterFormOf, which refuses it, decides what is done).
+ */
+export function typedFilterForm(sent: Record<string, string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of FILTER_FIELDS) {
+    const values = (sent[name] ?? []).map((v) => v.trim()).filter((v) => v !== '');
+    if (values.length > 0) out[name] = name === 'kind' ? values.join(',') : values[0]!;
+  }
+  return out;
+}
+
 export function filterOfForm(form: Record<string, string>): ChangeFilter {
   const parsed = ChangeFilterQuery.safeParse(form);
   if (!parsed.success) {

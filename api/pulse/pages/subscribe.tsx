@@ -126,11 +126,18 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
   const problem: FieldProblem | undefined = notice?.kind === 'error' && notice.field && FIELDS[notice.field] ? { field: notice.field, message: notice.message } : undefined;
   const bad = (field: string) => invalidAttrs(problem, 's', field);
   const message = (field: string) => <FieldMessage problem={problem} prefix="s" field={field} />;
+  // A refused filter was not previewed: neither said to be nor offered as a feed (the feed
+  // refuses it as the form did; its link answered a JSON 400).
+  const filterRefused = problem !== undefined && (FILTER_FIELDS as readonly string[]).includes(problem.field);
+  const previewed: Record<string, string> = filterRefused ? {} : f;
   const webhook = channel.channel === 'webhook' || !canEmail;
   // "Go to the field": the channel's first choice shown.
   const fieldId = (field: string) => (field === 'channel' && !canEmail ? 's-channel-webhook' : FIELDS[field]!.id);
+  // A refusal in the title too, as the CVE list's ("A filter is not valid · CVEs"): the first
+  // thing a screen reader reads of the page the form was answered with.
+  const title = notice?.kind === 'error' ? `${notice.title} · Subscribe` : 'Subscribe';
   return (
-    <Layout title="Subscribe" section="subscribe" buildId={buildId}>
+    <Layout title={title} section="subscribe" buildId={buildId}>
       <h1>Subscribe to changes</h1>
       <p class="lead">
         {canEmail
@@ -180,8 +187,8 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
           {canSubscribe ? (
             <div id="channel-fields" class="filters">
               <p class="wide" id="filter-summary">
-                Subscribes with the filter of step 1 as it stands when you press Subscribe{Object.keys(f).length > 0 ? '; last previewed: ' : '.'}
-                {Object.keys(f).length > 0 ? <strong>{describeFilter(f)}</strong> : null}
+                Subscribes with the filter of step 1 as it stands when you press Subscribe{Object.keys(previewed).length > 0 ? '; last previewed: ' : '.'}
+                {Object.keys(previewed).length > 0 ? <strong>{describeFilter(previewed)}</strong> : null}
               </p>
               <fieldset class="wide" aria-describedby={problem?.field === 'channel' ? 's-channel-error' : undefined}>
                 <legend>Channel</legend>
@@ -225,10 +232,10 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
           typed since: said so, and with none, that the link is every change (it said "the same
           filter" of a form typed but not previewed, and led to every change). */}
       <p class="muted" id="feed-offer">
-        {Object.keys(f).length > 0 ? (
+        {Object.keys(previewed).length > 0 ? (
           <>
             Prefer a feed? The filter last previewed, as Atom:{' '}
-            <a href={`/pulse/feeds/changes.atom?${new URLSearchParams(f).toString()}`} id="feed-link">
+            <a href={`/pulse/feeds/changes.atom?${new URLSearchParams(previewed).toString()}`} id="feed-link">
               changes.atom
             </a>
             .

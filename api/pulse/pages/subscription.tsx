@@ -176,8 +176,10 @@ export function ManagePage({ view, token, notice, edit }: { view: SubscriptionPa
   const paused = view.status === 'paused';
   const problem: FieldProblem | undefined =
     notice?.kind === 'error' && notice.field && EDIT_FIELDS.has(notice.field) ? { field: notice.field, message: notice.message } : undefined;
+  // A refused form says so in the title too, as the subscribe page's and the CVE list's do.
+  const title = notice?.kind === 'error' ? 'Not changed · Your subscription' : 'Your subscription';
   return (
-    <Layout title="Your subscription" section="subscribe">
+    <Layout title={title} section="subscribe">
       <h1>Your subscription</h1>
       <Notice notice={notice} fieldLink={problem ? `#m-${problem.field === 'kind' ? 'kinds' : problem.field.replace(/_/g, '-')}` : undefined} />
       {view.problem ? (
