@@ -5,6 +5,7 @@
  * title). The page shows it as the server renders text, those controls dropped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
 import { ASSETS } from '../../api/pulse/assets.ts';
 import { documentOf } from '../../api/pulse/page-response.ts';
 import { kindLabel } from '../../api/pulse/format.ts';
@@ -34,37 +35,34 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/**
+ * The dashboard (its HTML as the server renders it, its assets) in Chromium, its change stream
+ * answering `change`; resolves once the live list shows it, with that list item.
+ */
+async function dashboardReceiving(change: { change_id: string } & Record<string, unknown>): Promise<{ page: Page; item: Locator }> {
+  const html = await documentOf(DashboardPage({ data: EMPTY_DASHBOARD }));
+  const page = await browser.newPage();
+  await page.route(`${ORIGIN}/**`, (route) => {
+    const path = new URL(route.request().url()).pathname;
+    if (path === '/pulse/stream') return route.fulfill({ body: `id: ${change.change_id}\ndata: ${JSON.stringify(change)}\n\n`, contentType: 'text/event-stream' });
+    const asset = Object.entries(ASSETS).find(([name]) => path === `/pulse/assets/${name}`)?.[1];
+    return asset ? route.fulfill({ body: asset.body, contentType: asset.contentType }) : route.fulfill({ body: html, contentType: 'text/html; charset=utf-8' });
+  });
+  await page.goto(`${ORIGIN}/pulse`);
+  const item = page.locator(`#live-list li[data-change-id="${change.change_id}"]`).first();
+  await expect.poll(() => item.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+  return { page, item };
+}
+
 describe('the live list', () => {
   it('drops the bidirectional controls of a change\'s why, as the pages do (it showed the title reordered: "Invoice fdp.exe")', async () => {
-    const html = await documentOf(DashboardPage({ data: EMPTY_DASHBOARD }));
-    const change = { change_id: 'a'.repeat(24), build_id: 'build-2', detected_at: '2026-11-25T06:00:00.000Z', subject_type: 'advisory', kind: 'new_advisory', vendor: 'cisco', advisory_id: 'cisco-sa-evil-Zz9', cve_id: null, why: WHY };
-    const page = await browser.newPage();
-    await page.route(`${ORIGIN}/**`, (route) => {
-      const path = new URL(route.request().url()).pathname;
-      if (path === '/pulse/stream') return route.fulfill({ body: `id: ${change.change_id}\ndata: ${JSON.stringify(change)}\n\n`, contentType: 'text/event-stream' });
-      const asset = Object.entries(ASSETS).find(([name]) => path === `/pulse/assets/${name}`)?.[1];
-      return asset ? route.fulfill({ body: asset.body, contentType: asset.contentType }) : route.fulfill({ body: html, contentType: 'text/html; charset=utf-8' });
-    });
-    await page.goto(`${ORIGIN}/pulse`);
-    const item = page.locator(`#live-list li[data-change-id="${change.change_id}"]`).first();
-    await expect.poll(() => item.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    const { page, item } = await dashboardReceiving({ change_id: 'a'.repeat(24), build_id: 'build-2', detected_at: '2026-11-25T06:00:00.000Z', subject_type: 'advisory', kind: 'new_advisory', vendor: 'cisco', advisory_id: 'cisco-sa-evil-Zz9', cve_id: null, why: WHY });
     expect(await item.locator('p').textContent()).toBe('New cisco advisory cisco-sa-evil-Zz9 (HIGH), no CVE assigned yet: Invoice exe.pdf for admins.');
     await page.close();
   });
 
   it('writes a change\'s kind as the server does, its acronyms in capitals ("KEV added"; it read "kev added")', async () => {
-    const html = await documentOf(DashboardPage({ data: EMPTY_DASHBOARD }));
-    const change = { change_id: 'b'.repeat(24), build_id: 'build-2', detected_at: '2026-11-25T06:00:00.000Z', subject_type: 'cve', kind: 'kev_added', cve_id: 'CVE-2026-0001', why: 'Added to CISA KEV.' };
-    const page = await browser.newPage();
-    await page.route(`${ORIGIN}/**`, (route) => {
-      const path = new URL(route.request().url()).pathname;
-      if (path === '/pulse/stream') return route.fulfill({ body: `id: ${change.change_id}\ndata: ${JSON.stringify(change)}\n\n`, contentType: 'text/event-stream' });
-      const asset = Object.entries(ASSETS).find(([name]) => path === `/pulse/assets/${name}`)?.[1];
-      return asset ? route.fulfill({ body: asset.body, contentType: asset.contentType }) : route.fulfill({ body: html, contentType: 'text/html; charset=utf-8' });
-    });
-    await page.goto(`${ORIGIN}/pulse`);
-    const item = page.locator(`#live-list li[data-change-id="${change.change_id}"]`).first();
-    await expect.poll(() => item.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    const { page, item } = await dashboardReceiving({ change_id: 'b'.repeat(24), build_id: 'build-2', detected_at: '2026-11-25T06:00:00.000Z', subject_type: 'cve', kind: 'kev_added', cve_id: 'CVE-2026-0001', why: 'Added to CISA KEV.' });
     expect(await item.locator('.badge').textContent()).toBe(kindLabel('kev_added'));
     expect(kindLabel('kev_added')).toBe('KEV added');
     await page.close();

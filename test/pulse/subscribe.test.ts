@@ -178,7 +178,7 @@ describe('subscribing in the browser', () => {
     await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
     await page.getByLabel('E-mail address').evaluate((el) => el.removeAttribute('type'));
     await page.getByLabel('E-mail address').fill('not-an-address');
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Subscribe' }).click()]);
+    await navigateBy(page, () => page.getByRole('button', { name: 'Subscribe' }).click());
     expect(await page.locator('#notice').getAttribute('data-field')).toBe('email');
     expect(await page.locator('#notice').textContent()).toContain('email');
     await page.close();
