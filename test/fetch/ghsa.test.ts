@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,6 +41,16 @@ describe('GHSA through the OSV bulk export', () => {
   }
 
   const paths = () => server.requests.map((r) => decodeURIComponent(r.path));
+
+  it('a damaged state file starts the source over with all.zip per ecosystem (it failed the source at every run with a bare "Unexpected token")', async () => {
+    await mkdir(join(raw, 'ghsa'), { recursive: true });
+    await writeFile(join(raw, 'ghsa', '_state.json'), '{"npm": {"watermark": "2026-09-');
+    const result = await run('2026-09-30T12:00:00Z');
+    expect(result.error ?? null).toBeNull();
+    expect(result.ok).toBe(true);
+    expect(paths()).toEqual(['/npm/all.zip', '/PyPI/all.zip']);
+    expect(JSON.parse(await readFile(join(raw, 'ghsa', '_state.json'), 'utf8')).npm.watermark).toBe('2026-09-29T06:00:00.000Z');
+  });
 
   it('downloads all.zip per ecosystem, then only the GHSA records modified since the watermark', async () => {
     expect((await run('2026-09-30T12:00:00Z')).ok).toBe(true);

@@ -87,6 +87,31 @@ describe('NVD fetcher', () => {
     expect(status).toMatchObject({ ok: true, watermark: NOW.toISOString(), records: 5, error: null });
   });
 
+  it('a damaged state file is named and the source starts over with a full pull (it started one without a word)', async () => {
+    const dir = join(raw, 'nvd');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, '_state.json'), '{"watermark": "2026-09-30T00:00:00.000Z", "fu');
+    const said: string[] = [];
+    expect(await loadNvdState(dir, (line) => said.push(line))).toEqual({ watermark: null, full: null, window: null, fullRecords: null });
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(join(dir, '_state.json'));
+    expect(said[0]).toContain('starting this source over');
+    // A state that is JSON but no object is damaged too; a missing one is a first run, said nothing of.
+    await writeFile(join(dir, '_state.json'), '[1]');
+    expect((await loadNvdState(dir, (line) => said.push(line))).watermark).toBeNull();
+    expect(said).toHaveLength(2);
+    const fresh = join(raw, 'nothing-here');
+    expect((await loadNvdState(fresh, (line) => said.push(line))).watermark).toBeNull();
+    expect(said).toHaveLength(2);
+    // The run itself: a full pull, as on a first run.
+    const all = await records();
+    await writeFile(join(dir, '_state.json'), '{not json');
+    const { result } = await run(routes({ '/rest/json/cves/2.0': (u) => page(all, Number(u.searchParams.get('startIndex')), 2) }));
+    expect(result.ok).toBe(true);
+    expect(server!.requests.map((r) => r.query.get('startIndex'))).toEqual(['0', '2', '4']);
+    expect((await loadNvdState(dir)).watermark).toBe(NOW.toISOString());
+  });
+
   it('waits for Retry-After on a 429 and backoff on a 503, then succeeds', async () => {
     const all = await records();
     let calls = 0;

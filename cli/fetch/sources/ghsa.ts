@@ -22,6 +22,7 @@ import { fetchFile } from '../download.ts';
 import { FetchError, describeError } from '../errors.ts';
 import { HttpStatusError, parseJsonBody, type BodyResponse } from '../http.ts';
 import { runPool } from '../pool.ts';
+import { readStateFile } from '../state-file.ts';
 import { ValidatorStore, conditionalHeaders, validatorsOf, type Validators } from '../validators.ts';
 import { verifyZip } from '../verify.ts';
 import type { FetchContext, SourceFetcher, SourceOutcome } from './types.ts';
@@ -105,7 +106,7 @@ export const ghsaSource: SourceFetcher = {
   async fetch(ctx: FetchContext): Promise<SourceOutcome> {
     const cfg = ctx.config.sources.ghsa;
     const stateFile = join(ctx.dir, STATE_FILE);
-    const state: GhsaState = await readFile(stateFile, 'utf8').then(JSON.parse, () => ({}));
+    const state = ((await readStateFile(stateFile, ctx.log)) ?? {}) as GhsaState;
     const store = await ValidatorStore.load(ctx.dir);
     const totals = { records: 0, bytes: 0, archives: 0, updates: 0, missing: 0 };
     const errors: string[] = [];

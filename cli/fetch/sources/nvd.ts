@@ -20,6 +20,7 @@ import { gzipSync } from 'node:zlib';
 import { formatCount, progress } from '../../../lib/log.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic.ts';
 import { FetchError } from '../errors.ts';
+import { readStateFile } from '../state-file.ts';
 import { RETRY_STATUSES, UnusableBodyError, parseJsonOrRetry } from '../http.ts';
 import { RollingWindowLimiter, realSleep, type RateLimiter } from '../rate-limit.ts';
 import { PartialProgressError, type FetchContext, type SourceFetcher, type SourceOutcome } from './types.ts';
@@ -57,13 +58,9 @@ export function clientRateWindowMs(rateWindowSeconds: number): number {
   return Math.round(ms + ms / 30);
 }
 
-export async function loadNvdState(dir: string): Promise<NvdState> {
-  try {
-    const s = JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as Partial<NvdState>;
-    return { watermark: s.watermark ?? null, full: s.full ?? null, window: s.window ?? null, fullRecords: s.fullRecords ?? null };
-  } catch {
-    return { watermark: null, full: null, window: null, fullRecords: null };
-  }
+export async function loadNvdState(dir: string, log: (line: string) => void = () => {}): Promise<NvdState> {
+  const s = ((await readStateFile(join(dir, STATE_FILE), log)) ?? {}) as Partial<NvdState>;
+  return { watermark: s.watermark ?? null, full: s.full ?? null, window: s.window ?? null, fullRecords: s.fullRecords ?? null };
 }
 
 /** NVD's extended ISO-8601 with an explicit offset (URLSearchParams encodes the `+`). */
@@ -136,7 +133,7 @@ class NvdRun {
   }
 
   async execute(): Promise<void> {
-    this.state = await loadNvdState(this.ctx.dir);
+    this.state = await loadNvdState(this.ctx.dir, this.ctx.log);
     const startNew = () => ({ startedAt: this.ctx.now().toISOString(), nextIndex: 0, totalResults: null });
     if (!this.state.full && (this.ctx.full || !this.state.watermark)) {
       this.state.full = startNew();
