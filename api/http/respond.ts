@@ -6,6 +6,7 @@
  */
 import { hash } from 'node:crypto';
 import type { Context } from 'hono';
+import type { ApiEnv } from './context.ts';
 import { ANSWER_HEADERS } from './cors.ts';
 
 /** Cache lifetimes by kind of answer. Snapshots change at most every few hours. */
@@ -65,6 +66,18 @@ export interface SendOptions {
   /** Use this ETag instead of hashing the body (e.g. a streamed body). */
   etag?: string;
   headers?: Record<string, string>;
+}
+
+/**
+ * What an answer the execution budget shaped (a relaxed phrase search, a total not counted, a
+ * related basis `unknown`) is sent with: the same request may be answered whole next time, so
+ * no cache keeps it unasked, the replica's own (`uncacheable`, api/http/response-cache.ts) nor a
+ * browser's or a CDN's (CACHE_CONTROL.shaped, revalidated by its ETag). A whole answer: nothing.
+ */
+export function shapedAnswer(c: Context<ApiEnv>, shaped: boolean): Pick<SendOptions, 'cacheControl'> {
+  if (!shaped) return {};
+  c.set('uncacheable', true);
+  return { cacheControl: CACHE_CONTROL.shaped };
 }
 
 /** An answer's status, body (null for a 304) and headers, all in lower case. */

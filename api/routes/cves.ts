@@ -7,7 +7,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, invalidParameter, notFound } from '../http/errors.ts';
-import { asRouteResponse, CACHE_CONTROL, etagOf, ifNoneMatchHits, sendBody, sendJson } from '../http/respond.ts';
+import { asRouteResponse, CACHE_CONTROL, etagOf, ifNoneMatchHits, sendBody, sendJson, shapedAnswer } from '../http/respond.ts';
 import { cveIdPathParam, parseCveId } from '../http/params.ts';
 import { countExport, exportStream } from '../queries/cves-export.ts';
 import { listCves, shapedByBudget, type ListRequest } from '../queries/cves-list.ts';
@@ -168,10 +168,8 @@ function register(app: ApiApp, config: ApiConfig): void {
     const { request, reverseAvailable } = interpretList(query, presence(c));
     const snapshot = c.get('snapshot');
     const result = await listCves(snapshot, request, deadline);
-    const shaped = shapedByBudget(request, result);
-    if (shaped) c.set('uncacheable', true);
     const page = renderListBody(snapshot.records, snapshot.buildId, result, { reverse: request.reverse, reverseAvailable, limit: request.limit, offset: request.offset });
-    return asRouteResponse(sendBody(c, page.body, { etag: page.etag, ...(shaped ? { cacheControl: CACHE_CONTROL.shaped } : {}) }));
+    return asRouteResponse(sendBody(c, page.body, { etag: page.etag, ...shapedAnswer(c, shapedByBudget(request, result)) }));
   });
 
   app.openapi(summaryRoute, async (c) => {
@@ -219,11 +217,9 @@ function register(app: ApiApp, config: ApiConfig): void {
     request.scope = vendorScope(vendor, product);
     const snapshot = c.get('snapshot');
     const result = await listCves(snapshot, request, deadline);
-    const shaped = shapedByBudget(request, result);
-    if (shaped) c.set('uncacheable', true);
     const keys = `"vendor":${JSON.stringify(vendor)},"product":${JSON.stringify(product)}`;
     const page = renderListBody(snapshot.records, snapshot.buildId, result, { reverse: false, reverseAvailable: false, limit: request.limit, offset: request.offset }, keys);
-    return asRouteResponse(sendBody(c, page.body, { etag: page.etag, ...(shaped ? { cacheControl: CACHE_CONTROL.shaped } : {}) }));
+    return asRouteResponse(sendBody(c, page.body, { etag: page.etag, ...shapedAnswer(c, shapedByBudget(request, result)) }));
   });
 
   // The hottest route: documented like the others, but its one parameter is read here instead

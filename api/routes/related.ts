@@ -9,7 +9,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiApp, ApiConfig, RouteModule } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import { cveIdPathParam } from '../http/params.ts';
-import { asRouteResponse, CACHE_CONTROL, sendBody, sendJson } from '../http/respond.ts';
+import { asRouteResponse, sendBody, sendJson, shapedAnswer } from '../http/respond.ts';
 import { findRelatedCves, RELATED_LIST_MAX, SHARED_KEYS_SHOWN } from '../queries/related.ts';
 import { errorResponses } from './cves-schemas.ts';
 import { CveBriefSchema, PUBLIC_BASE } from './resource-common.ts';
@@ -66,9 +66,7 @@ function register(app: ApiApp, config: ApiConfig): void {
     const related = await findRelatedCves(snapshot, id, { reasonBudgetMs: config.queryBudgetMs });
     if (!related) throw notFound(`${id} is not in the snapshot.`);
     // A basis the budget could not establish may be known on the next ask: not the final answer.
-    const shaped = Object.values(related.basis).includes('unknown');
-    if (shaped) c.set('uncacheable', true);
-    return asRouteResponse(sendJson(c, related, shaped ? { cacheControl: CACHE_CONTROL.shaped } : {}));
+    return asRouteResponse(sendJson(c, related, shapedAnswer(c, Object.values(related.basis).includes('unknown'))));
   });
 }
 
