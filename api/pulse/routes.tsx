@@ -14,7 +14,7 @@ import { advisoryPath } from './format.ts';
 import { loadAdvisory, loadAdvisoryList } from './load/advisories.ts';
 import { loadCve } from './load/cve.ts';
 import { isFormField, loadCveList, refusedCveListView } from './load/cves-list.ts';
-import { FILTER_FIELDS, loadSubscribe, loadSubscribeFor, typedFilterForm } from './load/subscribe.ts';
+import { isFilterField, loadSubscribe, loadSubscribeFor, typedFilterForm } from './load/subscribe.ts';
 import { readSuggestRequest, suggest } from './load/suggest.ts';
 import { registerSuggestOpenApi } from './suggest-openapi.ts';
 import { loadDashboard } from './load/dashboard.ts';
@@ -218,7 +218,7 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
     // form again, as typed, the field marked, as the form's POST answers it; an error page lost
     // every field typed.
     async (err, snapshot, c) =>
-      err.status === 400 && err.parameter !== undefined && (FILTER_FIELDS as readonly string[]).includes(err.parameter) ? (
+      err.status === 400 && isFilterField(err.parameter) ? (
         <SubscribePage
           view={{ ...(await loadSubscribeFor(snapshot, {}, false)), form: typedFilterForm(c.req.queries()) }}
           buildId={snapshot.buildId}

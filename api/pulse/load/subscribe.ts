@@ -21,6 +21,11 @@ const DATALIST_ROWS = 50;
 
 export const FILTER_FIELDS = ['kind', 'vendor', 'product', 'ecosystem', 'package', 'cwe', 'search', 'min_severity', 'min_risk', 'kev_only'] as const;
 
+/** Whether a refused parameter is one of the filter's fields (not the channel's, not the form's own). */
+export function isFilterField(parameter: string | undefined): parameter is (typeof FILTER_FIELDS)[number] {
+  return (FILTER_FIELDS as readonly (string | undefined)[]).includes(parameter);
+}
+
 export interface SubscribeView {
   /** The filter fields as sent (kinds ticked joined by commas). */
   form: Record<string, string>;

@@ -18,7 +18,7 @@ import { KindsFieldset, kindsTicked } from '../components/kinds-fieldset.tsx';
 import { FilterFields } from '../components/filter-fields.tsx';
 import { FieldMessage, invalidAttrs, type FieldProblem } from '../components/field-error.tsx';
 import { Layout } from '../layout.tsx';
-import { FILTER_FIELDS, PREVIEW_DAYS, type SubscribeView } from '../load/subscribe.ts';
+import { FILTER_FIELDS, isFilterField, PREVIEW_DAYS, type SubscribeView } from '../load/subscribe.ts';
 
 export interface SubscribeNotice {
   kind: 'ok' | 'error';
@@ -128,7 +128,7 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
   const message = (field: string) => <FieldMessage problem={problem} prefix="s" field={field} />;
   // A refused filter was not previewed: neither said to be nor offered as a feed (the feed
   // refuses it as the form did; its link answered a JSON 400).
-  const filterRefused = problem !== undefined && (FILTER_FIELDS as readonly string[]).includes(problem.field);
+  const filterRefused = isFilterField(problem?.field);
   const previewed: Record<string, string> = filterRefused ? {} : f;
   const webhook = channel.channel === 'webhook' || !canEmail;
   // "Go to the field": the channel's first choice shown.
