@@ -27,11 +27,14 @@ interface Asset {
   url: string;
 }
 
+/** The `time` of a day's end-of-day delta: after every hourly one. */
+const END_OF_DAY = '2400';
+
 /** A baseline or delta, identified by its asset name. `time` orders deltas within a day. */
 export interface CvelistFile {
   kind: 'baseline' | 'delta';
   date: string;
-  /** `HHMM`; `2400` for end of day; `0000` for a baseline. */
+  /** `HHMM`; END_OF_DAY (`2400`) for end of day; `0000` for a baseline. */
   time: string;
   /** Name on disk: the asset name with the wrapper `.zip.zip` reduced to `.zip`. */
   localName: string;
@@ -43,7 +46,7 @@ export function classifyAsset(name: string): CvelistFile | null {
   const delta = /^(\d{4}-\d{2}-\d{2})_delta_CVEs_at_(\d{4})Z((?:\.zip)+)$/.exec(name);
   if (delta) return { kind: 'delta', date: delta[1]!, time: delta[2]!, localName: `${delta[1]}_delta_CVEs_at_${delta[2]}Z.zip` };
   const eod = /^(\d{4}-\d{2}-\d{2})_delta_CVEs_at_end_of_day((?:\.zip)+)$/.exec(name);
-  if (eod) return { kind: 'delta', date: eod[1]!, time: '2400', localName: `${eod[1]}_delta_CVEs_at_end_of_day.zip` };
+  if (eod) return { kind: 'delta', date: eod[1]!, time: END_OF_DAY, localName: `${eod[1]}_delta_CVEs_at_end_of_day.zip` };
   return null;
 }
 
@@ -91,7 +94,7 @@ export function planCvelist(
       // delta is an hourly one (the end-of-day release missing from the listing), breaks the
       // chain. Taken, the changes of its last hours were missing until the next baseline, up
       // to baselineMaxAgeDays later; the newest baseline holds them.
-      if (delta && (d === newest.date || delta.time === '2400')) out.push(delta);
+      if (delta && (d === newest.date || delta.time === END_OF_DAY)) out.push(delta);
       else if (d < newest.date) return null;
     }
     return out;
@@ -189,7 +192,7 @@ export const cvelistSource: SourceFetcher = {
     const keep = new Set(wanted.map((f) => f.localName));
     for (const f of local) if (!keep.has(f.localName)) await rm(join(ctx.dir, f.localName), { force: true });
     const newest = wanted.reduce((a, b) => (later(b, a) ? b : a));
-    const watermark = new Date(`${newest.date}T${newest.time === '2400' ? '23:59' : `${newest.time.slice(0, 2)}:${newest.time.slice(2)}`}:00Z`).toISOString();
+    const watermark = new Date(`${newest.date}T${newest.time === END_OF_DAY ? '23:59' : `${newest.time.slice(0, 2)}:${newest.time.slice(2)}`}:00Z`).toISOString();
     return {
       records: downloaded ? records : null,
       bytes,
