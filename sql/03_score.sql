@@ -1,6 +1,42 @@
 -- Step 3 — score: DESIGN §5, rule by rule. Parameters: {{mission_wellbeing}} (low|medium|high).
 -- Every intermediate is a column, so `score_factors` can show the evidence of each number.
 
+-- The rules that do not depend on what a CVE record holds, as macros: sql/05_side_tables.sql
+-- scores the OSV/GHSA advisories that name no CVE of the snapshot by them too (their packages
+-- are judged beside the CVEs', lib/packages).
+-- DESIGN §5.1 steps 2e–2f: a severity band as a base score.
+CREATE MACRO band_base_score(band) AS
+  CASE band WHEN 'CRITICAL' THEN 9.0 WHEN 'HIGH' THEN 7.5 WHEN 'MEDIUM' THEN 5.0 WHEN 'LOW' THEN 2.0 END;
+-- §5.1 step 4: an assessed score clamped to [0.4, 10] and rounded half-up to one decimal
+-- (`escalated` a DECIMAL(6, 3), so the rounding is exact).
+CREATE MACRO clamped_service_score(escalated) AS
+  CAST(round(greatest(CAST(0.4 AS DECIMAL(6, 3)), least(CAST(10 AS DECIMAL(6, 3)), escalated)), 1) AS DOUBLE);
+-- §5.1: the band of an assessed score.
+CREATE MACRO service_severity_of(score) AS
+  CASE WHEN score >= 9.0 THEN 'CRITICAL' WHEN score >= 7.0 THEN 'HIGH' WHEN score >= 4.0 THEN 'MEDIUM' ELSE 'LOW' END;
+-- The metrics of a CVSS vector that §5.2 and §5.3 read, by key (non-canonical order and
+-- suffixes are fine); '' for a metric the vector lacks.
+CREATE MACRO cvss_metrics(vector) AS {
+  'av': regexp_extract(vector, '(?:^|/)AV:([A-Z])', 1),
+  'ac': regexp_extract(vector, '(?:^|/)AC:([A-Z])', 1),
+  'pr': regexp_extract(vector, '(?:^|/)PR:([A-Z])', 1),
+  'ui': regexp_extract(vector, '(?:^|/)UI:([A-Z])', 1),
+  'au': regexp_extract(vector, '(?:^|/)Au:([A-Z])', 1),
+  'c': regexp_extract(vector, '(?:^|/)V?C:([A-Z])', 1),
+  'i': regexp_extract(vector, '(?:^|/)V?I:([A-Z])', 1),
+  'a': regexp_extract(vector, '(?:^|/)V?A:([A-Z])', 1)};
+-- §5.2 `automatable` without SSVC, from a vector's metrics (cvss_metrics): v3/v4: network, low
+-- complexity, no privileges, no user interaction. v2 has no UI and expresses privileges as Au
+-- (authentication): Au:N stands for "no privileges", and NVD's userInteractionRequired flag
+-- (`v2_user_interaction`) for UI:R.
+CREATE MACRO vector_automatable(m, v2_user_interaction) AS CAST(
+  CASE WHEN m.av = 'N' AND m.ac = 'L' AND (m.pr = 'N' OR (m.pr = '' AND m.au = 'N'))
+            AND (m.ui = 'N' OR (m.ui = '' AND NOT coalesce(v2_user_interaction, false))) THEN 0.5
+       ELSE 0.1 END AS DOUBLE);
+-- §5.2: the risk (0–100) of its three factors, rounded to one decimal.
+CREATE MACRO service_risk_of(severity_norm, exploitation, automatable) AS
+  CAST(round(CAST(100 * (0.45 * severity_norm + 0.40 * exploitation + 0.15 * automatable) AS DECIMAL(8, 4)), 1) AS DOUBLE);
+
 -- 3a. One CVSS metric per CVE, family and assessor. The CNA's own CVE 5 container beats its
 --     copy inside the NVD record; v3.1 beats v3.0; then the freshest, then the highest score;
 --     then, so that every build picks the same one (an NVD record gives all its metrics one
@@ -201,8 +237,8 @@ SELECT
     WHEN 'cvss_v4' THEN b.v4.score
     WHEN 'ghsa_cvss' THEN b.ghsa_cvss.score
     WHEN 'cvss_v2_only' THEN b.v2.score
-    WHEN 'vendor_severity' THEN CASE b.vendor_band.band WHEN 'CRITICAL' THEN 9.0 WHEN 'HIGH' THEN 7.5 WHEN 'MEDIUM' THEN 5.0 WHEN 'LOW' THEN 2.0 END
-    WHEN 'ghsa_severity' THEN CASE b.ghsa_band.band WHEN 'CRITICAL' THEN 9.0 WHEN 'HIGH' THEN 7.5 WHEN 'MEDIUM' THEN 5.0 WHEN 'LOW' THEN 2.0 END
+    WHEN 'vendor_severity' THEN band_base_score(b.vendor_band.band)
+    WHEN 'ghsa_severity' THEN band_base_score(b.ghsa_band.band)
   END AS base_score,
   -- The vector behind the base, for automatability and technical impact.
   CASE b.base_rule
@@ -247,23 +283,13 @@ SELECT
   CASE r.base_rule WHEN 'rejected' THEN 'rejected' WHEN 'no_signal' THEN 'no_signal' END AS score_unassessed_reason,
   r.base_rule NOT IN ('rejected', 'no_signal') AND r.escalated < 0.4 AS floor_applied,
   CASE WHEN r.base_rule IN ('rejected', 'no_signal') THEN 0.0
-       ELSE CAST(round(greatest(CAST(0.4 AS DECIMAL(6, 3)), least(CAST(10 AS DECIMAL(6, 3)), r.escalated)), 1) AS DOUBLE)
+       ELSE clamped_service_score(r.escalated)
   END AS service_score
 FROM raised r
 ),
 -- 3h. Severity bands, confidence, risk and the SSVC decision.
 vec AS (
-  SELECT
-    f.*,
-    -- Metric values read by key, so non-canonical order and suffixes are fine.
-    regexp_extract(f.base_vector, '(?:^|/)AV:([A-Z])', 1) AS m_av,
-    regexp_extract(f.base_vector, '(?:^|/)AC:([A-Z])', 1) AS m_ac,
-    regexp_extract(f.base_vector, '(?:^|/)PR:([A-Z])', 1) AS m_pr,
-    regexp_extract(f.base_vector, '(?:^|/)UI:([A-Z])', 1) AS m_ui,
-    regexp_extract(f.base_vector, '(?:^|/)Au:([A-Z])', 1) AS m_au,
-    regexp_extract(f.base_vector, '(?:^|/)V?C:([A-Z])', 1) AS m_c,
-    regexp_extract(f.base_vector, '(?:^|/)V?I:([A-Z])', 1) AS m_i,
-    regexp_extract(f.base_vector, '(?:^|/)V?A:([A-Z])', 1) AS m_a
+  SELECT f.*, cvss_metrics(f.base_vector) AS m
   FROM score_final f
 ), factors AS (
   SELECT
@@ -272,12 +298,7 @@ vec AS (
       WHEN v.ssvc_automatable = 'yes' THEN 1.0
       WHEN v.ssvc_automatable = 'no' THEN 0.0
       WHEN v.base_vector IS NULL THEN 0.0
-      -- v3/v4: network, low complexity, no privileges, no user interaction. v2 has no UI and
-      -- expresses privileges as Au (authentication): Au:N stands for "no privileges", and
-      -- NVD's userInteractionRequired flag for UI:R.
-      WHEN v.m_av = 'N' AND v.m_ac = 'L' AND (v.m_pr = 'N' OR (v.m_pr = '' AND v.m_au = 'N'))
-           AND (v.m_ui = 'N' OR (v.m_ui = '' AND NOT coalesce(v.base_v2_user_interaction, false))) THEN 0.5
-      ELSE 0.1
+      ELSE vector_automatable(v.m, v.base_v2_user_interaction)
     END AS DOUBLE) AS automatable_value,
     CAST(CASE
       WHEN v.exploited THEN 1.0
@@ -296,17 +317,14 @@ vec AS (
     coalesce(fa.ssvc_automatable, CASE WHEN fa.automatable_value >= 0.5 THEN 'yes' ELSE 'no' END) AS dp_automatable,
     coalesce(fa.ssvc_technical_impact,
              -- v2 spells full impact C (complete), v3/v4 H.
-             CASE WHEN fa.m_c IN ('H', 'C') AND fa.m_i IN ('H', 'C') AND fa.m_a IN ('H', 'C') THEN 'total' ELSE 'partial' END) AS dp_technical_impact
+             CASE WHEN fa.m.c IN ('H', 'C') AND fa.m.i IN ('H', 'C') AND fa.m.a IN ('H', 'C') THEN 'total' ELSE 'partial' END) AS dp_technical_impact
   FROM factors fa
 )
 SELECT
   d.*,
   CASE
     WHEN NOT d.score_assessed THEN 'NONE'
-    WHEN d.service_score >= 9.0 THEN 'CRITICAL'
-    WHEN d.service_score >= 7.0 THEN 'HIGH'
-    WHEN d.service_score >= 4.0 THEN 'MEDIUM'
-    ELSE 'LOW'
+    ELSE service_severity_of(d.service_score)
   END AS service_severity,
   -- `severity`: NVD's CVSS v3 label of the chosen v3 metric (computed from its score when the
   -- record states none), NONE when there is no v3.
@@ -324,7 +342,7 @@ SELECT
    + CASE WHEN d.exploited THEN 1 ELSE 0 END
    + CASE WHEN d.exploit_poc_available THEN 1 ELSE 0 END) AS signal_count,
   CASE WHEN d.rejected THEN 0.0
-       ELSE CAST(round(CAST(100 * (0.45 * d.severity_norm + 0.40 * d.exploitation_value + 0.15 * d.automatable_value) AS DECIMAL(8, 4)), 1) AS DOUBLE)
+       ELSE service_risk_of(d.severity_norm, d.exploitation_value, d.automatable_value)
   END AS service_risk,
   CASE
     WHEN d.rejected THEN 'Track'
