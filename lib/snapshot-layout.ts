@@ -48,6 +48,7 @@ export async function readCurrentBuildId(dataDir: string): Promise<string | null
 export const SNAPSHOT_TABLES: Record<string, string> = {
   cves: 'cves/*/*.parquet',
   affected_packages: 'affected_packages.parquet',
+  advisory_packages: 'advisory_packages.parquet',
   products: 'products.parquet',
   references: 'references.parquet',
   exploits: 'exploits.parquet',

@@ -40,6 +40,72 @@ FROM osv_cve oc
 JOIN osv_package_current p ON p.advisory_id = oc.advisory_id
 JOIN osv_range_current r ON r.advisory_id = p.advisory_id AND r.affected_index = p.affected_index
 GROUP BY oc.cve_id, p.ecosystem, p.package_name;
+
+-- Advisories no CVE of the snapshot names (no CVE alias at all, such as most malware and many
+-- GHSA-only records, or only CVEs not yet published by NVD or the CVE List): their packages
+-- and ranges, as affected_packages holds a CVE's, so a version they hold is never answered
+-- "not affected" (api/packages, `vulnintel scan`). Each is scored from the advisory alone by
+-- the rules of DESIGN §5 (the macros of sql/03_score.sql): its CVSS vector, else its database
+-- severity band; no KEV, EPSS or exploit record can name it, so nothing escalates it and its
+-- exploitation factor is 0.
+CREATE TABLE advisory_scores AS
+WITH base AS (
+  SELECT
+    o.advisory_id, o.database,
+    coalesce(o.cvss_v3_score, o.cvss_v4_score) AS cvss_score,
+    CASE WHEN o.cvss_v3_score IS NOT NULL THEN o.cvss_v3_vector WHEN o.cvss_v4_score IS NOT NULL THEN o.cvss_v4_vector END AS cvss_vector,
+    CASE upper(o.severity_band) WHEN 'MODERATE' THEN 'MEDIUM' ELSE upper(o.severity_band) END AS band
+  FROM osv_latest o
+  WHERE o.withdrawn IS NULL
+    AND NOT EXISTS (SELECT 1 FROM osv_cve oc JOIN cves c ON c.cve_id = oc.cve_id WHERE oc.advisory_id = o.advisory_id)
+), assessed AS (
+  SELECT *, coalesce(cvss_score, band_base_score(band)) AS base_score
+  FROM base
+), scored AS (
+  SELECT *,
+    base_score IS NOT NULL AS score_assessed,
+    CASE WHEN base_score IS NULL THEN 0.0 ELSE clamped_service_score(CAST(base_score AS DECIMAL(6, 3))) END AS service_score,
+    CAST(CASE WHEN cvss_vector IS NULL THEN 0.0 ELSE vector_automatable(cvss_metrics(cvss_vector), NULL) END AS DOUBLE) AS automatable
+  FROM assessed
+)
+SELECT
+  advisory_id, database, score_assessed, service_score,
+  CASE WHEN score_assessed THEN service_severity_of(service_score) ELSE 'NONE' END AS service_severity,
+  service_risk_of(CASE WHEN score_assessed THEN service_score / 10.0 ELSE 0.0 END, 0.0, automatable) AS service_risk
+FROM scored;
+
+CREATE TABLE advisory_packages AS
+WITH packages AS (
+  SELECT
+    p.advisory_id, p.ecosystem, p.package_name,
+    min(p.purl) AS purl,
+    flatten(list(p.versions ORDER BY p.affected_index)) AS versions,
+    max(p.last_known_affected_version_range) AS last_known_affected_version_range
+  FROM osv_package_current p SEMI JOIN advisory_scores a USING (advisory_id)
+  GROUP BY p.advisory_id, p.ecosystem, p.package_name
+), branches AS (
+  SELECT
+    p.advisory_id, p.ecosystem, p.package_name,
+    list(struct_pack(introduced := r.introduced, fixed := r.fixed, last_affected := r.last_affected,
+                     source := a.database, advisory_id := r.advisory_id,
+                     range_type := r.range_type, "limit" := r."limit")
+         ORDER BY r.affected_index, r.range_index, r.branch_index) AS fixed_branches
+  FROM advisory_scores a
+  JOIN osv_package_current p ON p.advisory_id = a.advisory_id
+  JOIN osv_range_current r ON r.advisory_id = p.advisory_id AND r.affected_index = p.affected_index
+  GROUP BY p.advisory_id, p.ecosystem, p.package_name
+)
+SELECT
+  pk.advisory_id, a.database, pk.ecosystem, pk.package_name, pk.purl,
+  coalesce(b.fixed_branches, []) AS fixed_branches,
+  list_filter(list_transform(coalesce(b.fixed_branches, []), x -> x.fixed), f -> f IS NOT NULL)[1] AS fixed_version,
+  pk.versions, pk.last_known_affected_version_range,
+  a.service_risk, a.service_score, a.service_severity, a.score_assessed
+FROM packages pk
+JOIN advisory_scores a USING (advisory_id)
+LEFT JOIN branches b USING (advisory_id, ecosystem, package_name);
+DROP TABLE advisory_scores;
+
 DROP TABLE osv_range_current;
 
 -- Packages named only by a CVE 5 / NVD `affected[]` entry: their ranges were never loaded as

@@ -5,6 +5,7 @@
 -- search_terms is written in build order.
 
 COPY (SELECT * FROM affected_packages ORDER BY cve_id, ecosystem, package_name) TO '{{out}}/affected_packages.parquet' (FORMAT parquet, COMPRESSION zstd);
+COPY (SELECT * FROM advisory_packages ORDER BY advisory_id, ecosystem, package_name) TO '{{out}}/advisory_packages.parquet' (FORMAT parquet, COMPRESSION zstd);
 COPY (SELECT * FROM products ORDER BY vendor_key, product_key, cve_id) TO '{{out}}/products.parquet' (FORMAT parquet, COMPRESSION zstd);
 COPY (SELECT * FROM "references" ORDER BY cve_id, url) TO '{{out}}/references.parquet' (FORMAT parquet, COMPRESSION zstd);
 COPY (SELECT * FROM exploits ORDER BY cve_id, source, exploit_id) TO '{{out}}/exploits.parquet' (FORMAT parquet, COMPRESSION zstd);

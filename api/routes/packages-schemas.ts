@@ -15,8 +15,11 @@ const BranchFields = {
 };
 
 const RiskFields = {
-  cve_id: z.string(),
-  service_risk: z.number().openapi({ description: 'The order of every list: service risk, then KEV, then EPSS.' }),
+  cve_id: z.string().nullable().openapi({
+    description:
+      'null for an OSV/GHSA advisory that names no CVE of the snapshot (no CVE alias, or only CVEs not yet published): `advisory_ids` names it, and its figures are scored from the advisory alone (DESIGN §5: its CVSS vector, else its severity band; never in KEV, no EPSS).',
+  }),
+  service_risk: z.number().openapi({ description: 'The order of every list: service risk, then KEV, then EPSS, then the CVE id (advisories that name no CVE after the CVEs of equal figures).' }),
   service_score: z.number(),
   service_severity: z.string(),
   score_assessed: z.boolean(),
@@ -53,7 +56,7 @@ export const VersionAnswerSchema = z
       }),
     ),
     upgrade: z
-      .array(z.object({ ecosystem: z.string(), to: z.string().nullable(), statement: z.string(), also_affected_by: z.array(z.string()) }))
+      .array(z.object({ ecosystem: z.string(), to: z.string().nullable(), statement: z.string(), also_affected_by: z.array(z.string()).openapi({ description: 'Other CVEs of the package (an advisory that names no CVE: its id) whose ranges hold `to`.' }) }))
       .openapi({ description: 'Per ecosystem (release) matched: the smallest fixed version outside every matched range, or null with a plain statement that none is on record.' }),
     not_comparable: z.array(UnjudgedGroup).openapi({ description: 'Advisories with GIT (commit) ranges only, grouped by reason and package spelling.' }),
     undetermined: z.array(UnjudgedGroup).openapi({ description: 'Advisories that could not be judged (no ranges on record, a bound the order cannot read), grouped by reason and package spelling; never counted as not affected.' }),

@@ -472,7 +472,7 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     await flatFiles;
     let packageBytes: number | undefined;
     if (!unreadable.includes('affected_packages')) {
-      const lengths = await phase('packages', () => writeLines(connection, packageIndexSql({ schema: 'serving' }), join(work, SERVING_PACKAGES), 'package index row'));
+      const lengths = await phase('packages', () => writeLines(connection, packageIndexSql({ schema: 'serving', advisories: !unreadable.includes('advisory_packages') }), join(work, SERVING_PACKAGES), 'package index row'));
       packageBytes = lengths.reduce((sum, n) => sum + n + 1, 0);
     }
     await connection.run(`DETACH serving`);

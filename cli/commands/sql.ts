@@ -3,7 +3,7 @@
  * snapshot is a view (`cves`, `advisories`, `affected_packages`, …), read straight from its
  * Parquet files, read-only.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResultReader, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
@@ -18,9 +18,14 @@ export async function openSnapshotViews(dataDir: string) {
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new CliError(`${pointer} names snapshot ${buildId}, but ${dir} is not there (run \`vulnintel build\` to publish one)`);
   }
+  const written = tablesWritten(dir);
   const instance = await DuckDBInstance.create(':memory:', { temp_directory: join(tmpdir(), `vulnintel-sql-${process.pid}`) });
   const connection = await instance.connect();
+  const tables: string[] = [];
   for (const table of Object.keys(SNAPSHOT_TABLES)) {
+    // A table added after the snapshot was built: not there, and not damage.
+    if (written !== null && !written.has(table)) continue;
+    tables.push(table);
     try {
       await connection.run(`CREATE VIEW "${table}" AS SELECT * FROM ${tableReader(dir, table)}`);
     } catch (err) {
@@ -30,7 +35,17 @@ export async function openSnapshotViews(dataDir: string) {
       throw new CliError(`snapshot ${buildId} is damaged: table ${table} (${join(dir, SNAPSHOT_TABLES[table]!)}) cannot be read: ${firstLineOf(err)}`);
     }
   }
-  return { instance, connection, buildId };
+  return { instance, connection, buildId, tables };
+}
+
+/** The tables the snapshot's manifest says its build wrote; null when it cannot tell. */
+function tablesWritten(dir: string): Set<string> | null {
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { tables?: unknown };
+    return manifest.tables !== null && typeof manifest.tables === 'object' ? new Set(Object.keys(manifest.tables)) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** DuckDB's types whose JSON form is a string of digits (they may not fit a double). */

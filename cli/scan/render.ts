@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { findingId } from '../../lib/packages/check.ts';
 import { printable } from '../../lib/terminal-text.ts';
 import type { ScanFinding, ScanResult, UnjudgedAdvisories } from './scan.ts';
 
@@ -26,7 +27,7 @@ function componentLabel(f: { component: { name: string; purl: string | null } })
 
 function upgradeText(f: ScanFinding): string {
   if (f.upgrade_to) return f.upgrade_to;
-  return f.fixed_in ? `${f.fixed_in} (this CVE)` : 'no fix on record';
+  return f.fixed_in ? `${f.fixed_in} (this ${f.cve_id === null ? 'advisory' : 'CVE'})` : 'no fix on record';
 }
 
 /** CVE ids a table or SARIF line names per group of unjudged advisories; the JSON has them all. */
@@ -34,7 +35,7 @@ const TABLE_IDS_SHOWN = 5;
 
 /** One line for a group: package, components, how many CVEs (the first few named) and why. */
 function unjudgedText(g: UnjudgedAdvisories, shown: number): string {
-  const ids = g.cves.slice(0, shown).map((c) => c.cve_id).join(', ');
+  const ids = g.cves.slice(0, shown).map(findingId).join(', ');
   const more = g.cves.length > shown ? ` and ${g.cves.length - shown} more` : '';
   const components = g.components.length === 1 ? `component ${g.components[0]}` : `${g.components.length} components`;
   return `${g.package_name} (${g.ecosystem}, ${components}): ${g.cves.length} CVE${g.cves.length === 1 ? '' : 's'} (${ids}${more}) — ${g.reason}`;
@@ -45,7 +46,7 @@ export function renderTable(r: ScanResult, ctx: ScanContext): string {
   lines.push(`${printable(ctx.file)} (${ctx.format}): ${r.components} components, ${r.judged} judged, ${r.findings.length} findings — snapshot ${ctx.buildId}`);
   if (r.findings.length > 0) {
     const rows = r.findings.map((f) =>
-      [f.service_severity, f.service_risk.toFixed(1), f.kev ? 'KEV' : '', f.epss_score === null ? '' : f.epss_score.toFixed(3), f.cve_id, componentLabel(f), f.version, upgradeText(f)].map(printable),
+      [f.service_severity, f.service_risk.toFixed(1), f.kev ? 'KEV' : '', f.epss_score === null ? '' : f.epss_score.toFixed(3), findingId(f), componentLabel(f), f.version, upgradeText(f)].map(printable),
     );
     const head = ['SEVERITY', 'RISK', 'KEV', 'EPSS', 'CVE', 'COMPONENT', 'VERSION', 'UPGRADE TO'];
     const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((row) => row[i]!.length))));
@@ -100,23 +101,25 @@ export function renderSarif(r: ScanResult, ctx: ScanContext): string {
   const rules: Record<string, unknown>[] = [];
   const ruleIndex = new Map<string, number>();
   for (const f of r.findings) {
-    if (ruleIndex.has(f.cve_id)) continue;
-    ruleIndex.set(f.cve_id, rules.length);
+    const id = findingId(f);
+    if (ruleIndex.has(id)) continue;
+    ruleIndex.set(id, rules.length);
     rules.push({
-      id: f.cve_id,
-      name: f.cve_id.replaceAll('-', ''),
-      shortDescription: { text: `${f.cve_id} (${f.service_severity}${f.kev ? ', in CISA KEV' : ''})` },
-      helpUri: `https://www.cve.org/CVERecord?id=${f.cve_id}`,
+      id,
+      name: id.replaceAll('-', ''),
+      shortDescription: { text: `${id} (${f.service_severity}${f.kev ? ', in CISA KEV' : ''})` },
+      // An advisory that names no CVE: its OSV page (OSV.dev serves GHSA and every OSV database).
+      helpUri: f.cve_id === null ? `https://osv.dev/vulnerability/${encodeURIComponent(id)}` : `https://www.cve.org/CVERecord?id=${id}`,
       defaultConfiguration: { level: LEVEL[f.service_severity] ?? 'warning' },
       properties: { 'security-severity': f.service_score.toFixed(1), tags: ['security', 'vulnerability', ...(f.kev ? ['kev'] : [])] },
     });
   }
   const results = r.findings.map((f) => ({
-    ruleId: f.cve_id,
-    ruleIndex: ruleIndex.get(f.cve_id)!,
+    ruleId: findingId(f),
+    ruleIndex: ruleIndex.get(findingId(f))!,
     level: LEVEL[f.service_severity] ?? 'warning',
     message: {
-      text: `${componentLabel(f)} ${f.version} is affected by ${f.cve_id} (${f.service_severity}, service risk ${f.service_risk.toFixed(1)}${f.kev ? ', in CISA KEV' : ''}${f.epss_score === null ? '' : `, EPSS ${f.epss_score}`}): ${f.matched.map((m) => m.why).join('; ')}. Upgrade to: ${upgradeText(f)}.`,
+      text: `${componentLabel(f)} ${f.version} is affected by ${findingId(f)} (${f.service_severity}, service risk ${f.service_risk.toFixed(1)}${f.kev ? ', in CISA KEV' : ''}${f.epss_score === null ? '' : `, EPSS ${f.epss_score}`}): ${f.matched.map((m) => m.why).join('; ')}. Upgrade to: ${upgradeText(f)}.`,
     },
     locations: [
       {

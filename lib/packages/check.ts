@@ -96,9 +96,23 @@ export interface ListAnswer {
 /** What the risk order reads. */
 export type RiskOrderFields = Pick<CveRisk, 'cve_id' | 'service_risk' | 'kev' | 'epss_score'>;
 
-/** Service risk first, then KEV, then EPSS, then the id (the order of every list here). */
+/**
+ * Service risk first, then KEV, then EPSS, then the CVE id; an advisory that names no CVE after
+ * the CVEs of equal figures, advisories among themselves in the index's order (by advisory id:
+ * sorts are stable). The order of every list here.
+ */
 export function byRisk(a: RiskOrderFields, b: RiskOrderFields): number {
-  return b.service_risk - a.service_risk || Number(b.kev) - Number(a.kev) || (b.epss_score ?? -1) - (a.epss_score ?? -1) || (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : 0);
+  return b.service_risk - a.service_risk || Number(b.kev) - Number(a.kev) || (b.epss_score ?? -1) - (a.epss_score ?? -1) || byCveId(a.cve_id, b.cve_id);
+}
+
+function byCveId(a: string | null, b: string | null): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** What names a finding: its CVE, else (an advisory that names no CVE of the snapshot) its advisory. */
+export function findingId(f: { cve_id: string | null; advisory_ids: readonly string[] }): string {
+  return f.cve_id ?? f.advisory_ids[0] ?? '';
 }
 
 /** A row's finding, frozen with its JSON kept: the version-independent head of its vulnerability entries. */
@@ -339,7 +353,7 @@ function upgradeFor(asked: AskedPackage, ecosystem: string, rows: readonly Packa
       if (blocker > 0) pending.unshift(...pending.splice(blocker, 1));
       continue;
     }
-    const also = rows.filter((r) => !matched.has(r) && rowHolds(r, candidate, order, probe)).map((r) => r.cve.cve_id);
+    const also = rows.filter((r) => !matched.has(r) && rowHolds(r, candidate, order, probe)).map((r) => findingId({ cve_id: r.cve.cve_id, advisory_ids: r.advisory_ids }));
     return {
       ecosystem,
       to: candidate,

@@ -1,7 +1,8 @@
 /**
  * The package index: every affected-package row of a snapshot whose ecosystem has a version
- * order, grouped by package, with the risk figures of its CVE beside it. Built once per
- * snapshot from two tables (`affected_packages`, `cves`) by one query, so the API (through the
+ * order, grouped by package, with the risk figures of its CVE beside it, and the rows of the
+ * advisories that name no CVE of the snapshot with their own figures (`advisory_packages`, see
+ * sql/05_side_tables.sql). Built once per snapshot from those tables by one query, so the API (through the
  * snapshot's connection pool) and `vulnintel scan` (straight from the Parquet files) answer
  * from the same rows with the same code.
  *
@@ -13,7 +14,11 @@ import { nameKey, packageKey, pep503Name } from './names.ts';
 import type { RangeBranch } from './ranges.ts';
 
 export interface CveRisk {
-  cve_id: string;
+  /**
+   * null for an OSV/GHSA advisory that names no CVE of the snapshot: the row's `advisory_ids`
+   * (its one id) names it, and the figures are the advisory's own (advisory_packages).
+   */
+  cve_id: string | null;
   service_risk: number;
   service_score: number;
   service_severity: string;
@@ -45,16 +50,28 @@ export interface PackageRow {
  * the query itself (0.9 s for 41,000 rows with their nested range lists); one JSON.parse of
  * all the rows takes a fifth of that.
  */
-export function packageIndexSql(opts: { filter?: string; schema?: string } = {}): string {
+export function packageIndexSql(opts: { filter?: string; schema?: string; advisories?: boolean } = {}): string {
   const { filter, schema } = opts;
   const table = (name: string) => (schema ? `${schema}.${name}` : name);
+  const where = `ap.ecosystem IS NOT NULL ${filter ? `AND (${filter})` : ''}`;
+  // A snapshot written before advisory_packages existed (or whose file cannot be read) has none.
+  const advisories =
+    opts.advisories === false
+      ? ''
+      : `UNION ALL
+         SELECT NULL AS cve_id, ap.ecosystem, ap.package_name, ap.purl, 'osv' AS source,
+                [ap.advisory_id] AS advisory_ids, ap.fixed_branches, coalesce(ap.versions, []) AS versions,
+                ap.service_risk, ap.service_score, ap.service_severity, ap.score_assessed, false AS kev, NULL AS epss_score
+         FROM ${table('advisory_packages')} ap
+         WHERE ${where}`;
   return `SELECT CAST(to_json(r) AS VARCHAR) AS row_json
           FROM (SELECT ap.cve_id, ap.ecosystem, ap.package_name, ap.purl, ap.source,
                        coalesce(ap.advisory_ids, []) AS advisory_ids, ap.fixed_branches, coalesce(ap.versions, []) AS versions,
                        c.service_risk, c.service_score, c.service_severity, c.score_assessed, c.in_kev AS kev, c.epss_score
                 FROM ${table('affected_packages')} ap JOIN ${table('cves')} c ON c.cve_id = ap.cve_id AND c.status = 'active'
-                WHERE ap.ecosystem IS NOT NULL ${filter ? `AND (${filter})` : ''}) r
-          ORDER BY r.cve_id, r.ecosystem, r.package_name, r.source, r.purl NULLS FIRST, r.advisory_ids, r.fixed_branches NULLS FIRST, r.versions`;
+                WHERE ${where}
+                ${advisories}) r
+          ORDER BY r.cve_id NULLS LAST, r.ecosystem, r.package_name, r.source, r.purl NULLS FIRST, r.advisory_ids, r.fixed_branches NULLS FIRST, r.versions`;
 }
 
 /** Reads the index query's `row_json` column (see packageIndexSql). */
@@ -112,10 +129,13 @@ export class PackageIndex {
     readonly buildMs: number,
   ) {}
 
-  /** The index of a snapshot, through `read` (a connection to its tables). */
-  static async load(read: JsonRowsSource, filter?: string): Promise<PackageIndex> {
+  /**
+   * The index of a snapshot, through `read` (a connection to its tables); `advisories` false
+   * for a snapshot without a readable advisory_packages (written before it existed).
+   */
+  static async load(read: JsonRowsSource, filter?: string, advisories = true): Promise<PackageIndex> {
     const started = performance.now();
-    const rows = JSON.parse(`[${(await read(packageIndexSql({ filter }))).join(',')}]`) as Record<string, unknown>[];
+    const rows = JSON.parse(`[${(await read(packageIndexSql({ filter, advisories }))).join(',')}]`) as Record<string, unknown>[];
     return PackageIndex.fromRows(rows, started);
   }
 
@@ -145,8 +165,10 @@ export class PackageIndex {
     for (const r of rows) {
       const ecosystem = r.ecosystem as string;
       if (baseEcosystem(ecosystem) === null) continue;
-      const cveId = r.cve_id as string;
-      let cve = cves.get(cveId);
+      const cveId = (r.cve_id as string | null) ?? null;
+      // An advisory no CVE names carries its own figures, shared by its rows under its id.
+      const riskKey = cveId ?? `advisory\u0000${(r.advisory_ids as string[]).join(',')}`;
+      let cve = cves.get(riskKey);
       if (!cve) {
         cve = {
           cve_id: cveId,
@@ -157,7 +179,7 @@ export class PackageIndex {
           kev: r.kev === true,
           epss_score: r.epss_score === null || r.epss_score === undefined ? null : Number(r.epss_score),
         };
-        cves.set(cveId, cve);
+        cves.set(riskKey, cve);
       }
       const row: PackageRow = {
         cve,

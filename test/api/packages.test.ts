@@ -52,6 +52,31 @@ describe('GET /packages/{ecosystem}/{name}', () => {
     ]);
   });
 
+  it('judges an advisory that names no CVE (the ua-parser-js hijack, GHSA only) by its own ranges and figures, never "not affected"', async () => {
+    const { status, body } = await api.json<Body>(`${P}/packages/npm/ua-parser-js?version=0.7.29`);
+    expect(status).toBe(200);
+    expect(body.affected).toBe(true);
+    expect(body.vulnerabilities).toEqual([
+      expect.objectContaining({
+        cve_id: null,
+        advisory_ids: ['GHSA-pjwm-rvh2-c87w'],
+        // GHSA's CRITICAL band (the record has no vector): 9.0; risk 100 × 0.45 × 0.9.
+        service_score: 9,
+        service_severity: 'CRITICAL',
+        service_risk: 40.5,
+        kev: false,
+        epss_score: null,
+        matched: expect.arrayContaining([expect.objectContaining({ introduced: '0.7.29', fixed: '0.7.30', advisory_id: 'GHSA-pjwm-rvh2-c87w' })]),
+        fixed_in: '0.7.30',
+      }),
+    ]);
+    expect(body.upgrade).toEqual([expect.objectContaining({ ecosystem: 'npm', to: '0.7.30' })]);
+    const before = await api.json<Body>(`${P}/packages?purl=${encodeURIComponent('pkg:npm/ua-parser-js@0.7.28')}`);
+    expect(before.body).toMatchObject({ affected: false, vulnerabilities: [] });
+    const listed = await api.json<Body>(`${P}/packages/npm/ua-parser-js`);
+    expect(listed.body.advisories).toContainEqual(expect.objectContaining({ cve_id: null, advisory_ids: ['GHSA-pjwm-rvh2-c87w'], fixed_branches: expect.arrayContaining([expect.objectContaining({ fixed: '0.7.30' })]) }));
+  });
+
   it('lists every advisory with its ranges without a version', async () => {
     const { body } = await api.json<Body>(`${P}/packages/npm/body-parser`);
     expect(body.version).toBeNull();

@@ -197,6 +197,17 @@ describe('scanning', () => {
     }
     expect(run0.invocations[0].toolExecutionNotifications).toHaveLength(3);
   });
+  it('reports an advisory that names no CVE by its own id, in the findings, the SARIF rules and --fail-on', () => {
+    const sbom = parseSbom('ua.cdx.json', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ name: 'ua-parser-js', purl: 'pkg:npm/ua-parser-js@0.7.29' }] }));
+    const found = scanComponents(index, sbom.components);
+    expect(found.findings.map((f) => [f.cve_id, f.advisory_ids, f.service_severity, f.upgrade_to])).toEqual([[null, ['GHSA-pjwm-rvh2-c87w'], 'CRITICAL', '0.7.30']]);
+    const run0 = JSON.parse(renderSarif(found, { file: 'ua.cdx.json', buildId: 'b', format: 'CycloneDX 1.6' })).runs[0];
+    expect(run0.tool.driver.rules).toEqual([expect.objectContaining({ id: 'GHSA-pjwm-rvh2-c87w', helpUri: 'https://osv.dev/vulnerability/GHSA-pjwm-rvh2-c87w' })]);
+    expect(run0.results[0]).toMatchObject({ ruleId: 'GHSA-pjwm-rvh2-c87w', level: 'error' });
+    expect(run0.results[0].message.text).toContain('is affected by GHSA-pjwm-rvh2-c87w (CRITICAL');
+    expect(failsOn(found.findings, 'critical')).toBe(true);
+  });
+
   it('names the SBOM in SARIF by a URI reference: a path with a space, # or % is percent-encoded (it was written as given)', () => {
     const uris = (file: string) => {
       const run0 = JSON.parse(renderSarif(result, { file, buildId: 'b', format: 'CycloneDX 1.5' })).runs[0];
@@ -240,6 +251,28 @@ describe('vulnintel scan (the command)', () => {
     expect(fromServing.code).toBe(0);
     expect(JSON.parse(fromServing.stdout).findings.length).toBeGreaterThan(5);
     expect(fromParquet.stdout).toBe(fromServing.stdout);
+    await rm(copy, { recursive: true, force: true });
+  }, 120_000);
+  it('from the Parquet files of a snapshot built before advisory_packages existed: the CVEs judged as before, no damage said', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'vulnintel-scan-older-'));
+    await cp(dataDir, copy, { recursive: true });
+    const snapshot = join(snapshotsDir(copy), (await readCurrentBuildId(copy))!);
+    await rm(servingDir(snapshot), { recursive: true });
+    await rm(join(snapshot, 'advisory_packages.parquet'));
+    const sbom = join(copy, 'ua.cdx.json');
+    await writeFile(sbom, JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ name: 'ua-parser-js', purl: 'pkg:npm/ua-parser-js@0.7.29' }, { name: 'body-parser', purl: 'pkg:npm/body-parser@1.20.2' }] }));
+    // The manifest still lists the table: the file is missing, the snapshot damaged.
+    const damaged = await cli(['scan', sbom, '--data', copy, '--format', 'json']);
+    expect(damaged.code).toBe(2);
+    expect(damaged.stderr).toContain('table advisory_packages');
+    // Its build did not write it: the snapshot is whole, its CVEs judged.
+    const manifestFile = join(snapshot, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    delete manifest.tables.advisory_packages;
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    const older = await cli(['scan', sbom, '--data', copy, '--format', 'json']);
+    expect(older.code).toBe(0);
+    expect(JSON.parse(older.stdout).findings.map((f: { cve_id: string | null }) => f.cve_id)).toEqual(['CVE-2026-90104']);
     await rm(copy, { recursive: true, force: true });
   }, 120_000);
   it('a packages.ndjson cut short is not read: the scan answers from the Parquet files, as with the whole file', async () => {
