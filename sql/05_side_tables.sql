@@ -41,69 +41,99 @@ JOIN osv_package_current p ON p.advisory_id = oc.advisory_id
 JOIN osv_range_current r ON r.advisory_id = p.advisory_id AND r.affected_index = p.affected_index
 GROUP BY oc.cve_id, p.ecosystem, p.package_name;
 
--- Advisories no CVE of the snapshot names (no CVE alias at all, such as most malware and many
--- GHSA-only records, or only CVEs not yet published by NVD or the CVE List): their packages
--- and ranges, as affected_packages holds a CVE's, so a version they hold is never answered
--- "not affected" (api/packages, `vulnintel scan`). Each is scored from the advisory alone by
--- the rules of DESIGN §5 (the macros of sql/03_score.sql): its CVSS vector, else its database
--- severity band; no KEV, EPSS or exploit record can name it, so nothing escalates it and its
--- exploitation factor is 0.
+-- Advisories no CVE of the snapshot names (no CVE alias at all, such as malware records and many
+-- GHSA-only ones, or only CVEs not yet published by NVD or the CVE List): their packages and
+-- ranges, as affected_packages holds a CVE's, so a version they hold is never answered "not
+-- affected" (api/packages, `vulnintel scan`). A record aliased (either way) with one that names
+-- a CVE of the snapshot is that CVE's, already judged under it: left out. Records aliased with
+-- each other (a GHSA and its MAL- or PYSEC- twin) are one vulnerability: one group, named by the
+-- least of their ids, with the ranges of all. Each group is scored from its records alone by the
+-- rules of DESIGN §5 (the macros of sql/03_score.sql), as a CVE's GHSA evidence is: the
+-- highest-scoring CVSS vector, else the highest severity band; no KEV, EPSS or exploit record
+-- can name it, so nothing escalates it and its exploitation factor is 0.
+CREATE TABLE advisory_groups AS
+WITH live AS (
+  SELECT advisory_id, aliases FROM osv_latest WHERE withdrawn IS NULL
+), linked AS (
+  SELECT advisory_id, unnest(aliases) AS other FROM live
+), neighbours AS (
+  SELECT advisory_id, other FROM linked
+  UNION
+  SELECT other, advisory_id FROM linked
+), named AS (
+  SELECT DISTINCT oc.advisory_id FROM osv_cve oc JOIN cves c ON c.cve_id = oc.cve_id
+), unnamed AS (
+  SELECT l.advisory_id FROM live l
+  WHERE l.advisory_id NOT IN (SELECT advisory_id FROM named)
+    AND NOT EXISTS (SELECT 1 FROM neighbours n JOIN named USING (advisory_id) WHERE n.other = l.advisory_id)
+)
+SELECT u.advisory_id,
+       least(u.advisory_id, min(n.other) FILTER (WHERE n.other IN (SELECT advisory_id FROM unnamed))) AS group_id
+FROM unnamed u LEFT JOIN neighbours n USING (advisory_id)
+GROUP BY u.advisory_id;
+
 CREATE TABLE advisory_scores AS
-WITH base AS (
+WITH evidence AS (
   SELECT
-    o.advisory_id, o.database,
-    coalesce(o.cvss_v3_score, o.cvss_v4_score) AS cvss_score,
-    CASE WHEN o.cvss_v3_score IS NOT NULL THEN o.cvss_v3_vector WHEN o.cvss_v4_score IS NOT NULL THEN o.cvss_v4_vector END AS cvss_vector,
-    CASE upper(o.severity_band) WHEN 'MODERATE' THEN 'MEDIUM' ELSE upper(o.severity_band) END AS band
-  FROM osv_latest o
-  WHERE o.withdrawn IS NULL
-    AND NOT EXISTS (SELECT 1 FROM osv_cve oc JOIN cves c ON c.cve_id = oc.cve_id WHERE oc.advisory_id = o.advisory_id)
-), assessed AS (
-  SELECT *, coalesce(cvss_score, band_base_score(band)) AS base_score
-  FROM base
+    g.group_id,
+    arg_max(struct_pack(score := coalesce(o.cvss_v3_score, o.cvss_v4_score),
+                        vector := CASE WHEN o.cvss_v3_score IS NOT NULL THEN o.cvss_v3_vector ELSE o.cvss_v4_vector END),
+            (coalesce(o.cvss_v3_score, o.cvss_v4_score), o.advisory_id))
+      FILTER (coalesce(o.cvss_v3_score, o.cvss_v4_score) IS NOT NULL) AS cvss,
+    max(CASE upper(o.severity_band) WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MODERATE' THEN 2 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 1 END) AS band_rank
+  FROM advisory_groups g JOIN osv_latest o USING (advisory_id)
+  GROUP BY g.group_id
 ), scored AS (
+  SELECT
+    group_id, cvss.vector AS cvss_vector,
+    coalesce(cvss.score, band_base_score(CASE band_rank WHEN 4 THEN 'CRITICAL' WHEN 3 THEN 'HIGH' WHEN 2 THEN 'MEDIUM' WHEN 1 THEN 'LOW' END)) AS base_score
+  FROM evidence
+), assessed AS (
   SELECT *,
     base_score IS NOT NULL AS score_assessed,
     CASE WHEN base_score IS NULL THEN 0.0 ELSE clamped_service_score(CAST(base_score AS DECIMAL(6, 3))) END AS service_score,
     CAST(CASE WHEN cvss_vector IS NULL THEN 0.0 ELSE vector_automatable(cvss_metrics(cvss_vector), NULL) END AS DOUBLE) AS automatable
-  FROM assessed
+  FROM scored
 )
 SELECT
-  advisory_id, database, score_assessed, service_score,
+  group_id, score_assessed, service_score,
   CASE WHEN score_assessed THEN service_severity_of(service_score) ELSE 'NONE' END AS service_severity,
   service_risk_of(CASE WHEN score_assessed THEN service_score / 10.0 ELSE 0.0 END, 0.0, automatable) AS service_risk
-FROM scored;
+FROM assessed;
 
 CREATE TABLE advisory_packages AS
 WITH packages AS (
   SELECT
-    p.advisory_id, p.ecosystem, p.package_name,
+    g.group_id, p.ecosystem, p.package_name,
+    list_sort(list_distinct(list(p.advisory_id))) AS advisory_ids,
     min(p.purl) AS purl,
-    flatten(list(p.versions ORDER BY p.affected_index)) AS versions,
+    flatten(list(p.versions ORDER BY p.advisory_id, p.affected_index)) AS versions,
     max(p.last_known_affected_version_range) AS last_known_affected_version_range
-  FROM osv_package_current p SEMI JOIN advisory_scores a USING (advisory_id)
-  GROUP BY p.advisory_id, p.ecosystem, p.package_name
+  FROM advisory_groups g JOIN osv_package_current p USING (advisory_id)
+  GROUP BY g.group_id, p.ecosystem, p.package_name
 ), branches AS (
   SELECT
-    p.advisory_id, p.ecosystem, p.package_name,
+    g.group_id, p.ecosystem, p.package_name,
     list(struct_pack(introduced := r.introduced, fixed := r.fixed, last_affected := r.last_affected,
-                     source := a.database, advisory_id := r.advisory_id,
+                     source := o.database, advisory_id := r.advisory_id,
                      range_type := r.range_type, "limit" := r."limit")
-         ORDER BY r.affected_index, r.range_index, r.branch_index) AS fixed_branches
-  FROM advisory_scores a
-  JOIN osv_package_current p ON p.advisory_id = a.advisory_id
+         ORDER BY r.advisory_id, r.affected_index, r.range_index, r.branch_index) AS fixed_branches
+  FROM advisory_groups g
+  JOIN osv_latest o USING (advisory_id)
+  JOIN osv_package_current p ON p.advisory_id = g.advisory_id
   JOIN osv_range_current r ON r.advisory_id = p.advisory_id AND r.affected_index = p.affected_index
-  GROUP BY p.advisory_id, p.ecosystem, p.package_name
+  GROUP BY g.group_id, p.ecosystem, p.package_name
 )
 SELECT
-  pk.advisory_id, a.database, pk.ecosystem, pk.package_name, pk.purl,
+  pk.group_id AS advisory_id, pk.advisory_ids, pk.ecosystem, pk.package_name, pk.purl,
   coalesce(b.fixed_branches, []) AS fixed_branches,
   list_filter(list_transform(coalesce(b.fixed_branches, []), x -> x.fixed), f -> f IS NOT NULL)[1] AS fixed_version,
   pk.versions, pk.last_known_affected_version_range,
   a.service_risk, a.service_score, a.service_severity, a.score_assessed
 FROM packages pk
-JOIN advisory_scores a USING (advisory_id)
-LEFT JOIN branches b USING (advisory_id, ecosystem, package_name);
+JOIN advisory_scores a USING (group_id)
+LEFT JOIN branches b USING (group_id, ecosystem, package_name);
+DROP TABLE advisory_groups;
 DROP TABLE advisory_scores;
 
 DROP TABLE osv_range_current;

@@ -16,7 +16,7 @@ import type { RangeBranch } from './ranges.ts';
 export interface CveRisk {
   /**
    * null for an OSV/GHSA advisory that names no CVE of the snapshot: the row's `advisory_ids`
-   * (its one id) names it, and the figures are the advisory's own (advisory_packages).
+   * (it and the records aliased with it) name it, and the figures are theirs (advisory_packages).
    */
   cve_id: string | null;
   service_risk: number;
@@ -60,7 +60,7 @@ export function packageIndexSql(opts: { filter?: string; schema?: string; adviso
       ? ''
       : `UNION ALL
          SELECT NULL AS cve_id, ap.ecosystem, ap.package_name, ap.purl, 'osv' AS source,
-                [ap.advisory_id] AS advisory_ids, ap.fixed_branches, coalesce(ap.versions, []) AS versions,
+                ap.advisory_ids, ap.fixed_branches, coalesce(ap.versions, []) AS versions,
                 ap.service_risk, ap.service_score, ap.service_severity, ap.score_assessed, false AS kev, NULL AS epss_score
          FROM ${table('advisory_packages')} ap
          WHERE ${where}`;

@@ -29,6 +29,14 @@ const corpus: Corpus = {
     { id: 'GHSA-dddd-dddd-dddd', band: null },
     // Withdrawn: a tombstone, judged for nothing.
     { id: 'GHSA-eeee-eeee-eeee', band: 'HIGH', withdrawn: '2025-01-02T00:00:00Z' },
+    // Twins, each naming the other: one vulnerability, one row with the ranges of both.
+    { id: 'GHSA-hhhh-hhhh-hhhh', band: 'HIGH', aliases: ['MAL-2024-0001'], packageName: 'twin-pkg' },
+    { id: 'MAL-2024-0001', band: null, aliases: ['GHSA-hhhh-hhhh-hhhh'], packageName: 'twin-pkg' },
+    // Twins where only one names the other.
+    { id: 'GHSA-iiii-iiii-iiii', band: 'LOW', aliases: ['MAL-2024-0003'], packageName: 'solo-pkg' },
+    { id: 'MAL-2024-0003', band: 'MODERATE', packageName: 'solo-pkg' },
+    // The twin of a record that names a CVE of the snapshot: that CVE's.
+    { id: 'MAL-2024-0002', band: null, aliases: ['GHSA-aaaa-aaaa-aaaa'], packageName: 'pkg-ghsa-aaaa-aaaa-aaaa' },
   ],
 };
 
@@ -47,14 +55,28 @@ beforeAll(async () => {
 
 describe('advisory_packages', () => {
   it('holds the live advisories that name no CVE of the snapshot, and only those', () => {
-    expect(rows.map((r) => r.advisory_id)).toEqual(['GHSA-bbbb-bbbb-bbbb', 'GHSA-cccc-cccc-cccc', 'GHSA-dddd-dddd-dddd', 'GHSA-gggg-gggg-gggg']);
+    expect(rows.map((r) => r.advisory_id)).toEqual(['GHSA-bbbb-bbbb-bbbb', 'GHSA-cccc-cccc-cccc', 'GHSA-dddd-dddd-dddd', 'GHSA-gggg-gggg-gggg', 'GHSA-hhhh-hhhh-hhhh', 'GHSA-iiii-iiii-iiii']);
     expect(rows[0]).toMatchObject({
-      database: 'ghsa',
+      advisory_ids: ['GHSA-bbbb-bbbb-bbbb'],
       ecosystem: 'npm',
       package_name: 'pkg-ghsa-bbbb-bbbb-bbbb',
       fixed_branches: [{ introduced: '0', fixed: '1.2.3', last_affected: null, source: 'ghsa', advisory_id: 'GHSA-bbbb-bbbb-bbbb', range_type: 'ECOSYSTEM', limit: null }],
       fixed_version: '1.2.3',
     });
+  });
+
+  it('holds records aliased with each other (either way) as one, with the ranges of all', () => {
+    for (const [id, ids, name] of [
+      ['GHSA-hhhh-hhhh-hhhh', ['GHSA-hhhh-hhhh-hhhh', 'MAL-2024-0001'], 'twin-pkg'],
+      ['GHSA-iiii-iiii-iiii', ['GHSA-iiii-iiii-iiii', 'MAL-2024-0003'], 'solo-pkg'],
+    ] as const) {
+      const row = rows.find((r) => r.advisory_id === id)!;
+      expect(row).toMatchObject({ advisory_ids: ids, package_name: name });
+      expect(row.fixed_branches.map((b: Row) => [b.advisory_id, b.source])).toEqual([
+        [ids[0], 'ghsa'],
+        [ids[1], 'mal'],
+      ]);
+    }
   });
 
   it('scores each by DESIGN §5 from the advisory alone: its vector, else its band, nothing escalated', () => {
@@ -68,6 +90,9 @@ describe('advisory_packages', () => {
       'GHSA-dddd-dddd-dddd': [0, 'NONE', false, 0],
       // CVSS 4.0 9.3 (its vector first, not the band's 9.0); 100 × (0.45 × 0.93 + 0.075) = 49.35, half up.
       'GHSA-gggg-gggg-gggg': [9.3, 'CRITICAL', true, 49.4],
+      // Twins: the highest band of the two (HIGH 7.5; MODERATE 5.0 over LOW 2.0).
+      'GHSA-hhhh-hhhh-hhhh': [7.5, 'HIGH', true, 33.8],
+      'GHSA-iiii-iiii-iiii': [5, 'MEDIUM', true, 22.5],
     });
   });
 });
@@ -83,7 +108,13 @@ describe('the package index', () => {
     expect(checkVersion(index, { ecosystem: 'npm', name: 'pkg-ghsa-cccc-cccc-cccc', version: '1.2.3' })).toMatchObject({ affected: false, not_affected_count: 1 });
   });
 
-  it('keeps an advisory that names a CVE of the snapshot under that CVE, and judges nothing for a withdrawn one or a rejected CVE', () => {
+  it('answers twins once, naming both', () => {
+    expect(checkVersion(index, { ecosystem: 'npm', name: 'twin-pkg', version: '1.0.0' }).vulnerabilities.map((v) => [v.cve_id, v.advisory_ids, v.matched.length])).toEqual([
+      [null, ['GHSA-hhhh-hhhh-hhhh', 'MAL-2024-0001'], 2],
+    ]);
+  });
+
+  it('keeps an advisory that names a CVE of the snapshot (and its twin) under that CVE, and judges nothing for a withdrawn one or a rejected CVE', () => {
     expect(checkVersion(index, { ecosystem: 'npm', name: 'pkg-ghsa-aaaa-aaaa-aaaa', version: '1.0.0' }).vulnerabilities.map((v) => [v.cve_id, v.advisory_ids])).toEqual([
       ['CVE-2024-30001', ['GHSA-aaaa-aaaa-aaaa']],
     ]);

@@ -160,7 +160,17 @@ export function epssCsv(rows: Array<[string, number, number?]>): string {
   return ['#model_version:v2025.03.14,score_date:2026-11-01T00:00:00Z', 'cve,epss,percentile', ...rows.map(([id, e, p]) => `${id},${e},${p ?? 0.5}`)].join('\n') + '\n';
 }
 
-export interface GhsaCase { id: string; cve?: string; vector?: string; band?: string | null; withdrawn?: string }
+export interface GhsaCase {
+  id: string;
+  cve?: string;
+  vector?: string;
+  band?: string | null;
+  withdrawn?: string;
+  /** Other ids of the same vulnerability (another OSV record's id), beside `cve`. */
+  aliases?: string[];
+  /** The npm package it names (default `pkg-<id in lower case>`), fixed in 1.2.3. */
+  packageName?: string;
+}
 
 export function ghsaRecord(g: GhsaCase): Record<string, unknown> {
   return {
@@ -169,11 +179,11 @@ export function ghsaRecord(g: GhsaCase): Record<string, unknown> {
     modified: '2025-01-01T00:00:00Z',
     published: '2024-12-01T00:00:00Z',
     ...(g.withdrawn ? { withdrawn: g.withdrawn } : {}),
-    aliases: g.cve ? [g.cve] : [],
+    aliases: [...(g.cve ? [g.cve] : []), ...(g.aliases ?? [])],
     summary: `Test advisory ${g.id}`,
     details: 'Details.',
     severity: g.vector ? [{ type: g.vector.startsWith('CVSS:4') ? 'CVSS_V4' : 'CVSS_V3', score: g.vector }] : [],
-    affected: [{ package: { ecosystem: 'npm', name: `pkg-${g.id.toLowerCase()}` }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.2.3' }] }] }],
+    affected: [{ package: { ecosystem: 'npm', name: g.packageName ?? `pkg-${g.id.toLowerCase()}` }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.2.3' }] }] }],
     references: [{ type: 'ADVISORY', url: `https://github.com/advisories/${g.id}` }],
     database_specific: { cwe_ids: [], severity: g.band === undefined ? 'MODERATE' : g.band, github_reviewed: true, github_reviewed_at: '2024-12-01T00:00:00Z', nvd_published_at: null },
   };
