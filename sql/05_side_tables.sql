@@ -44,33 +44,43 @@ GROUP BY oc.cve_id, p.ecosystem, p.package_name;
 -- Advisories no CVE of the snapshot names (no CVE alias at all, such as malware records and many
 -- GHSA-only ones, or only CVEs not yet published by NVD or the CVE List): their packages and
 -- ranges, as affected_packages holds a CVE's, so a version they hold is never answered "not
--- affected" (api/packages, `vulnintel scan`). A record aliased (either way) with one that names
--- a CVE of the snapshot is that CVE's, already judged under it: left out. Records aliased with
--- each other (a GHSA and its MAL- or PYSEC- twin) are one vulnerability: one group, named by the
--- least of their ids, with the ranges of all. Each group is scored from its records alone by the
--- rules of DESIGN §5 (the macros of sql/03_score.sql), as a CVE's GHSA evidence is: the
--- highest-scoring CVSS vector, else the highest severity band; no KEV, EPSS or exploit record
--- can name it, so nothing escalates it and its exploitation factor is 0.
+-- affected" (api/packages, `vulnintel scan`). Records are one vulnerability when tied by an alias
+-- (either way, through any number of records: a GHSA and its MAL- or PYSEC- twins) or by a CVE
+-- the snapshot does not hold that both name (a USN and the UBUNTU-CVE record it fixes): one
+-- group, named by the least of its records' ids, with the ranges of all. A group holding a record
+-- that names a CVE of the snapshot is that CVE's and left out whole: the CVE's row judges the
+-- package, from the records that name the CVE (a twin's own ranges are not added to it). Each
+-- group is scored from its records alone by the rules of DESIGN §5 (the macros of
+-- sql/03_score.sql), with the evidence a CVE's score reads of them: the highest-scoring GHSA CVSS
+-- vector, else the highest GHSA severity band; no KEV, EPSS or exploit record can name it, so
+-- nothing escalates it and its exploitation factor is 0.
 CREATE TABLE advisory_groups AS
-WITH live AS (
+WITH RECURSIVE live AS (
   SELECT advisory_id, aliases FROM osv_latest WHERE withdrawn IS NULL
-), linked AS (
-  SELECT advisory_id, unnest(aliases) AS other FROM live
-), neighbours AS (
-  SELECT advisory_id, other FROM linked
-  UNION
-  SELECT other, advisory_id FROM linked
 ), named AS (
   SELECT DISTINCT oc.advisory_id FROM osv_cve oc JOIN cves c ON c.cve_id = oc.cve_id
-), unnamed AS (
-  SELECT l.advisory_id FROM live l
-  WHERE l.advisory_id NOT IN (SELECT advisory_id FROM named)
-    AND NOT EXISTS (SELECT 1 FROM neighbours n JOIN named USING (advisory_id) WHERE n.other = l.advisory_id)
+), links AS (
+  -- A CVE of the snapshot ties nothing more: every record naming it is named.
+  SELECT l.advisory_id AS a, x.alias AS b
+  FROM live l, unnest(l.aliases) AS x(alias)
+  WHERE x.alias NOT IN (SELECT cve_id FROM cves)
+  UNION ALL
+  SELECT oc.advisory_id, oc.cve_id FROM osv_cve oc WHERE oc.cve_id NOT IN (SELECT cve_id FROM cves)
+), edges AS (
+  SELECT a, b FROM links UNION SELECT b, a FROM links
+), reach (node, label) AS (
+  -- Every id (record, alias, CVE) each live record reaches; UNION keeps each pair once, so it ends.
+  SELECT advisory_id, advisory_id FROM live
+  UNION
+  SELECT e.b, r.label FROM reach r JOIN edges e ON e.a = r.node
+), components AS (
+  -- A record's labels are the live records of its group.
+  SELECT r.node AS advisory_id, min(r.label) AS group_id, bool_or(r.label IN (SELECT advisory_id FROM named)) AS covered
+  FROM reach r
+  WHERE r.node IN (SELECT advisory_id FROM live)
+  GROUP BY r.node
 )
-SELECT u.advisory_id,
-       least(u.advisory_id, min(n.other) FILTER (WHERE n.other IN (SELECT advisory_id FROM unnamed))) AS group_id
-FROM unnamed u LEFT JOIN neighbours n USING (advisory_id)
-GROUP BY u.advisory_id;
+SELECT advisory_id, group_id FROM components WHERE NOT covered;
 
 CREATE TABLE advisory_scores AS
 WITH evidence AS (
@@ -79,8 +89,9 @@ WITH evidence AS (
     arg_max(struct_pack(score := coalesce(o.cvss_v3_score, o.cvss_v4_score),
                         vector := CASE WHEN o.cvss_v3_score IS NOT NULL THEN o.cvss_v3_vector ELSE o.cvss_v4_vector END),
             (coalesce(o.cvss_v3_score, o.cvss_v4_score), o.advisory_id))
-      FILTER (coalesce(o.cvss_v3_score, o.cvss_v4_score) IS NOT NULL) AS cvss,
-    max(CASE upper(o.severity_band) WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MODERATE' THEN 2 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 1 END) AS band_rank
+      FILTER (o.database = 'ghsa' AND coalesce(o.cvss_v3_score, o.cvss_v4_score) IS NOT NULL) AS cvss,
+    max(CASE upper(o.severity_band) WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MODERATE' THEN 2 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 1 END)
+      FILTER (o.database = 'ghsa') AS band_rank
   FROM advisory_groups g JOIN osv_latest o USING (advisory_id)
   GROUP BY g.group_id
 ), scored AS (

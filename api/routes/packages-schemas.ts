@@ -17,7 +17,7 @@ const BranchFields = {
 const RiskFields = {
   cve_id: z.string().nullable().openapi({
     description:
-      'null for an OSV/GHSA advisory that names no CVE of the snapshot (no CVE alias, or only CVEs not yet published): `advisory_ids` names it (with the records aliased with it, such as its MAL- or PYSEC- twin), and its figures are scored from those records alone (DESIGN §5: the highest CVSS vector, else the highest severity band; never in KEV, no EPSS).',
+      'null for an OSV/GHSA advisory that names no CVE of the snapshot (no CVE alias, or only CVEs not yet published): `advisory_ids` names it (with the records aliased with it, such as its MAL- or PYSEC- twin), and its figures are scored from those records alone (DESIGN §5: their GHSA CVSS vector, else their GHSA severity band; never in KEV, no EPSS).',
   }),
   service_risk: z.number().openapi({ description: 'The order of every list: service risk, then KEV, then EPSS, then the CVE id (advisories that name no CVE after the CVEs of equal figures).' }),
   service_score: z.number(),

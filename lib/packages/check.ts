@@ -93,21 +93,24 @@ export interface ListAnswer {
   advisories: PackageAdvisory[];
 }
 
-/** What the risk order reads. */
-export type RiskOrderFields = Pick<CveRisk, 'cve_id' | 'service_risk' | 'kev' | 'epss_score'>;
+/** What the risk order reads (`advisory_ids` where there is no CVE id to break a tie with). */
+export type RiskOrderFields = Pick<CveRisk, 'cve_id' | 'service_risk' | 'kev' | 'epss_score'> & { advisory_ids?: readonly string[] };
 
 /**
  * Service risk first, then KEV, then EPSS, then the CVE id; an advisory that names no CVE after
- * the CVEs of equal figures, advisories among themselves in the index's order (by advisory id:
- * sorts are stable). The order of every list here.
+ * the CVEs of equal figures, advisories among themselves by their first id (where a list has
+ * them; else a sort's own tie-break, the index's order, decides). The order of every list here.
  */
 export function byRisk(a: RiskOrderFields, b: RiskOrderFields): number {
-  return b.service_risk - a.service_risk || Number(b.kev) - Number(a.kev) || (b.epss_score ?? -1) - (a.epss_score ?? -1) || byCveId(a.cve_id, b.cve_id);
+  return b.service_risk - a.service_risk || Number(b.kev) - Number(a.kev) || (b.epss_score ?? -1) - (a.epss_score ?? -1) || byId(a, b);
 }
 
-function byCveId(a: string | null, b: string | null): number {
-  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
-  return a < b ? -1 : a > b ? 1 : 0;
+function byId(a: RiskOrderFields, b: RiskOrderFields): number {
+  if (a.cve_id !== null && b.cve_id !== null) return a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : 0;
+  if (a.cve_id !== null || b.cve_id !== null) return a.cve_id === null ? 1 : -1;
+  const x = a.advisory_ids?.[0] ?? '';
+  const y = b.advisory_ids?.[0] ?? '';
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** What names a finding: its CVE, else (an advisory that names no CVE of the snapshot) its advisory. */

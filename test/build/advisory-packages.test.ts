@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkVersion } from '../../lib/packages/check.ts';
+import { byRisk, checkVersion } from '../../lib/packages/check.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
 import { readCurrentBuildId, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
 import { writeCorpus, type Corpus } from '../helpers/raw-corpus.ts';
@@ -35,8 +35,18 @@ const corpus: Corpus = {
     // Twins where only one names the other.
     { id: 'GHSA-iiii-iiii-iiii', band: 'LOW', aliases: ['MAL-2024-0003'], packageName: 'solo-pkg' },
     { id: 'MAL-2024-0003', band: 'MODERATE', packageName: 'solo-pkg' },
-    // The twin of a record that names a CVE of the snapshot: that CVE's.
+    // The twin of a record that names a CVE of the snapshot, and the twin of that twin: that CVE's.
     { id: 'MAL-2024-0002', band: null, aliases: ['GHSA-aaaa-aaaa-aaaa'], packageName: 'pkg-ghsa-aaaa-aaaa-aaaa' },
+    { id: 'PYSEC-2024-0002', band: null, aliases: ['MAL-2024-0002'], packageName: 'pkg-ghsa-aaaa-aaaa-aaaa' },
+    // A chain: the MAL record names both others, neither names it.
+    { id: 'GHSA-jjjj-jjjj-jjjj', band: 'HIGH', packageName: 'chain-pkg' },
+    { id: 'MAL-2024-0010', band: null, aliases: ['GHSA-jjjj-jjjj-jjjj', 'PYSEC-2024-0010'], packageName: 'chain-pkg' },
+    { id: 'PYSEC-2024-0010', band: null, packageName: 'chain-pkg' },
+    // Two records of one CVE not published yet, naming each other nowhere else.
+    { id: 'GHSA-kkkk-kkkk-kkkk', cve: 'CVE-2099-00002', band: 'LOW', packageName: 'shared-pkg' },
+    { id: 'PYSEC-2024-0020', cve: 'CVE-2099-00002', band: null, packageName: 'shared-pkg' },
+    // A CVSS vector and a band of another database than GHSA: not what DESIGN §5 scores by.
+    { id: 'RUSTSEC-2024-0050', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', band: 'CRITICAL', packageName: 'rust-pkg' },
   ],
 };
 
@@ -55,7 +65,17 @@ beforeAll(async () => {
 
 describe('advisory_packages', () => {
   it('holds the live advisories that name no CVE of the snapshot, and only those', () => {
-    expect(rows.map((r) => r.advisory_id)).toEqual(['GHSA-bbbb-bbbb-bbbb', 'GHSA-cccc-cccc-cccc', 'GHSA-dddd-dddd-dddd', 'GHSA-gggg-gggg-gggg', 'GHSA-hhhh-hhhh-hhhh', 'GHSA-iiii-iiii-iiii']);
+    expect(rows.map((r) => r.advisory_id)).toEqual([
+      'GHSA-bbbb-bbbb-bbbb',
+      'GHSA-cccc-cccc-cccc',
+      'GHSA-dddd-dddd-dddd',
+      'GHSA-gggg-gggg-gggg',
+      'GHSA-hhhh-hhhh-hhhh',
+      'GHSA-iiii-iiii-iiii',
+      'GHSA-jjjj-jjjj-jjjj',
+      'GHSA-kkkk-kkkk-kkkk',
+      'RUSTSEC-2024-0050',
+    ]);
     expect(rows[0]).toMatchObject({
       advisory_ids: ['GHSA-bbbb-bbbb-bbbb'],
       ecosystem: 'npm',
@@ -65,17 +85,17 @@ describe('advisory_packages', () => {
     });
   });
 
-  it('holds records aliased with each other (either way) as one, with the ranges of all', () => {
+  it('holds records tied by aliases (either way, through others) or by a CVE not published yet as one, with the ranges of all', () => {
     for (const [id, ids, name] of [
       ['GHSA-hhhh-hhhh-hhhh', ['GHSA-hhhh-hhhh-hhhh', 'MAL-2024-0001'], 'twin-pkg'],
       ['GHSA-iiii-iiii-iiii', ['GHSA-iiii-iiii-iiii', 'MAL-2024-0003'], 'solo-pkg'],
+      ['GHSA-jjjj-jjjj-jjjj', ['GHSA-jjjj-jjjj-jjjj', 'MAL-2024-0010', 'PYSEC-2024-0010'], 'chain-pkg'],
+      ['GHSA-kkkk-kkkk-kkkk', ['GHSA-kkkk-kkkk-kkkk', 'PYSEC-2024-0020'], 'shared-pkg'],
     ] as const) {
       const row = rows.find((r) => r.advisory_id === id)!;
       expect(row).toMatchObject({ advisory_ids: ids, package_name: name });
-      expect(row.fixed_branches.map((b: Row) => [b.advisory_id, b.source])).toEqual([
-        [ids[0], 'ghsa'],
-        [ids[1], 'mal'],
-      ]);
+      expect(row.fixed_branches.map((b: Row) => b.advisory_id)).toEqual(ids);
+      expect(row.fixed_branches.map((b: Row) => b.source)).toEqual(ids.map((i) => i.split('-')[0]!.toLowerCase()));
     }
   });
 
@@ -90,9 +110,14 @@ describe('advisory_packages', () => {
       'GHSA-dddd-dddd-dddd': [0, 'NONE', false, 0],
       // CVSS 4.0 9.3 (its vector first, not the band's 9.0); 100 × (0.45 × 0.93 + 0.075) = 49.35, half up.
       'GHSA-gggg-gggg-gggg': [9.3, 'CRITICAL', true, 49.4],
-      // Twins: the highest band of the two (HIGH 7.5; MODERATE 5.0 over LOW 2.0).
+      // A group is scored by its GHSA record's evidence, as a CVE is: HIGH 7.5; LOW 2.0 (not the
+      // MAL twin's MODERATE).
       'GHSA-hhhh-hhhh-hhhh': [7.5, 'HIGH', true, 33.8],
-      'GHSA-iiii-iiii-iiii': [5, 'MEDIUM', true, 22.5],
+      'GHSA-iiii-iiii-iiii': [2, 'LOW', true, 9],
+      'GHSA-jjjj-jjjj-jjjj': [7.5, 'HIGH', true, 33.8],
+      'GHSA-kkkk-kkkk-kkkk': [2, 'LOW', true, 9],
+      // No GHSA record: not assessed, whatever the RUSTSEC record states.
+      'RUSTSEC-2024-0050': [0, 'NONE', false, 0],
     });
   });
 });
@@ -114,7 +139,13 @@ describe('the package index', () => {
     ]);
   });
 
-  it('keeps an advisory that names a CVE of the snapshot (and its twin) under that CVE, and judges nothing for a withdrawn one or a rejected CVE', () => {
+  it('orders advisories of equal figures by id, after the CVEs', () => {
+    const found = ['chain-pkg', 'twin-pkg'].flatMap((name) => checkVersion(index, { ecosystem: 'npm', name, version: '1.0.0' }).vulnerabilities);
+    expect(found.sort(byRisk).map((v) => v.advisory_ids[0])).toEqual(['GHSA-hhhh-hhhh-hhhh', 'GHSA-jjjj-jjjj-jjjj']);
+    expect(found.reverse().sort(byRisk).map((v) => v.advisory_ids[0])).toEqual(['GHSA-hhhh-hhhh-hhhh', 'GHSA-jjjj-jjjj-jjjj']);
+  });
+
+  it('keeps an advisory that names a CVE of the snapshot (and its twins) under that CVE, and judges nothing for a withdrawn one or a rejected CVE', () => {
     expect(checkVersion(index, { ecosystem: 'npm', name: 'pkg-ghsa-aaaa-aaaa-aaaa', version: '1.0.0' }).vulnerabilities.map((v) => [v.cve_id, v.advisory_ids])).toEqual([
       ['CVE-2024-30001', ['GHSA-aaaa-aaaa-aaaa']],
     ]);
