@@ -37,7 +37,7 @@ const UnjudgedGroup = z
     package_name: RiskFields.package_name,
     cves: z
       .array(z.object({ cve_id: RiskFields.cve_id, service_risk: RiskFields.service_risk, service_severity: RiskFields.service_severity, kev: RiskFields.kev, epss_score: RiskFields.epss_score, advisory_ids: RiskFields.advisory_ids }))
-      .openapi({ description: 'By service risk, then KEV, then EPSS. The whole record: GET /cves/{cve_id} or /cves/batch.' }),
+      .openapi({ description: 'By service risk, then KEV, then EPSS. The whole record: GET /cves/{cve_id} or /cves/batch (an advisory that names no CVE: cve_id null, its ids in advisory_ids).' }),
   })
   .openapi('UnjudgedAdvisories', { description: 'Advisories of one package spelling that could not be judged for one reason. Groups come by their riskiest CVE.' });
 
