@@ -9,6 +9,7 @@ import type { Context } from 'hono';
 import type { ApiApp, ApiEnv, RouteModule } from '../http/context.ts';
 import { ApiError, invalidParameter } from '../http/errors.ts';
 import { anyCase, CVE_ID_PATTERN, NOT_BLANK_PATTERN, parseCveId, queryParam } from '../http/params.ts';
+import { SUPPORTED_PURL_TYPES } from '../../lib/packages/purl.ts';
 import { SUPPORTED_ECOSYSTEMS } from '../../lib/versions/ecosystems.ts';
 import { cacheKey } from '../http/response-cache.ts';
 import { asRouteResponse, etagOf, sendBody } from '../http/respond.ts';
@@ -84,7 +85,7 @@ const purlRoute = createRoute({
   path: `${PUBLIC_BASE}/packages`,
   tags: [TAG],
   summary: 'Is the package of this Package URL affected?',
-  description: 'As `/packages/{ecosystem}/{name}`, the package named by a Package URL (purl types npm, pypi, maven, golang, cargo, gem, nuget, composer, deb, apk, rpm; a deb/apk `distro` qualifier picks the release). The purl\'s version is judged; without one, every advisory is listed.',
+  description: `As \`/packages/{ecosystem}/{name}\`, the package named by a Package URL (purl types ${SUPPORTED_PURL_TYPES.join(', ')}; a deb/apk \`distro\` qualifier picks the release). The purl's version is judged; without one, every advisory is listed.`,
   request: { query: z.object({ purl: requiredText('A Package URL.', 'pkg:deb/debian/openssl@3.0.11-1~deb12u1?distro=debian-12') }) },
   responses: {
     200: { description: 'The judgement or the advisories, with the purl.', content: { 'application/json': { schema: PurlAnswerSchema } } },

@@ -128,6 +128,9 @@ function bySource(upstream: string | undefined, recorded: SourcePackage | undefi
  * `recorded`: the source package an SBOM names beside a deb or apk purl without `upstream`
  * (Trivy's `aquasecurity:trivy:SrcName` properties, lib/sbom/read.ts); the qualifier wins.
  */
+/** The purl types parsePurl maps to an OSV ecosystem (the cases of its switch). */
+export const SUPPORTED_PURL_TYPES = ['npm', 'pypi', 'maven', 'golang', 'cargo', 'gem', 'nuget', 'composer', 'hex', 'pub', 'swift', 'githubactions', 'deb', 'apk', 'rpm'] as const;
+
 export function parsePurl(text: string, recorded?: SourcePackage): PurlPackage {
   let p: PackageURL;
   try {
@@ -214,7 +217,7 @@ export function parsePurl(text: string, recorded?: SourcePackage): PurlPackage {
       break;
     }
     default:
-      throw unsupported(`purl type "${p.type}" has no OSV ecosystem here (supported: npm, pypi, maven, golang, cargo, gem, nuget, composer, hex, pub, swift, githubactions, deb, apk, rpm)`);
+      throw unsupported(`purl type "${p.type}" has no OSV ecosystem here (supported: ${SUPPORTED_PURL_TYPES.join(', ')})`);
   }
   return { purl: text.trim(), ecosystem, name, version };
 }

@@ -1,6 +1,6 @@
 /** Package URLs to OSV packages (lib/packages/purl.ts): releases, source packages, hostile qualifiers that must cost no more than ordinary ones. */
 import { describe, expect, it } from 'vitest';
-import { parsePurl } from '../../lib/packages/purl.ts';
+import { parsePurl, SUPPORTED_PURL_TYPES } from '../../lib/packages/purl.ts';
 
 describe('parsePurl: the Alpine release of `distro`', () => {
   it('reads the first major.minor wherever it stands', () => {
@@ -71,5 +71,29 @@ describe('parsePurl: the Debian or Ubuntu release of `distro`', () => {
     // Releases whose fixes OSV still holds (Debian LTS/ELTS, Ubuntu Pro): they asked every release.
     expect(ecosystemOf('ubuntu', 'trusty')).toBe('Ubuntu:14.04');
     expect(ecosystemOf('debian', 'jessie')).toBe('Debian:8');
+  });
+});
+
+describe('parsePurl: the supported types', () => {
+  it('maps every type SUPPORTED_PURL_TYPES names, and refuses another naming exactly that list', () => {
+    const examples: Record<(typeof SUPPORTED_PURL_TYPES)[number], string> = {
+      npm: 'pkg:npm/left-pad@1.3.0',
+      pypi: 'pkg:pypi/django@3.2.1',
+      maven: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1',
+      golang: 'pkg:golang/github.com/gin-gonic/gin@v1.9.0',
+      cargo: 'pkg:cargo/tokio@1.0.0',
+      gem: 'pkg:gem/rack@3.0.14',
+      nuget: 'pkg:nuget/Newtonsoft.Json@13.0.1',
+      composer: 'pkg:composer/laravel/framework@9.0.0',
+      hex: 'pkg:hex/plug@1.14.0',
+      pub: 'pkg:pub/http@0.13.0',
+      swift: 'pkg:swift/github.com/apple/swift-nio@2.0.0',
+      githubactions: 'pkg:githubactions/actions/checkout@4.0.0',
+      deb: 'pkg:deb/debian/openssl@3.0.11-1~deb12u1?distro=debian-12',
+      apk: 'pkg:apk/alpine/openssl@3.3.2-r0?distro=alpine-3.20.3',
+      rpm: 'pkg:rpm/redhat/openssl@3.0.7-27.el9?distro=rhel-9',
+    };
+    for (const type of SUPPORTED_PURL_TYPES) expect(parsePurl(examples[type]).ecosystem, type).toBeTruthy();
+    expect(() => parsePurl('pkg:cocoapods/AFNetworking@4.0.1')).toThrow(`(supported: ${SUPPORTED_PURL_TYPES.join(', ')})`);
   });
 });
