@@ -42,6 +42,20 @@ describe('reading SBOMs', () => {
     expect(spdx.components.map((c) => c.purl)).toContain('pkg:pypi/mlflow@2.18.0');
     expect(spdx.components.find((c) => c.name === 'internal-tool')?.purl).toBeNull();
   });
+  it('reads CycloneDX 1.7 (October 2025): its components as in 1.6, its new members (citations) ignored', () => {
+    const doc = {
+      bomFormat: 'CycloneDX',
+      specVersion: '1.7',
+      serialNumber: 'urn:uuid:3e671687-395b-41f5-a30f-a58921a69b79',
+      version: 1,
+      components: [{ type: 'library', 'bom-ref': 'lodash', name: 'lodash', version: '4.17.20', purl: 'pkg:npm/lodash@4.17.20' }],
+      citations: [{ pointers: ['/components/0'], timestamp: '2025-10-30T00:00:00Z', attributedTo: 'lodash' }],
+    };
+    const sbom = parseSbom('new.cdx.json', JSON.stringify(doc));
+    expect(sbom).toMatchObject({ format: 'CycloneDX', specVersion: '1.7' });
+    expect(sbom.components.map((c) => [c.ref, c.purl])).toEqual([['lodash', 'pkg:npm/lodash@4.17.20']]);
+  });
+
   it('names the file and what is wrong', () => {
     expect(() => parseSbom('a.json', '{oops')).toThrow(/^a\.json: not valid JSON/);
     expect(() => parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.2"}')).toThrow('a.json: CycloneDX specVersion "1.2" is not supported');
