@@ -4,6 +4,7 @@
  * in `runs[].tool.driver.rules`, one result per finding located at the SBOM file, components
  * that could not be judged as tool execution notifications).
  */
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -127,6 +128,10 @@ export function renderSarif(r: ScanResult, ctx: ScanContext): string {
         logicalLocations: [{ name: componentLabel(f), fullyQualifiedName: f.component.ref, kind: 'package' }],
       },
     ],
+    // The same finding in the next scan is the same alert (GitHub code scanning matches results by
+    // it): the advisory and the package, not the version (an upgrade still affected stays one
+    // alert) nor the SBOM's line (results carry no region to hash).
+    partialFingerprints: { 'vulnintelFinding/v1': hash('sha256', [findingId(f), f.ecosystem, f.package_name, f.component.name].join('\u0000'), 'hex') },
     properties: { service_risk: f.service_risk, kev: f.kev, epss_score: f.epss_score, advisory_ids: f.advisory_ids, upgrade_to: f.upgrade_to },
   }));
   const notifications = [

@@ -210,6 +210,13 @@ describe('scanning', () => {
       expect(r.locations[0].physicalLocation.artifactLocation.uri).toBe('sample.cdx.json');
     }
     expect(run0.invocations[0].toolExecutionNotifications).toHaveLength(3);
+    // One fingerprint per finding, the same for the same finding at another version.
+    const prints = run0.results.map((r: { partialFingerprints: Record<string, string> }) => r.partialFingerprints['vulnintelFinding/v1']);
+    expect(prints.every((p: unknown) => typeof p === 'string' && /^[0-9a-f]{64}$/.test(p as string))).toBe(true);
+    expect(new Set(prints).size).toBe(new Set(result.findings.map((f) => `${f.cve_id ?? f.advisory_ids[0]} ${f.ecosystem} ${f.package_name} ${f.component.name}`)).size);
+    const bumped = { ...result, findings: result.findings.map((f) => ({ ...f, version: `${f.version}-next` })) };
+    const again = JSON.parse(renderSarif(bumped, { file: 'sample.cdx.json', buildId: 'b', format: 'CycloneDX 1.5' })).runs[0].results;
+    expect(again.map((r: { partialFingerprints: Record<string, string> }) => r.partialFingerprints['vulnintelFinding/v1'])).toEqual(prints);
   });
   it('reports an advisory that names no CVE by its own id, in the findings, the SARIF rules and --fail-on', () => {
     const sbom = parseSbom('ua.cdx.json', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ name: 'ua-parser-js', purl: 'pkg:npm/ua-parser-js@0.7.29' }] }));
