@@ -27,7 +27,9 @@ export async function packageIndexOf(snapshot: MemoSnapshot): Promise<PackageInd
   return snapshot.memo('package-index', async () => {
     const stored = snapshot.servingDir === undefined ? null : await readServingPackages(snapshot.servingDir);
     if (stored !== null) return PackageIndex.fromLines(stored);
-    return PackageIndex.load(async (sql) => (await selectRows<{ row_json: string }>(snapshot, sql)).map((r) => r.row_json), undefined, !snapshot.unreadableTables.has('advisory_packages'));
+    return PackageIndex.load(async (sql) => (await selectRows<{ row_json: string }>(snapshot, sql)).map((r) => r.row_json), {
+      advisories: !snapshot.unreadableTables.has('advisory_packages'),
+    });
   });
 }
 

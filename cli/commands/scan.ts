@@ -76,7 +76,10 @@ async function loadIndex(dataDir: string, names: string[]): Promise<{ index: Pac
   try {
     // A result without rows has no column at all (getColumns() is []): an SBOM of packages the
     // snapshot does not know was a TypeError, exit 1 as if a finding reached --fail-on.
-    const index = await PackageIndex.load(async (sql) => ((await connection.runAndReadAll(sql)).getColumns()[0] ?? []) as string[], nameFilterSql(names), views.tables.includes('advisory_packages'));
+    const index = await PackageIndex.load(async (sql) => ((await connection.runAndReadAll(sql)).getColumns()[0] ?? []) as string[], {
+      filter: nameFilterSql(names),
+      advisories: views.tables.includes('advisory_packages'),
+    });
     return { index, buildId: views.buildId };
   } finally {
     connection.closeSync();

@@ -115,25 +115,28 @@ export function renderSarif(r: ScanResult, ctx: ScanContext): string {
       properties: { 'security-severity': f.service_score.toFixed(1), tags: ['security', 'vulnerability', ...(f.kev ? ['kev'] : [])] },
     });
   }
-  const results = r.findings.map((f) => ({
-    ruleId: findingId(f),
-    ruleIndex: ruleIndex.get(findingId(f))!,
-    level: LEVEL[f.service_severity] ?? 'warning',
-    message: {
-      text: `${componentLabel(f)} ${f.version} is affected by ${findingId(f)} (${f.service_severity}, service risk ${f.service_risk.toFixed(1)}${f.kev ? ', in CISA KEV' : ''}${f.epss_score === null ? '' : `, EPSS ${f.epss_score}`}): ${f.matched.map((m) => m.why).join('; ')}. Upgrade to: ${upgradeText(f)}.`,
-    },
-    locations: [
-      {
-        physicalLocation: { artifactLocation: { uri } },
-        logicalLocations: [{ name: componentLabel(f), fullyQualifiedName: f.component.ref, kind: 'package' }],
+  const results = r.findings.map((f) => {
+    const id = findingId(f);
+    return {
+      ruleId: id,
+      ruleIndex: ruleIndex.get(id)!,
+      level: LEVEL[f.service_severity] ?? 'warning',
+      message: {
+        text: `${componentLabel(f)} ${f.version} is affected by ${id} (${f.service_severity}, service risk ${f.service_risk.toFixed(1)}${f.kev ? ', in CISA KEV' : ''}${f.epss_score === null ? '' : `, EPSS ${f.epss_score}`}): ${f.matched.map((m) => m.why).join('; ')}. Upgrade to: ${upgradeText(f)}.`,
       },
-    ],
-    // The same finding in the next scan is the same alert (GitHub code scanning matches results by
-    // it): the advisory and the package, not the version (an upgrade still affected stays one
-    // alert) nor the SBOM's line (results carry no region to hash).
-    partialFingerprints: { 'vulnintelFinding/v1': hash('sha256', [findingId(f), f.ecosystem, f.package_name, f.component.name].join('\u0000'), 'hex') },
-    properties: { service_risk: f.service_risk, kev: f.kev, epss_score: f.epss_score, advisory_ids: f.advisory_ids, upgrade_to: f.upgrade_to },
-  }));
+      locations: [
+        {
+          physicalLocation: { artifactLocation: { uri } },
+          logicalLocations: [{ name: componentLabel(f), fullyQualifiedName: f.component.ref, kind: 'package' }],
+        },
+      ],
+      // The same finding in the next scan is the same alert (GitHub code scanning matches results by
+      // it): the advisory and the package, not the version (an upgrade still affected stays one
+      // alert) nor the SBOM's line (results carry no region to hash).
+      partialFingerprints: { 'vulnintelFinding/v1': hash('sha256', [id, f.ecosystem, f.package_name, f.component.name].join('\u0000'), 'hex') },
+      properties: { service_risk: f.service_risk, kev: f.kev, epss_score: f.epss_score, advisory_ids: f.advisory_ids, upgrade_to: f.upgrade_to },
+    };
+  });
   const notifications = [
     ...r.unjudged.map((u) => ({ level: 'warning', message: { text: `Not judged: ${u.component.purl ?? u.component.name}: ${u.reason}` } })),
     ...r.unjudged_advisories.map((g) => ({ level: 'note', message: { text: `Not compared: ${unjudgedText(g, TABLE_IDS_SHOWN)}` } })),

@@ -130,12 +130,12 @@ export class PackageIndex {
   ) {}
 
   /**
-   * The index of a snapshot, through `read` (a connection to its tables); `advisories` false
-   * for a snapshot without a readable advisory_packages (written before it existed).
+   * The index of a snapshot, through `read` (a connection to its tables); `opts` as
+   * packageIndexSql's (`advisories` false for a snapshot without a readable advisory_packages).
    */
-  static async load(read: JsonRowsSource, filter?: string, advisories = true): Promise<PackageIndex> {
+  static async load(read: JsonRowsSource, opts: { filter?: string; advisories?: boolean } = {}): Promise<PackageIndex> {
     const started = performance.now();
-    const rows = JSON.parse(`[${(await read(packageIndexSql({ filter, advisories }))).join(',')}]`) as Record<string, unknown>[];
+    const rows = JSON.parse(`[${(await read(packageIndexSql(opts))).join(',')}]`) as Record<string, unknown>[];
     return PackageIndex.fromRows(rows, started);
   }
 

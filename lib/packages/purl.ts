@@ -124,13 +124,13 @@ function bySource(upstream: string | undefined, recorded: SourcePackage | undefi
   return { name: source.name, version: version === null ? null : (source.version ?? version) };
 }
 
+/** The purl types parsePurl maps to an OSV ecosystem (the cases of its switch). */
+export const SUPPORTED_PURL_TYPES = ['npm', 'pypi', 'maven', 'golang', 'cargo', 'gem', 'nuget', 'composer', 'hex', 'pub', 'swift', 'githubactions', 'deb', 'apk', 'rpm'] as const;
+
 /**
  * `recorded`: the source package an SBOM names beside a deb or apk purl without `upstream`
  * (Trivy's `aquasecurity:trivy:SrcName` properties, lib/sbom/read.ts); the qualifier wins.
  */
-/** The purl types parsePurl maps to an OSV ecosystem (the cases of its switch). */
-export const SUPPORTED_PURL_TYPES = ['npm', 'pypi', 'maven', 'golang', 'cargo', 'gem', 'nuget', 'composer', 'hex', 'pub', 'swift', 'githubactions', 'deb', 'apk', 'rpm'] as const;
-
 export function parsePurl(text: string, recorded?: SourcePackage): PurlPackage {
   let p: PackageURL;
   try {
