@@ -48,6 +48,13 @@ export interface PollerHealth {
   last_error_at: string | null;
   polls_ok: number;
   polls_failed: number;
+  /**
+   * Polls not made because another fetch (the nightly `update`) held the raw folder: that run
+   * fetches NVD itself, so a skip is no failure. A fetch that never lets go shows in
+   * `lag_seconds`, which grows while polls are skipped.
+   */
+  polls_skipped: number;
+  last_skipped_at: string | null;
   consecutive_failures: number;
   next_poll_at: string | null;
   updated_at: string;
@@ -108,6 +115,8 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
     last_error_at: prev.last_error_at ?? null,
     polls_ok: prev.polls_ok ?? 0,
     polls_failed: prev.polls_failed ?? 0,
+    polls_skipped: prev.polls_skipped ?? 0,
+    last_skipped_at: prev.last_skipped_at ?? null,
     consecutive_failures: prev.consecutive_failures ?? 0,
     next_poll_at: null,
     updated_at: now().toISOString(),
@@ -130,17 +139,22 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
 
   const nvdDir = join(opts.rawDir, 'nvd');
   const pollOnce = async (): Promise<void> => {
-    health.status = 'polling';
-    health.last_poll_at = now().toISOString();
-    health.next_poll_at = null;
-    await write();
     let lock;
     try {
       lock = await acquireFetchLock(opts.rawDir);
     } catch (err) {
-      if (err instanceof LockBusyError) return fail(`skipped: ${err.message}`);
-      throw err;
+      if (!(err instanceof LockBusyError)) throw err;
+      // Nothing was tried: the last poll (its start, its outcome) and the failure counters stay
+      // as they were.
+      health.polls_skipped++;
+      health.last_skipped_at = now().toISOString();
+      info(`- poll skipped: ${err.message}`);
+      return;
     }
+    health.status = 'polling';
+    health.last_poll_at = now().toISOString();
+    health.next_poll_at = null;
+    await write();
     // A first full pull or a build takes minutes: keep `updated_at` fresh meanwhile, so a
     // monitor can tell a busy poller from a dead one.
     const beat = setInterval(() => void write().catch(() => {}), heartbeat);

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BuildOptions, BuildResult } from '../../cli/build/options.ts';
 import { defaultBuildOptions } from '../../cli/fetch/build-step.ts';
 import { abortOnSignals, parseDuration } from '../../cli/fetch/cli-options.ts';
+import { acquireFetchLock } from '../../cli/fetch/lock.ts';
 import { healthPath, runPoller, type PollerHealth } from '../../cli/fetch/poller.ts';
 import { fixture, startServer, tempRaw, testConfig, testHttp, type Reply, type TestServer } from './helpers.ts';
 
@@ -118,6 +119,23 @@ describe('live NVD poller', () => {
     const h = await health();
     expect(h).toMatchObject({ last_poll_ok: false, polls_ok: 0, polls_failed: 1, consecutive_failures: 1, lag_seconds: 3600 });
     expect(h.last_error).toMatch(/^NVD: GET http:\/\/127\.0\.0\.1:\d+\/nvd\?.*HTTP 500/);
+  });
+
+  it('a poll skipped while the nightly fetch holds the raw folder is counted apart, not as a failure', async () => {
+    const earlier = { last_poll_at: '2026-10-01T10:00:00.000Z', last_poll_ok: true, polls_ok: 3, polls_failed: 1, consecutive_failures: 0 };
+    await writeFile(healthPath(data), JSON.stringify(earlier));
+    const nightly = await acquireFetchLock(raw);
+    try {
+      await poll({ once: true });
+    } finally {
+      await nightly.release();
+    }
+    expect(builds).toHaveLength(0);
+    expect(server.requests).toHaveLength(0);
+    expect(await health()).toMatchObject({ ...earlier, polls_skipped: 1, last_skipped_at: new Date(NOW).toISOString(), status: 'stopped' });
+    // The next poll runs as usual and keeps the count.
+    await poll({ once: true });
+    expect(await health()).toMatchObject({ last_poll_ok: true, polls_ok: 4, polls_skipped: 1, consecutive_failures: 0 });
   });
 
   it('does not rebuild when NVD reports no change and a snapshot is already served; counters survive a restart', async () => {
