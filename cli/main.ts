@@ -209,7 +209,22 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
+/**
+ * An environment variable set to nothing (`PORT=` in a compose file or an env file, a template
+ * left blank) means "not set", as in most tools: it was taken as the option's value and refused
+ * (`--port` '' is not a number) or used (an empty Redis URL). Each option's variable that holds
+ * only blanks is removed before the options are read, so its default applies.
+ */
+function unsetBlankOptionVariables(command: Command): void {
+  for (const option of command.options) {
+    const name = option.envVar;
+    if (name && process.env[name]?.trim() === '') delete process.env[name];
+  }
+  for (const sub of command.commands) unsetBlankOptionVariables(sub);
+}
+
 try {
+  unsetBlankOptionVariables(program);
   await program.parseAsync(process.argv);
 } catch (err) {
   // A file system refusal (no permission, disk full, a file where a folder goes) is about this

@@ -1,6 +1,6 @@
 /** The command line as a user runs it: the bin, its help, `sql`, and errors without stacks. */
 import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +53,21 @@ describe('vulnintel CLI', () => {
     expect(row).toEqual({ n: 83, rejected: 3 });
     const csv = await cli(['sql', "select cve_id, service_score from cves where cve_id = 'CVE-2023-4966'", '--data', dataDir, '--format', 'csv']);
     expect(csv.stdout.trim().split('\n')).toEqual(['cve_id,service_score', 'CVE-2023-4966,8.5']);
+  });
+
+  it('an option\'s environment variable set to nothing is taken as unset: its default applies', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'vulnintel-blank-env-'));
+    try {
+      await symlink(dataDir, join(cwd, 'data'));
+      // --data defaults to ./data; VULNINTEL_DATA= (an env file's blank line) was read as the
+      // folder '' and refused.
+      const run = await cli(['sql', '--format', 'csv', 'SELECT count(*) AS n FROM cves'], { cwd, env: { VULNINTEL_DATA: '', PORT: ' ' } });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('n\n83\n');
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
   });
 
   it('sql shows control characters in its table as escapes; CSV quotes a field holding CR', async () => {
