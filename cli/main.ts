@@ -185,7 +185,7 @@ program
 
 program
   .command('scan')
-  .description('check a CycloneDX (1.4-1.6) or SPDX (2.2/2.3) JSON SBOM offline against the current snapshot')
+  .description('check a CycloneDX (1.2-1.7) or SPDX (2.2/2.3) JSON SBOM offline against the current snapshot')
   .argument('<file>', 'SBOM file (JSON)')
   .addOption(dataOption('data folder'))
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'sarif']).default('table'))

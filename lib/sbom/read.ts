@@ -1,5 +1,5 @@
 /**
- * SBOM files → the components to check: CycloneDX JSON 1.4–1.7 (`components[]`, nested
+ * SBOM files → the components to check: CycloneDX JSON 1.2–1.7 (`components[]`, nested
  * components included, `purl` per component) and SPDX JSON 2.2/2.3 (`packages[]`, the purl
  * from `externalRefs` of category PACKAGE-MANAGER and type purl). Every component is kept,
  * with or without a purl, so the scan can list what it could not judge. A file that is not
@@ -37,7 +37,10 @@ export class SbomFormatError extends Error {
   }
 }
 
-const CYCLONEDX_VERSIONS = ['1.4', '1.5', '1.6', '1.7'];
+// Every CycloneDX version with a JSON format (1.0 and 1.1 were XML only): `components`,
+// `bom-ref`, `purl` and nested components are the same from 1.2 on, and older generators
+// (cyclonedx-npm before 2022, many Maven and Gradle builds) still write 1.2 and 1.3.
+const CYCLONEDX_VERSIONS = ['1.2', '1.3', '1.4', '1.5', '1.6', '1.7'];
 const SPDX_VERSIONS = ['SPDX-2.2', 'SPDX-2.3'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

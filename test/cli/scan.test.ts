@@ -56,9 +56,28 @@ describe('reading SBOMs', () => {
     expect(sbom.components.map((c) => [c.ref, c.purl])).toEqual([['lodash', 'pkg:npm/lodash@4.17.20']]);
   });
 
+  it('reads CycloneDX 1.2 and 1.3 JSON, which older generators still write (components as in 1.4)', () => {
+    for (const specVersion of ['1.2', '1.3']) {
+      const doc = {
+        bomFormat: 'CycloneDX',
+        specVersion,
+        serialNumber: 'urn:uuid:3e671687-395b-41f5-a30f-a58921a69b79',
+        version: 1,
+        metadata: { timestamp: '2021-03-01T10:00:00Z', tools: [{ vendor: 'CycloneDX', name: 'Node.js module', version: '2.0.0' }] },
+        components: [
+          { type: 'library', 'bom-ref': 'pkg:npm/express@4.17.1', name: 'express', version: '4.17.1', purl: 'pkg:npm/express@4.17.1',
+            components: [{ type: 'library', 'bom-ref': 'pkg:npm/body-parser@1.19.0', name: 'body-parser', version: '1.19.0', purl: 'pkg:npm/body-parser@1.19.0' }] },
+        ],
+      };
+      const sbom = parseSbom('old.cdx.json', JSON.stringify(doc));
+      expect(sbom).toMatchObject({ format: 'CycloneDX', specVersion });
+      expect(sbom.components.map((c) => c.purl)).toEqual(['pkg:npm/express@4.17.1', 'pkg:npm/body-parser@1.19.0']);
+    }
+  });
+
   it('names the file and what is wrong', () => {
     expect(() => parseSbom('a.json', '{oops')).toThrow(/^a\.json: not valid JSON/);
-    expect(() => parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.2"}')).toThrow('a.json: CycloneDX specVersion "1.2" is not supported');
+    expect(() => parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.1"}')).toThrow('a.json: CycloneDX specVersion "1.1" is not supported (supported: 1.2, 1.3, 1.4, 1.5, 1.6, 1.7)');
     expect(() => parseSbom('a.json', '{"bomFormat":"CycloneDX","specVersion":"1.6","components":[{"version":"1"}]}')).toThrow('a.json: components[0] has no "name"');
     expect(() => parseSbom('a.json', '{"spdxVersion":"SPDX-2.1"}')).toThrow(SbomFormatError);
     expect(() => parseSbom('a.json', '{"hello":1}')).toThrow(/neither a CycloneDX JSON SBOM/);
