@@ -280,7 +280,8 @@ export function displayText(value: unknown): string | null {
 export function englishText(list: unknown, key = 'value'): string | null {
   if (!Array.isArray(list)) return null;
   const items = list.filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null);
-  const en = items.find((d) => typeof d.lang === 'string' && /^en\b/i.test(d.lang)) ?? items[0];
+  // `en`, `en-US` and `en_US` (the CVE 5 schema's language pattern allows either separator).
+  const en = items.find((d) => typeof d.lang === 'string' && /^en(?:$|[-_])/i.test(d.lang)) ?? items[0];
   return displayText(en?.[key]);
 }
 

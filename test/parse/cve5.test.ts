@@ -113,6 +113,19 @@ describe('CVE 5 records', () => {
     expect(blank.rows.cve5[0]).toMatchObject({ title: 'Use-after-free in nf_tables', description: null });
   });
 
+  it('an English text tagged en_US (the CVE 5 schema allows `_`) is chosen over one listed before it', () => {
+    const record = sample('CVE-2024-1086.json');
+    record.containers.cna.descriptions = [{ lang: 'es', value: 'Una vulnerabilidad.' }, { lang: 'en_US', value: 'A vulnerability.' }];
+    const sink = new MemoryStageSink();
+    stageCve5Record(record, 'raw/cvelist/cves/2024/1xxx/CVE-2024-1086.json', sink);
+    expect(sink.rows.cve5[0]).toMatchObject({ description: 'A vulnerability.' });
+    // A language that merely starts with "en" is not English.
+    record.containers.cna.descriptions = [{ lang: 'es', value: 'Una vulnerabilidad.' }, { lang: 'eng', value: 'Not BCP 47.' }];
+    const other = new MemoryStageSink();
+    stageCve5Record(record, 'raw/cvelist/cves/2024/1xxx/CVE-2024-1086.json', other);
+    expect(other.rows.cve5[0]).toMatchObject({ description: 'Una vulnerabilidad.' });
+  });
+
   it('CVE-1999-0001: legacy alphabetical record, zone-less dates as UTC, n/a and text problem types skipped', () => {
     const { rows } = stage('CVE-1999-0001.json');
     expect(rows.cve5[0]).toMatchObject({ date_published: '2000-02-04T05:00:00.000Z', cna_date_updated: '2005-12-17T00:00:00.000Z', state: 'PUBLISHED' });
