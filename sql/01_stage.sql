@@ -16,7 +16,7 @@ CREATE TABLE stg_cve5 AS SELECT * FROM read_json('{{stage}}/cve5/*.ndjson', form
   cve_id: 'VARCHAR', state: 'VARCHAR', assigner_org_id: 'VARCHAR', assigner_short_name: 'VARCHAR',
   date_reserved: 'TIMESTAMP', date_published: 'TIMESTAMP', date_updated: 'TIMESTAMP',
   date_rejected: 'TIMESTAMP', cna_date_updated: 'TIMESTAMP', title: 'VARCHAR', description: 'VARCHAR',
-  rejected_reason: 'VARCHAR', adp_kev_date_added: 'DATE', file: 'VARCHAR'});
+  rejected_reason: 'VARCHAR', cna_tags: 'VARCHAR[]', adp_kev_date_added: 'DATE', file: 'VARCHAR'});
 
 CREATE TABLE stg_cvss AS SELECT * FROM read_json('{{stage}}/cvss/*.ndjson', format = 'newline_delimited', columns = {
   cve_id: 'VARCHAR', feed: 'VARCHAR', role: 'VARCHAR', provider: 'VARCHAR', version: 'VARCHAR',

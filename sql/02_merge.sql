@@ -63,7 +63,9 @@ SELECT
   lower(c.assigner_short_name) AS assigner_slug,
   c.title,
   coalesce(n.description, c.description, c.rejected_reason) AS description,
-  coalesce(n.cve_tags, []) AS cve_tags,
+  -- NVD's copy of the CNA's tags, then any the CVE List's record holds that NVD has not
+  -- copied yet (a CVE the CNA marked `disputed` before NVD analysed it).
+  list_concat(coalesce(n.cve_tags, []), list_filter(coalesce(c.cna_tags, []), t -> NOT list_contains(coalesce(n.cve_tags, []), t))) AS cve_tags,
   n.last_modified AS nvd_last_modified,
   c.cna_date_updated,
   n.kev_date_added AS nvd_kev_date_added,

@@ -171,6 +171,7 @@ export function stageCve5Record(json: unknown, file: string, sink: StageSink): v
     title: displayText(cna.body.title),
     description: englishText(cna.body.descriptions),
     rejected_reason: englishText(cna.body.rejectedReasons),
+    cna_tags: [...new Set(stringList(cna.body.tags))],
     adp_kev_date_added: kevDateAdded,
     file,
   });

@@ -52,6 +52,8 @@ export interface Cve5Row {
   title: string | null;
   description: string | null;
   rejected_reason: string | null;
+  /** The CNA container's `tags` (`disputed`, `unsupported-when-assigned`, …), each once. */
+  cna_tags: string[];
   /** CISA ADP `other.type == "kev"` → `content.dateAdded` (KEV membership as CVE 5 states it). */
   adp_kev_date_added: string | null;
   file: string;

@@ -31,6 +31,8 @@ export interface NvdCase {
   cwes?: string[];
   cpes?: string[];
   kevDateAdded?: string;
+  /** NVD's `cveTags` (the CNA's tags as NVD copied them). */
+  cveTags?: string[];
   ssvc?: { exploitation: string; automatable: string; technicalImpact: string };
 }
 
@@ -60,7 +62,7 @@ export function nvdRecord(c: NvdCase): Record<string, unknown> {
     published: c.published ?? '2024-03-01T10:00:00.000',
     lastModified: c.lastModified ?? '2024-06-01T10:00:00.000',
     vulnStatus: c.vulnStatus ?? 'Analyzed',
-    cveTags: [],
+    cveTags: c.cveTags?.length ? [{ sourceIdentifier: c.sourceIdentifier ?? 'cna@example.com', tags: c.cveTags }] : [],
     descriptions: [{ lang: 'en', value: c.description ?? `Test vulnerability ${c.id}.` }],
     metrics,
     weaknesses: (c.cwes ?? []).map((cwe) => ({ source: NVD, type: 'Primary', description: [{ lang: 'en', value: cwe }] })),
@@ -100,6 +102,8 @@ export interface Cve5Case {
   adpSsvc?: { Exploitation: string; Automatable: string; 'Technical Impact': string };
   /** The CNA's `affected[]` vendor and product (default examplecorp / widget). */
   affected?: { vendor: string; product: string };
+  /** The CNA container's `tags`. */
+  cnaTags?: string[];
 }
 
 export function cve5Record(c: Cve5Case): Record<string, unknown> {
@@ -112,6 +116,7 @@ export function cve5Record(c: Cve5Case): Record<string, unknown> {
           descriptions: [{ lang: 'en', value: `Test vulnerability ${c.id}.` }],
           affected: [{ vendor: c.affected?.vendor ?? 'examplecorp', product: c.affected?.product ?? 'widget', versions: [{ version: '1.0', status: 'affected' }] }],
           references: [{ url: `https://example.com/cna/${c.id}` }],
+          ...(c.cnaTags ? { tags: c.cnaTags } : {}),
           metrics: (c.cnaMetrics ?? []).map((m) => ({
             [metricKey[m.version]]: { version: m.version, vectorString: m.vector, baseScore: m.score, baseSeverity: m.severity ?? severityOf(m.score) },
           })),
