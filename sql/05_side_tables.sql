@@ -187,7 +187,15 @@ SELECT
   r.cve_id, r.ecosystem, r.package_name, r.purl, 'cve_list' AS source, [] AS advisory_ids,
   NULL AS fixed_branches, NULL AS fixed_version, [] AS versions, NULL AS last_known_affected_version_range
 FROM record_packages r
-WHERE NOT EXISTS (SELECT 1 FROM osv_affected a WHERE a.cve_id = r.cve_id AND lower(a.package_name) = lower(r.package_name));
+-- The same package under the advisory's spelling: names compared as the package index compares
+-- them (lib/packages/names.ts): lower case, and a PyPI name PEP 503-normalised (the CNA's
+-- `Mooncake_Transfer.Engine` is GHSA's `mooncake-transfer-engine`).
+WHERE NOT EXISTS (
+  SELECT 1 FROM osv_affected a
+  WHERE a.cve_id = r.cve_id
+    AND (lower(a.package_name) = lower(r.package_name)
+         OR (a.ecosystem = 'PyPI' AND r.ecosystem = 'PyPI'
+             AND regexp_replace(lower(a.package_name), '[-_.]+', '-', 'g') = regexp_replace(lower(r.package_name), '[-_.]+', '-', 'g'))));
 DROP TABLE osv_affected;
 DROP TABLE osv_branches;
 DROP TABLE record_packages;

@@ -100,8 +100,8 @@ export interface Cve5Case {
   dateUpdated?: string;
   cnaMetrics?: Array<{ version: '3.0' | '3.1' | '4.0'; vector: string; score: number; severity?: string }>;
   adpSsvc?: { Exploitation: string; Automatable: string; 'Technical Impact': string };
-  /** The CNA's `affected[]` vendor and product (default examplecorp / widget). */
-  affected?: { vendor: string; product: string };
+  /** The CNA's `affected[]` vendor and product (default examplecorp / widget), and a package it may name. */
+  affected?: { vendor: string; product: string; packageName?: string; collectionURL?: string };
   /** The CNA container's `tags`. */
   cnaTags?: string[];
 }
@@ -114,7 +114,12 @@ export function cve5Record(c: Cve5Case): Record<string, unknown> {
       : {
           providerMetadata: { orgId: 'org', shortName: c.cnaShortName ?? 'example', dateUpdated: c.cnaDateUpdated },
           descriptions: [{ lang: 'en', value: `Test vulnerability ${c.id}.` }],
-          affected: [{ vendor: c.affected?.vendor ?? 'examplecorp', product: c.affected?.product ?? 'widget', versions: [{ version: '1.0', status: 'affected' }] }],
+          affected: [{
+            vendor: c.affected?.vendor ?? 'examplecorp', product: c.affected?.product ?? 'widget',
+            ...(c.affected?.packageName ? { packageName: c.affected.packageName } : {}),
+            ...(c.affected?.collectionURL ? { collectionURL: c.affected.collectionURL } : {}),
+            versions: [{ version: '1.0', status: 'affected' }],
+          }],
           references: [{ url: `https://example.com/cna/${c.id}` }],
           ...(c.cnaTags ? { tags: c.cnaTags } : {}),
           metrics: (c.cnaMetrics ?? []).map((m) => ({
@@ -173,8 +178,10 @@ export interface GhsaCase {
   withdrawn?: string;
   /** Other ids of the same vulnerability (another OSV record's id), beside `cve`. */
   aliases?: string[];
-  /** The npm package it names (default `pkg-<id in lower case>`), fixed in 1.2.3. */
+  /** The package it names (default `pkg-<id in lower case>`), fixed in 1.2.3. */
   packageName?: string;
+  /** The package's ecosystem (default npm). */
+  ecosystem?: string;
 }
 
 export function ghsaRecord(g: GhsaCase): Record<string, unknown> {
@@ -188,7 +195,7 @@ export function ghsaRecord(g: GhsaCase): Record<string, unknown> {
     summary: `Test advisory ${g.id}`,
     details: 'Details.',
     severity: g.vector ? [{ type: g.vector.startsWith('CVSS:4') ? 'CVSS_V4' : 'CVSS_V3', score: g.vector }] : [],
-    affected: [{ package: { ecosystem: 'npm', name: g.packageName ?? `pkg-${g.id.toLowerCase()}` }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.2.3' }] }] }],
+    affected: [{ package: { ecosystem: g.ecosystem ?? 'npm', name: g.packageName ?? `pkg-${g.id.toLowerCase()}` }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.2.3' }] }] }],
     references: [{ type: 'ADVISORY', url: `https://github.com/advisories/${g.id}` }],
     database_specific: { cwe_ids: [], severity: g.band === undefined ? 'MODERATE' : g.band, github_reviewed: true, github_reviewed_at: '2024-12-01T00:00:00Z', nvd_published_at: null },
   };

@@ -33,11 +33,16 @@ export function buildCorpus(rawDir = SAMPLE_RAW): Promise<{ dataDir: string; res
 /** A row of a built snapshot's `cves` table, its values as JSON gives them. */
 export type CveRow = Record<string, any>;
 
-/** The `cves` rows of the snapshot built from `rawDir` (buildCorpus), by CVE id. */
-export async function builtCveRows(rawDir: string): Promise<Map<string, CveRow>> {
+/** The rows of one table of the snapshot built from `rawDir` (buildCorpus), in its file's order, values as JSON gives them. */
+export async function snapshotTableRows(rawDir: string, table: string): Promise<Record<string, any>[]> {
   const { dataDir } = await buildCorpus(rawDir);
   const buildId = await readCurrentBuildId(dataDir);
   const db = await (await DuckDBInstance.create(':memory:')).connect();
-  const reader = await db.runAndReadAll(`SELECT * FROM ${tableReader(join(snapshotsDir(dataDir), buildId!), 'cves')}`);
-  return new Map((reader.getRowObjectsJson() as CveRow[]).map((r) => [r.cve_id as string, r]));
+  const reader = await db.runAndReadAll(`SELECT * FROM ${tableReader(join(snapshotsDir(dataDir), buildId!), table)}`);
+  return reader.getRowObjectsJson() as Record<string, any>[];
+}
+
+/** The `cves` rows of the snapshot built from `rawDir` (buildCorpus), by CVE id. */
+export async function builtCveRows(rawDir: string): Promise<Map<string, CveRow>> {
+  return new Map((await snapshotTableRows(rawDir, 'cves')).map((r) => [r.cve_id as string, r]));
 }
