@@ -27,7 +27,10 @@ beforeAll(async () => {
       { id: 'CVE-2024-20101', description: TEXTS[0] },
       { id: 'CVE-2024-20102', description: TEXTS[1] },
       { id: 'CVE-2024-20103', description: 'An unrelated istanbul gateway.' },
+      { id: 'CVE-2024-20104', description: 'A flaw named by its vendor alone.' },
     ],
+    // The parsers lower-case affected[] names with toLowerCase(): `İNNOVA` arrives as `i̇nnova`.
+    cve5: [{ id: 'CVE-2024-20104', cnaDateUpdated: '2024-05-01T00:00:00.000Z', affected: { vendor: 'İNNOVA Bilişim', product: 'Kiosk' } }],
   });
   const { dataDir, result } = await buildCorpus(raw);
   api = await startOn(dataDir, result.buildId);
@@ -56,6 +59,9 @@ describe('search words are lower-cased as the index lower-cases its text', () =>
     expect(await search('ΟΔΟΣ')).toEqual(['CVE-2024-20102']);
     expect(await search('"ΟΔΟΣ gateway"')).toEqual(['CVE-2024-20102']);
     expect(await search('ΑΣΦΑΛΕΙΑΣ')).toEqual(['CVE-2024-20102']);
+    // A vendor the CVE names only in its affected[] products.
+    expect(await search('İNNOVA')).toEqual(['CVE-2024-20104']);
+    expect(await search('innova kiosk')).toEqual(['CVE-2024-20104']);
   });
 });
 
