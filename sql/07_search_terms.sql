@@ -19,7 +19,9 @@ others_by_cve AS (
 )
 SELECT
   c.cve_id, c.published, c.status,
-  ' ' || trim(regexp_replace(lower(concat_ws(' ', c.cve_id, c.title, c.description, o.t)), '[^\p{L}\p{N}]+', ' ', 'g')) || ' ' AS text
+  -- `i` + U+0307 is `İ` as the parsers' toLowerCase() wrote vendor and product names; lower()
+  -- (and the query side, lib/sql-lower.ts) writes `i`: one spelling, or a name split in two words.
+  ' ' || trim(regexp_replace(replace(lower(concat_ws(' ', c.cve_id, c.title, c.description, o.t)), 'i' || chr(775), 'i'), '[^\p{L}\p{N}]+', ' ', 'g')) || ' ' AS text
 FROM cves c LEFT JOIN others_by_cve o USING (cve_id);
 
 -- Terms are made distinct per document before unnesting: no global DISTINCT over millions of rows.

@@ -31,13 +31,30 @@ export function parserRefusal(err: NodeJS.ErrnoException & { reason?: string }):
       return new ApiError('REQUEST_TIMEOUT', 'The request did not arrive in full in time.');
     default: {
       const why = err.reason ?? err.message.replace(/^Parse Error: /, '');
-      return new ApiError(
-        'MALFORMED_REQUEST',
-        `The request is not valid HTTP/1.1 (${why}). Characters outside printable ASCII in the URL must be percent-encoded (UTF-8).`,
-        { reason: why },
-      );
+      return new ApiError('MALFORMED_REQUEST', `The request is not valid HTTP/1.1 (${why}). ${parserHint(why)}`, { reason: why });
     }
   }
+}
+
+/**
+ * What to fix, by the parser's reason (llhttp's words: "Invalid char in url query", "Invalid
+ * method encountered", "Invalid header value char", "Missing expected CR after header value",
+ * …): the URL's characters only when the URL is what it refused.
+ */
+function parserHint(reason: string): string {
+  if (/\burl\b/i.test(reason)) return 'Characters outside printable ASCII in the URL must be percent-encoded (UTF-8).';
+  if (/\bmethod\b/i.test(reason)) return 'The request line must start with an HTTP method such as GET.';
+  if (/header|content-length|transfer-encoding/i.test(reason)) {
+    return 'A header is malformed: each header line is a name, a colon and a value of printable text, and ends in CR LF.';
+  }
+  return 'The request line must be METHOD TARGET HTTP/1.1, and each header line a name, a colon and a value, ending in CR LF.';
+}
+
+/** What to fix, by the reason @hono/node-server's RequestError gives: the Host only when it is the Host. */
+function unreadableHint(reason: string): string {
+  if (/\bhost\b/i.test(reason)) return 'HTTP/1.1 requires a Host header naming the server.';
+  if (/backslash/i.test(reason)) return 'A backslash is not allowed in the path: use "/", or send it percent-encoded as %5C.';
+  return 'The request target must be a path starting with "/" (or an absolute http(s) URL), and the Host header a host name with an optional port.';
 }
 
 /** The headers of an answer made before the app ran: those of every answer, and the body's ETag. */
@@ -85,7 +102,7 @@ export function answerClientErrors(server: Server, snapshot: () => string): void
 export function unreadableRequestResponse(err: unknown, snapshot: string): Response {
   const refusal =
     err instanceof RequestError
-      ? new ApiError('MALFORMED_REQUEST', `The request cannot be read (${err.message}). HTTP/1.1 requires a Host header naming the server.`, { reason: err.message })
+      ? new ApiError('MALFORMED_REQUEST', `The request cannot be read (${err.message}). ${unreadableHint(err.message)}`, { reason: err.message })
       : internalError();
   const body = JSON.stringify(refusal.body());
   return new Response(body, { status: refusal.status, headers: { ...refusalHeaders(body, snapshot), Connection: 'close' } });

@@ -11,11 +11,11 @@
  * Every word of a phrase is also a term of the conjunction: the index narrows the candidates
  * with the terms, the normalised text confirms the phrase.
  */
+import { sqlLowerCase } from '../../lib/sql-lower.ts';
 
-/** Words of `text` as the index spells them (same folding as sql/07_search_terms.sql). */
+/** Words of `text` as the index spells them (same folding as sql/07_search_terms.sql, lower() included). */
 export function normaliseWords(text: string): string[] {
-  return text
-    .toLowerCase()
+  return sqlLowerCase(text)
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim()
     .split(' ')

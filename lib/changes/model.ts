@@ -31,6 +31,7 @@
  */
 import { codePointsExceed } from '../code-points.ts';
 import { pep503Name } from '../packages/names.ts';
+import { sqlLowerCase } from '../sql-lower.ts';
 
 /** The columns of changes.parquet with their DuckDB types, in file order (see above). */
 export const CHANGE_COLUMNS: ReadonlyArray<readonly [name: keyof ChangeRow, duckdbType: string]> = [
@@ -205,8 +206,8 @@ function severityRank(value: string | null | undefined): number {
 
 /** The words of a search filter, as changeMatches looks for them (exported for SQL mirrors). */
 export function searchWords(search: string): string[] {
-  return search
-    .toLowerCase()
+  // Lower-cased as the SQL mirror's lower() does (lib/sql-lower.ts): both must keep the same changes.
+  return sqlLowerCase(search)
     .split(/[^\p{L}\p{N}_.-]+/u)
     .filter((w) => w.length > 0);
 }
@@ -301,10 +302,11 @@ export function changeMatches(filter: ChangeFilter, change: ChangeRow): boolean 
     // A search with no word looks for nothing, so it finds nothing. Every reader refuses one now
     // (searchTextProblem); a subscription stored before that must not alert on every change.
     if (words.length === 0) return false;
-    const haystack = [change.cve_id, change.advisory_id, change.vendor, change.title, change.why, ...change.vendors, ...change.products]
-      .filter((s): s is string => typeof s === 'string')
-      .join(' ')
-      .toLowerCase();
+    const haystack = sqlLowerCase(
+      [change.cve_id, change.advisory_id, change.vendor, change.title, change.why, ...change.vendors, ...change.products]
+        .filter((s): s is string => typeof s === 'string')
+        .join(' '),
+    );
     for (const word of words) if (!haystack.includes(word)) return false;
   }
   return true;

@@ -130,6 +130,33 @@ describe('requests refused by the HTTP parser', () => {
     await expectJsonError(bad, 400, 'MALFORMED_REQUEST', path);
   });
 
+  it('says what is wrong with the request: the path, the method or a header, not the Host or the URL\'s characters it holds right', async () => {
+    const path = '/api/v1/public/cves/summary';
+    const message = async (request: string) => {
+      const answer = await rawRequest(Buffer.from(request));
+      await expectJsonError(answer, 400, 'MALFORMED_REQUEST', path);
+      return (JSON.parse(answer.body) as { message: string }).message;
+    };
+    // A backslash in the path (Host given).
+    const backslash = await message(`GET /api/v1/public\\cves HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`);
+    expect(backslash).toMatch(/backslash/i);
+    expect(backslash).toMatch(/%5C/);
+    expect(backslash).not.toMatch(/Host/);
+    // A request target that is no path (Host given).
+    const star = await message(`GET * HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`);
+    expect(star).toMatch(/path starting with "\/"/);
+    // A method that is none.
+    const method = await message(`G@T ${path} HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`);
+    expect(method).toMatch(/method/i);
+    expect(method).not.toMatch(/percent-encoded/);
+    // A header line that does not end in CR LF, a header value holding a control character.
+    for (const request of [`GET ${path} HTTP/1.1${CRLF}Host: x\nAccept: */*${CRLF}${CRLF}`, `GET ${path} HTTP/1.1${CRLF}Host: x${CRLF}X-A: a\x01b${CRLF}${CRLF}`]) {
+      const header = await message(request);
+      expect(header).toMatch(/header/i);
+      expect(header).not.toMatch(/URL/);
+    }
+  });
+
   it('two Host headers: 400 MALFORMED_REQUEST as JSON (RFC 9112 §3.2; Node answered with the first)', async () => {
     const path = '/api/v1/public/cves/summary';
     const twice = await rawRequest(Buffer.from(`GET ${path} HTTP/1.1${CRLF}Host: x${CRLF}host: y${CRLF}${CRLF}`));
