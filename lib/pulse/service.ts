@@ -41,17 +41,26 @@ export interface PulseLimits {
   subscriptionsPerAddress: number;
 }
 
+/** The domains whose mailboxes ignore the dots of a name, one mailbox under either (Google's Gmail help). */
+const GMAIL_DOMAINS: ReadonlySet<string> = new Set(['gmail.com', 'googlemail.com']);
+
 /**
  * The mailbox an e-mail address reaches, as the per-address limits count it: lower case, and
  * without a sub-address (RFC 5233: `bob+alerts@` is delivered to `bob@` by Gmail, Fastmail,
  * Outlook, Postfix and most hosts), so that `bob+1@`, `bob+2@`, … do not each get an allowance.
- * A local part that starts with `+` is kept whole (no mailbox name before the tag).
+ * A local part that starts with `+` is kept whole (no mailbox name before the tag). Gmail also
+ * ignores the dots of a name and takes googlemail.com for gmail.com (b.o.b@googlemail.com is
+ * bob@gmail.com): there the dots are dropped too, or each of a name's 2^(n-1) spellings had an
+ * allowance of its own, every one delivered to the same inbox.
  */
 function mailboxKey(address: string): string {
   const at = address.lastIndexOf('@');
   const local = address.slice(0, at);
   const tag = local.indexOf('+');
-  return `${tag > 0 ? local.slice(0, tag) : local}${address.slice(at)}`.toLowerCase();
+  const name = (tag > 0 ? local.slice(0, tag) : local).toLowerCase();
+  const domain = address.slice(at + 1).toLowerCase();
+  // The address is a dot-atom (input.ts): a name is never dots alone.
+  return GMAIL_DOMAINS.has(domain) ? `${name.replaceAll('.', '')}@gmail.com` : `${name}@${domain}`;
 }
 
 export const DEFAULT_PULSE_LIMITS: PulseLimits = { createsPerCallerPerHour: 10, createsPerAddressPerHour: 5, subscriptionsPerAddress: 25 };

@@ -39,6 +39,14 @@ describe('per-address limits', () => {
     expect((await service.create({ channel: 'email', email: '+bob@example.org' }, 'caller-6')).subscription.status).toBe('pending');
   });
 
+  it("a Gmail mailbox's dotted spellings and its googlemail.com twin share its hourly allowance (Gmail ignores the dots of a name)", async () => {
+    for (const email of ['alice.smith@gmail.com', 'a.lice.smith@gmail.com', 'Alice.S.mith+x@GoogleMail.com']) await service.create({ channel: 'email', email }, `caller-${email}`);
+    await expect(service.create({ channel: 'email', email: 'alicesmith@gmail.com' }, 'caller-g4')).rejects.toThrow(/per hour for one e-mail address/);
+    // Elsewhere a dot is part of the name: another mailbox.
+    expect((await service.create({ channel: 'email', email: 'alicesmith@example.org' }, 'caller-g5')).subscription.status).toBe('pending');
+    expect((await service.create({ channel: 'email', email: 'alice.smith@example.org' }, 'caller-g6')).subscription.status).toBe('pending');
+  });
+
   it('webhooks count per URL: hooks on one host (hooks.slack.com) do not share an allowance', async () => {
     // Two subscriptions fill one URL's allowance...
     for (let i = 0; i < 2; i++) await service.create({ channel: 'webhook', url: hooks.url('/services/T1/B1/aaa') }, `caller-${i}`);

@@ -440,7 +440,7 @@ describe('subscribing in the browser', () => {
     await page.close();
   });
 
-  it('a refused "Known exploited only" on the manage page is reached by its "Go to the field" link (the link named no element)', async () => {
+  it('a refused "Known exploited only" on the manage page is reached by a link naming it, "Go to Known exploited only" (the link named no element, then read "Go to the field", as the subscribe page\'s names its field: WCAG 2.4.4)', async () => {
     const token = await confirmedSubscription('kev-edit@example.org', { vendor: 'cisco' });
     const page = await browser.newPage();
     await page.goto(`${server.url}/pulse/s/${token}`);
@@ -451,7 +451,7 @@ describe('subscribing in the browser', () => {
     const answer = await navigateBy(page, () => page.getByRole('button', { name: 'Save changes' }).click(), (r) => r.request().method() === 'POST');
     expect(answer.status()).toBe(400);
     expect(await page.locator('#notice').getAttribute('data-field')).toBe('kev_only');
-    const target = await page.getByRole('link', { name: 'Go to the field' }).getAttribute('href');
+    const target = await page.getByRole('link', { name: 'Go to Known exploited only', exact: true }).getAttribute('href');
     expect(await page.locator(target!).count(), target!).toBe(1);
     expect(await page.locator(target!).getAttribute('aria-invalid')).toBe('true');
     await page.close();

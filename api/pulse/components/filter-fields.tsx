@@ -3,7 +3,7 @@
  * page's edit form, so both ask the same questions in the same words and mark a refused field
  * alike: vendor, product, ecosystem, package and CWE (each with suggestions as typed, through
  * /pulse/suggest), words, lowest severity, lowest risk and KEV only. Ids are `<prefix>-<field>`
- * (`s-vendor`, `m-min-risk`): the targets of a refusal's "Go to the field" link.
+ * (`s-vendor`, `m-min-risk`): the targets of a refusal's "Go to <field>" link.
  */
 import type { CweEntry, EcosystemEntry, VendorEntry } from '../../queries/catalogs.ts';
 import { isTrue } from '../../http/params.ts';

@@ -105,6 +105,11 @@ const FIELDS: Record<string, { id: string; label: string }> = {
   cadence: { id: 's-cadence', label: 'How often' },
 };
 
+/** A field's name as its label reads, for a refusal's "Go to …" link (the manage page's form has the same fields). */
+export function fieldLabel(field: string): string | undefined {
+  return FIELDS[field]?.label;
+}
+
 export interface SubscribePageProps {
   view: SubscribeView;
   buildId: string;

@@ -14,6 +14,7 @@ import type { FieldProblem } from '../components/field-error.tsx';
 import { Breakable } from '../components/breakable.tsx';
 import { Layout } from '../layout.tsx';
 import type { CreatedHandoff } from '../handoff.ts';
+import { fieldLabel } from './subscribe.tsx';
 
 /** The parts of the service's SubscriptionView the pages read. */
 export interface SubscriptionPageView {
@@ -47,7 +48,8 @@ export interface PageNotice {
   link?: string | undefined;
 }
 
-function Notice({ notice, fieldLink }: { notice: PageNotice | undefined; fieldLink?: string | undefined }) {
+/** `field`: the refused field's anchor and label, for a link naming it (WCAG 2.4.4: "Go to the field" said nothing of which). */
+function Notice({ notice, field }: { notice: PageNotice | undefined; field?: { link: string; label: string } | undefined }) {
   if (!notice) return null;
   return (
     <div class={notice.kind === 'ok' ? 'ok-box' : 'error-box'} role={notice.kind === 'ok' ? 'status' : 'alert'} id="notice" data-field={notice.field}>
@@ -59,9 +61,9 @@ function Notice({ notice, fieldLink }: { notice: PageNotice | undefined; fieldLi
           </a>
         </p>
       ) : null}
-      {fieldLink ? (
+      {field ? (
         <p>
-          <a href={fieldLink}>Go to the field</a>
+          <a href={field.link}>Go to {field.label}</a>
         </p>
       ) : null}
     </div>
@@ -181,7 +183,10 @@ export function ManagePage({ view, token, notice, edit }: { view: SubscriptionPa
   return (
     <Layout title={title} section="subscribe">
       <h1>Your subscription</h1>
-      <Notice notice={notice} fieldLink={problem ? `#m-${problem.field === 'kind' ? 'kinds' : problem.field.replace(/_/g, '-')}` : undefined} />
+      <Notice
+        notice={notice}
+        field={problem ? { link: `#m-${problem.field === 'kind' ? 'kinds' : problem.field.replace(/_/g, '-')}`, label: fieldLabel(problem.field) ?? problem.field } : undefined}
+      />
       {view.problem ? (
         <div class="error-box" role="alert" id="problem">
           <p>
