@@ -31,6 +31,10 @@ describe('tierOfPath (contract §8.1 table)', () => {
     ['/pulse/cves', PULSE],
     ['/pulse/cves/CVE-2024-0001', PULSE],
     ['/pulse/subscribe', PULSE],
+    // The subscription API and the form's suggestions are the web area's tier (docs/rate-limits.md).
+    ['/pulse/api/subscriptions', PULSE],
+    ['/pulse/api/subscriptions/abc/pause', PULSE],
+    ['/pulse/suggest', PULSE],
     ['/api/v1/public/changes', OTHER],
     ['/api/v1/public/cves/CVE-2024-3400/history', CVES],
     ['/pulse/feeds/changes.atom', OTHER],
