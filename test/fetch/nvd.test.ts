@@ -239,6 +239,57 @@ describe('NVD fetcher', () => {
     expect((await loadNvdState(dir)).watermark).toBe(NOW.toISOString());
   });
 
+  // aquasecurity/vuln-list-update#328: NVD answered a 6-hour window with `totalResults: 0` and no
+  // record; the same query later held 208 changes. The watermark moved past them: lost for good.
+  it('a newest window answered with no record leaves the watermark in place; the next run asks from there again', async () => {
+    const all = await records();
+    const dir = join(raw, 'nvd');
+    await mkdir(dir, { recursive: true });
+    const watermark = new Date(NOW.getTime() - 6 * 3_600_000).toISOString();
+    await writeFile(join(dir, '_state.json'), JSON.stringify({ watermark, full: null, window: null }));
+    let empty = true;
+    const route = routes({
+      '/rest/json/cves/2.0': (u) => (empty ? page([], 0, 2) : page(all.slice(0, 2), Number(u.searchParams.get('startIndex')), 2)),
+    });
+    const first = await run(route);
+    expect(first.result.ok).toBe(true);
+    expect((await loadNvdState(dir)).watermark).toBe(watermark);
+    expect((await loadNvdState(dir)).window).toBeNull();
+
+    // Two hours later NVD answers the same changes.
+    empty = false;
+    const later = new Date(NOW.getTime() + 2 * 3_600_000);
+    const second = await run(route, { now: later });
+    expect(second.result.ok).toBe(true);
+    const asked = server!.requests.at(-1)!.query;
+    expect(Date.parse(asked.get('lastModStartDate')!)).toBe(Date.parse(watermark) - 15 * 60_000);
+    expect(Date.parse(asked.get('lastModEndDate')!)).toBe(later.getTime());
+    expect(await idsIn(join(dir, 'delta'))).toEqual(IDS.slice(0, 2));
+    expect((await loadNvdState(dir)).watermark).toBe(later.toISOString());
+  });
+
+  it('an empty window before the newest one is moved past, so a run can always catch up', async () => {
+    const all = await records();
+    const dir = join(raw, 'nvd');
+    await mkdir(dir, { recursive: true });
+    const watermark = new Date(NOW.getTime() - 200 * 86_400_000).toISOString();
+    await writeFile(join(dir, '_state.json'), JSON.stringify({ watermark, full: null, window: null }));
+    let windows = 0;
+    let seen = '';
+    const { result } = await run(
+      routes({
+        '/rest/json/cves/2.0': (u) => {
+          const start = u.searchParams.get('lastModStartDate')!;
+          if (start !== seen) (seen = start), windows++;
+          return windows === 1 ? page([], 0, 2) : page(all.slice(0, 1), 0, 2);
+        },
+      }),
+    );
+    expect(result.ok).toBe(true);
+    expect(windows).toBe(2);
+    expect((await loadNvdState(dir)).watermark).toBe(NOW.toISOString());
+  });
+
   // NVD pages by offset into a result set that can change under the reader: a record modified
   // while a lastMod window is paged gets a lastModified after the window's end and leaves it,
   // so every later record moves up by one (what the replay of the live API showed).

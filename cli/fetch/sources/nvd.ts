@@ -327,6 +327,18 @@ class NvdRun {
         (start) => `NVD changes ${w.start}..${w.end} startIndex=${start}`,
         (start, reread) => join(this.ctx.dir, 'delta', `${compact(w.end)}-${pad(start)}${reread}.json.gz`),
       );
+      // NVD has answered whole windows with no record (totalResults 0) that held hundreds of
+      // changes, and the same query later had them all (aquasecurity/vuln-list-update#328).
+      // Taken at its word, the watermark moved past those changes and they were never asked
+      // for again. The newest window, answered empty, leaves the watermark where it was: the
+      // next run asks from there again, a longer window (a quiet stretch costs lag, not data).
+      // An empty window before the newest one is moved past, or a run could never get beyond it.
+      if (w.totalResults === 0 && Date.parse(w.end) >= until.getTime()) {
+        this.ctx.log(`  NVD changes ${w.start}..${w.end}: no record; the watermark stays at ${this.state.watermark}, the next run asks again from there`);
+        this.state.window = null;
+        await this.save();
+        return;
+      }
       this.state.watermark = new Date(w.end).toISOString();
       this.state.window = null;
       await this.save();
