@@ -42,6 +42,34 @@ function resumeValidator(res: HttpResponse): string | null {
   return headerValue(res.headers, 'last-modified') ?? null;
 }
 
+/**
+ * Whether a 206 comes from the version of the file the kept bytes belong to: the validator sent
+ * as If-Range names that version, and a 206 carries the ETag and Last-Modified a 200 would (RFC
+ * 9110 §15.3.7). A server that honours Range but ignores If-Range (RFC 9110 does not require it
+ * to evaluate one) answers a changed file with a 206 of the new version: appended to the old
+ * bytes, it made a file of two versions, and a zip of two versions still reads as one (its
+ * central directory, at the end, is whole). A 206 that says nothing of its version is taken.
+ */
+function sameVersion(res: HttpResponse, validator: string): boolean {
+  const header = validatorHeader(validator);
+  const served = headerValue(res.headers, header);
+  if (served === undefined) return true;
+  return header === 'etag' ? served === validator : Date.parse(served) === Date.parse(validator);
+}
+
+/** Which header a resume validator (resumeValidator) was taken from: an HTTP date is a Last-Modified. */
+function validatorHeader(validator: string): 'etag' | 'last-modified' {
+  return /GMT$/.test(validator) && !Number.isNaN(Date.parse(validator)) ? 'last-modified' : 'etag';
+}
+
+/** A 206 of another version of the file than the bytes kept (sameVersion): start over, whole. */
+class VersionChangedError extends FetchError {
+  constructor(url: string, kept: string, served: string) {
+    super(`GET ${url}: a partial answer of another version of the file (${served}, the bytes kept are of ${kept})`);
+    this.name = 'VersionChangedError';
+  }
+}
+
 /** `Content-Range: bytes <first>-<last>/<total>` of a 206, or null when it does not parse. */
 function contentRange(res: HttpResponse): { start: number; total: number | null } | null {
   const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(headerValue(res.headers, 'content-range') ?? '');
@@ -118,6 +146,10 @@ export async function downloadToTemp(http: HttpClient, url: string, dest: string
             refused = true;
             throw new FetchError(`GET ${res.url}: unexpected partial answer (${headerValue(res.headers, 'content-range') ?? 'no Content-Range'})`);
           }
+          if (resumed && resumeWith !== null && !sameVersion(res, resumeWith)) {
+            const served = headerValue(res.headers, validatorHeader(resumeWith)) ?? '';
+            throw new VersionChangedError(res.url, resumeWith, served);
+          }
           if (resumed) {
             // Bytes kept by an earlier run: this answer is the first to say what the file is.
             first ??= res;
@@ -181,7 +213,8 @@ export async function downloadToTemp(http: HttpClient, url: string, dest: string
         // 416: the bytes we have are no prefix of what the server holds now (the file shrank,
         // or a server that ignores If-Range). RFC 9110 §15.5.17: drop them and ask for the
         // whole file, without Range; once, so a server that keeps answering 416 fails clearly.
-        if (!(err instanceof HttpStatusError && err.status === 416 && ranged)) throw err;
+        // A 206 of another version (sameVersion) is the same case.
+        if (!((err instanceof HttpStatusError && err.status === 416 && ranged) || err instanceof VersionChangedError)) throw err;
         if (restarts++ > 0) {
           refused = true;
           throw err;
