@@ -7,14 +7,32 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { brotliDecompressSync, createBrotliDecompress, createGunzip, createInflate, gunzipSync, inflateSync } from 'node:zlib';
+import { brotliDecompressSync, createBrotliDecompress, createGunzip, createInflate, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { tempPathFor } from './atomic.ts';
 import { FetchError, describeError } from './errors.ts';
+
+/**
+ * `deflate` is the zlib format (RFC 9110 §8.4.1.2), yet "some non-conformant implementations
+ * send the deflate compressed data without the zlib wrapper" (the RFC's own note; IIS did):
+ * a body read whole that is no zlib stream is inflated raw, as browsers and curl do. It was
+ * "deflate body does not decompress", retried and failed every time.
+ */
+function inflateEither(body: Buffer): Buffer {
+  try {
+    return inflateSync(body);
+  } catch (err) {
+    try {
+      return inflateRawSync(body);
+    } catch {
+      throw err;
+    }
+  }
+}
 
 const DECODERS: Record<string, { whole: (body: Buffer) => Buffer; stream: () => Transform }> = {
   gzip: { whole: (b) => gunzipSync(b), stream: createGunzip },
   'x-gzip': { whole: (b) => gunzipSync(b), stream: createGunzip },
-  deflate: { whole: (b) => inflateSync(b), stream: createInflate },
+  deflate: { whole: inflateEither, stream: createInflate },
   br: { whole: (b) => brotliDecompressSync(b), stream: createBrotliDecompress },
 };
 

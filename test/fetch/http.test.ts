@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { DEFAULT_CONFIG } from '../../cli/fetch/config.ts';
@@ -152,6 +152,17 @@ describe('HTTP client', () => {
       expect(res.body.toString('utf8'), coding).toBe(json);
       await server.close();
     }
+  });
+
+  // RFC 9110 §8.4.1.2: "Some non-conformant implementations send the 'deflate' compressed data
+  // without the zlib wrapper." Asked for deflate, such a server's answer never decoded.
+  it('decodes a deflate body sent without the zlib wrapper (raw DEFLATE), as browsers do', async () => {
+    const json = JSON.stringify({ value: [{ ID: '2024-Jan', CvrfUrl: 'https://api.msrc.microsoft.com/cvrf/v3.0/cvrf/2024-Jan' }] });
+    const server = await startServer(() => ({ headers: { 'content-encoding': 'deflate' }, body: deflateRawSync(Buffer.from(json)) }));
+    const { http, sleeps } = testHttp();
+    expect((await http.getBytes(`${server.base}/updates`)).body.toString('utf8')).toBe(json);
+    expect(sleeps).toEqual([]);
+    await server.close();
   });
 
   it('retries a compressed body cut short, and names an unknown coding', async () => {
