@@ -184,7 +184,7 @@ export class RedisMinuteCounter implements MinuteCounter {
 }
 
 /** The URL without its password, for logs and health. */
-function redactUrl(url: string): string {
+export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
