@@ -44,6 +44,8 @@ export class RedisMinuteCounter implements MinuteCounter {
   #everConnected = false;
   #degradedSince: number | null = null;
   #lastError: string | null = null;
+  /** True once an error was recorded since the connection was last ready (see the 'close' handler). */
+  #errorSinceReady = false;
   #outages = 0;
   #probe: NodeJS.Timeout | undefined;
   #closed = false;
@@ -71,9 +73,18 @@ export class RedisMinuteCounter implements MinuteCounter {
       // Once past the highest ceiling, refuse from memory until the window ends (no round trip).
       inMemoryBlockOnConsumed: options.highestCeiling + 1,
     });
-    this.#client.on('ready', () => this.#recover());
-    this.#client.on('close', () => this.#degrade('connection closed'));
-    this.#client.on('error', (err: Error) => this.#degrade(err.message));
+    this.#client.on('ready', () => {
+      this.#errorSinceReady = false;
+      this.#recover();
+    });
+    // ioredis emits 'error' (WRONGPASS, NOAUTH, ECONNREFUSED, ENOTFOUND…) and then 'close' for
+    // every failed attempt: the close is recorded only when no error said why, or health showed
+    // "connection closed" for ever and the cause (a wrong password) was in one log line only.
+    this.#client.on('close', () => this.#degrade('connection closed', !this.#errorSinceReady));
+    this.#client.on('error', (err: Error) => {
+      this.#errorSinceReady = true;
+      this.#degrade(err.message);
+    });
   }
 
   hit(caller: string, now: number): MinuteCount | Promise<MinuteCount> {
@@ -94,9 +105,9 @@ export class RedisMinuteCounter implements MinuteCounter {
     return this.#local.hit(caller, now);
   }
 
-  #degrade(reason: string): void {
+  #degrade(reason: string, record = true): void {
     if (this.#closed) return;
-    this.#lastError = reason;
+    if (record) this.#lastError = reason;
     if (this.#shared) {
       this.#shared = false;
       this.#degradedSince = Date.now();

@@ -176,3 +176,39 @@ describe('Redis outage and recovery', () => {
     expect(await waitFor(() => storeIs(b, 'redis'))).toBe(true);
   });
 });
+
+describe('a Redis that requires a password', () => {
+  it('health names the refusal (not "connection closed") while the replica counts locally, and a right password shares', async () => {
+    const locked = await startRedis(undefined, ['--requirepass', 's3cret']);
+    const env = (url: string) => ({
+      FIXTURE_REDIS: url,
+      VULNINTEL_RATE_PER_MINUTE: 'cves=20,standard=10,other=5',
+      VULNINTEL_RATE_PER_SECOND: 'cves=1000,standard=1000,other=1000',
+      VULNINTEL_RATE_BURST: '1000',
+      VULNINTEL_RATE_REDIS_PREFIX: `${PREFIX}:pw`,
+    });
+    const port = locked.port;
+    const [wrong, none, right] = await Promise.all([
+      startFixture(env(`redis://:wrong@127.0.0.1:${port}`)),
+      startFixture(env(`redis://127.0.0.1:${port}`)),
+      startFixture(env(`redis://:s3cret@127.0.0.1:${port}`)),
+    ]);
+    try {
+      expect(await waitFor(() => storeIs(right, 'redis'))).toBe(true);
+      // Several reconnection attempts later (each an error, then a close), the cause is still shown.
+      await sleep(1500);
+      const refused = await health(wrong);
+      expect(refused.ok).toBe(false);
+      expect(refused.perMinute.store).toBe('memory-fallback');
+      expect(refused.perMinute.redis?.lastError).toMatch(/^WRONGPASS/);
+      expect(JSON.stringify(refused)).not.toMatch(/wrong/);
+      expect((await health(none)).perMinute.redis?.lastError).toMatch(/^NOAUTH/);
+      // Serving meanwhile, limited per replica.
+      expect(await statuses(6, { port: wrong.port, from: '127.0.0.87', path: OTHER })).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(wrong.stderr()).toMatch(/Redis not reachable yet; counting per-minute locally/);
+    } finally {
+      await Promise.all([wrong.stop(), none.stop(), right.stop()]);
+      await locked.stop();
+    }
+  });
+});
