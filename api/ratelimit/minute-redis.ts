@@ -59,7 +59,9 @@ export class RedisMinuteCounter implements MinuteCounter {
       // the local count answers them meanwhile.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs,
+      // The outage deadline is withDeadline's (below); this only clears out commands a hung
+      // Redis never answers.
+      commandTimeout: Math.max(1000, 4 * options.commandTimeoutMs),
       connectTimeout: Math.max(1000, options.commandTimeoutMs),
       // Keep reconnecting for ever, at most a second apart, so recovery is quick.
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
@@ -89,7 +91,7 @@ export class RedisMinuteCounter implements MinuteCounter {
 
   hit(caller: string, now: number): MinuteCount | Promise<MinuteCount> {
     if (!this.#shared) return this.#local.hit(caller, now);
-    return this.#limiter.consume(caller).then(
+    return withDeadline(this.#limiter.consume(caller), this.#options.commandTimeoutMs).then(
       (res) => ({ count: res.consumedPoints, resetAt: now + res.msBeforeNext }),
       (err: unknown) => this.#onRefusedOrFailed(err, caller, now),
     );
@@ -155,7 +157,7 @@ export class RedisMinuteCounter implements MinuteCounter {
     if (this.#probe !== undefined) return;
     this.#probe = setInterval(() => {
       if (this.#client.status !== 'ready') return;
-      this.#limiter.consume(PROBE_KEY, 0).then(
+      withDeadline(this.#limiter.consume(PROBE_KEY, 0), this.#options.commandTimeoutMs).then(
         () => this.#recover(),
         () => {},
       );
@@ -192,6 +194,39 @@ export class RedisMinuteCounter implements MinuteCounter {
     this.#client.disconnect();
     await this.#local.close();
   }
+}
+
+/**
+ * `promise`, or "Command timed out" if it has not settled `ms` after the call. The deadline is
+ * judged after the event loop's next poll for I/O (setImmediate runs after it), so an answer
+ * that came back in time but waited in the socket while this replica's loop was busy (a burst
+ * of requests) is read first. ioredis's own commandTimeout fired in the timers phase, before
+ * that poll: a burst split across replicas made each call a healthy Redis "unreachable", count
+ * locally, and together admit up to N times the per-minute ceiling.
+ */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      setImmediate(() => {
+        if (settled) return;
+        settled = true;
+        reject(new Error('Command timed out'));
+      });
+    }, ms);
+    promise.then(
+      (value) => {
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        settled = true;
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** The URL without its password, for logs and health. */

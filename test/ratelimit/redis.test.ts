@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, destroyAgents, sleep, startFixture, startRedis, statuses, waitFor, type FixtureProcess, type RedisProcess } from './helpers.ts';
+import { call, destroyAgents, sleep, startFixture, startInProcess, startRedis, statuses, waitFor, type FixtureProcess, type RedisProcess } from './helpers.ts';
 
 const CVES = '/api/v1/public/cves';
 const CWES = '/api/v1/public/cwes';
@@ -209,6 +209,50 @@ describe('a Redis that requires a password', () => {
     } finally {
       await Promise.all([wrong.stop(), none.stop(), right.stop()]);
       await locked.stop();
+    }
+  });
+});
+
+describe('a replica whose event loop is busy (a burst of requests)', () => {
+  it('reads an answer Redis gave in time before calling it late: no outage, so no per-replica counts admitting N times the ceiling', async () => {
+    const replica = await startInProcess({
+      redisUrl: redis.url,
+      redisKeyPrefix: `${PREFIX}:busy`,
+      redisCommandTimeoutMs: 150,
+      perMinute: { cves: 20, standard: 10, other: 5 },
+      perSecond: { cves: 1000, standard: 1000, other: 1000 },
+      burstPerSecond: 1000,
+    });
+    const admin = new Redis(redis.url);
+    const from = '127.0.0.88';
+    try {
+      expect(await replica.limiter.ready()).toBe(true);
+      expect((await call({ port: replica.port, from, path: OTHER })).status).toBe(200); // the script is loaded
+      // Redis holds the count's answer ~100 ms (writes paused); meanwhile this process is busy
+      // for 400 ms, as a replica parsing a burst is. The answer is in the socket long before the
+      // 150 ms deadline, but the loop only comes back after it.
+      await admin.call('CLIENT', 'PAUSE', '100', 'WRITE');
+      const reply = call({ port: replica.port, from, path: OTHER });
+      await sleep(50);
+      // Busy outside the timers phase (as a replica is, in the poll phase, handling requests):
+      // the loop's next turn runs the expired timers before it polls for the waiting answer.
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const until = Date.now() + 400;
+          while (Date.now() < until) {
+            // busy
+          }
+          resolve();
+        }),
+      );
+      expect((await reply).status).toBe(200);
+      const health = replica.limiter.health();
+      expect(health.perMinute.store).toBe('redis');
+      expect(health.perMinute.redis?.outages).toBe(0);
+      expect(await admin.get(`${PREFIX}:busy:4:${from}`)).toBe('2');
+    } finally {
+      admin.disconnect();
+      await replica.close();
     }
   });
 });
