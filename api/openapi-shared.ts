@@ -26,10 +26,11 @@ const PUBLIC_PREFIX = '/api/v1/public';
 export const RateLimitErrorSchema = ErrorSchema.extend({
   code: z.literal('RATE_LIMIT_EXCEEDED'),
   retry_after: z.number().int().min(1).openapi({ description: 'Seconds to wait, as in `Retry-After`.' }),
-  limit: z.number().int().openapi({ description: 'The number of requests that was exceeded in the window (scope `streams`: of event streams open at once).' }),
-  window: z.string().openapi({ description: 'The window of that limit: `60s` or `1s`; `open` for scope `streams` (streams open at once, no time window).', example: '60s' }),
-  scope: z.enum(['minute', 'second', 'burst', 'streams']).openapi({
-    description: 'Which limit refused: the per-minute ceiling, the per-second limit, the burst cap, or (`/pulse/stream`) the bound on one caller\'s open event streams.',
+  limit: z.number().int().openapi({ description: 'The number of requests that was exceeded in the window (scope `streams`: of event streams open at once; `pulse_create_per_*`: of subscriptions created).' }),
+  window: z.string().openapi({ description: 'The window of that limit: `60s` or `1s`; `open` for scope `streams` (streams open at once, no time window); `3600s` for the subscription creation limits (clock hours).', example: '60s' }),
+  scope: z.enum(['minute', 'second', 'burst', 'streams', 'pulse_create_per_caller', 'pulse_create_per_address']).openapi({
+    description:
+      'Which limit refused: the per-minute ceiling, the per-second limit, the burst cap, (`/pulse/stream`) the bound on one caller\'s open event streams, or (creating a subscription) the hourly creations per caller or per e-mail address / webhook URL.',
   }),
 }).openapi('RateLimitError');
 
@@ -48,7 +49,7 @@ const HEADERS: Record<string, object> = {
   'X-RateLimit-Limit': integerHeader('Requests allowed in the window (per second on admitted answers; the exceeded limit on a 429).'),
   'X-RateLimit-Remaining': integerHeader('Requests left in the window.'),
   'X-RateLimit-Reset': integerHeader('Seconds until the window ends.'),
-  'X-RateLimit-Window': stringHeader('Length of the window: `1s` or `60s` (`open` on the 429 of the open-stream bound of `/pulse/stream`).', '1s'),
+  'X-RateLimit-Window': stringHeader('Length of the window: `1s` or `60s` (`open` on the 429 of the open-stream bound of `/pulse/stream`, `3600s` on that of the subscription creation limits).', '1s'),
 };
 
 /**

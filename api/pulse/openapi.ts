@@ -16,7 +16,7 @@ const errors = (...statuses: number[]) =>
     statuses.map((s) => [
       s,
       {
-        description: { 400: 'Bad input (INVALID_PARAMETER naming the field in `parameter`).', 404: 'Unknown or expired link, or a confirmation link already used: it confirms once and shows its manage link once (NOT_FOUND).', 429: 'Creation limit per caller or per address (RATE_LIMIT_EXCEEDED, with Retry-After).', 503: 'The confirmation e-mail could not be sent, or the subscription store cannot be reached (SERVICE_UNAVAILABLE); nothing was stored.' }[s] ?? String(s),
+        description: { 400: 'Bad input (INVALID_PARAMETER naming the field in `parameter`).', 404: 'Unknown or expired link, or a confirmation link already used: it confirms once and shows its manage link once (NOT_FOUND).', 503: 'The confirmation e-mail could not be sent, or the subscription store cannot be reached (SERVICE_UNAVAILABLE); nothing was stored.' }[s] ?? String(s),
         content: { 'application/json': { schema: ErrorSchema } },
       },
     ]),
@@ -96,7 +96,7 @@ export function registerPulseOpenApi(app: ApiApp, { email }: { email: boolean })
     summary: 'Create a subscription (filter + channel + cadence)',
     description: 'Limited to 10 creations per hour per caller and a few per e-mail address or webhook URL. Bodies are limited to 16 KiB; unknown members are refused.',
     request: { body: { content: { 'application/json': { schema: createBody(email) } }, required: true } },
-    responses: { 201: jsonOf(Created, 'Created: webhooks are active at once, e-mail subscriptions once confirmed.'), ...errors(400, 429, 503) },
+    responses: { 201: jsonOf(Created, 'Created: webhooks are active at once, e-mail subscriptions once confirmed.'), ...errors(400, 503) },
   });
   r.registerPath({ method: 'get', path: '/pulse/api/subscriptions/{token}', tags: [TAG], summary: 'A subscription and its last deliveries', request: { params: z.object({ token }) }, responses: { 200: jsonOf(Subscription, 'The subscription.'), ...errors(404) } });
   r.registerPath({

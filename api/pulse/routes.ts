@@ -21,8 +21,9 @@
 import type { Context } from 'hono';
 import { PulseInputError, PulseLimitError, PulseNotFoundError, PulseUnavailableError } from '../../lib/pulse/errors.ts';
 import { MAX_BODY_BYTES, parseJsonBody } from '../../lib/pulse/input.ts';
-import type { PulseService } from '../../lib/pulse/service.ts';
+import { CREATE_WINDOW_MS, type PulseService } from '../../lib/pulse/service.ts';
 import type { CallerResolver } from '../ratelimit/caller.ts';
+import { windowLabel } from '../ratelimit/responses.ts';
 import type { ApiApp } from '../http/context.ts';
 import { BodyTooLargeError, readBoundedBody } from '../http/bounded-body.ts';
 import { ApiError, invalidParameter, notFound } from '../http/errors.ts';
@@ -53,7 +54,18 @@ function toApiError(err: unknown): unknown {
   if (err instanceof PulseInputError) return invalidParameter(err.field, err.message);
   if (err instanceof PulseNotFoundError) return notFound(err.message);
   if (err instanceof PulseLimitError) {
-    return new ApiError('RATE_LIMIT_EXCEEDED', err.message, { scope: `pulse_create_per_${err.scope}`, limit: err.limit }, { 'Retry-After': String(err.retryAfterSeconds) });
+    // The RateLimited answer of every other refusal: the X-RateLimit-* headers and body describe
+    // the creation limit. They were the rate limiter's per-second ones of the admitted request
+    // (X-RateLimit-Remaining 19, X-RateLimit-Reset 1 beside Retry-After 3000): a client
+    // honouring them retried at once, and no retry_after / window in the body.
+    const retryAfter = String(err.retryAfterSeconds);
+    const window = windowLabel(CREATE_WINDOW_MS);
+    return new ApiError(
+      'RATE_LIMIT_EXCEEDED',
+      err.message,
+      { retry_after: err.retryAfterSeconds, limit: err.limit, window, scope: `pulse_create_per_${err.scope}` },
+      { 'Retry-After': retryAfter, 'X-RateLimit-Limit': String(err.limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': retryAfter, 'X-RateLimit-Window': window },
+    );
   }
   if (err instanceof PulseUnavailableError) return new ApiError('SERVICE_UNAVAILABLE', err.message);
   return err;

@@ -5,6 +5,7 @@
  */
 import { parseTrustedProxies } from './caller.ts';
 import { parseOptionUrl } from '../../lib/option-url.ts';
+import { redactUrl } from './minute-redis.ts';
 
 /** One number per path tier (see tiers.ts). */
 export interface TierLimits {
@@ -113,6 +114,13 @@ export function validateRateLimitConfig(config: RateLimitConfig): void {
 function checkRedisUrl(text: string): void {
   const url = parseOptionUrl('--redis', text, ['redis', 'rediss'], 'redis://127.0.0.1:6379, rediss:// for TLS');
   if (url.hostname === '') throw new Error(`--redis: no host in "${text}"`);
+  // The path (or a `db` parameter) is the database number. ioredis takes anything there and
+  // selects parseInt of it: `redis://host:6379/abc` sent SELECT NaN before every count, whose
+  // rejection nobody awaited, and the replica crashed on its first rate-limited request.
+  const db = url.pathname.length > 1 ? url.pathname.slice(1) : url.searchParams.get('db');
+  if (db !== null && !/^\d{1,9}$/.test(db)) {
+    throw new Error(`--redis: the URL's path is the database number (e.g. redis://127.0.0.1:6379/0), got "${db}" in "${redactUrl(text)}"`);
+  }
 }
 
 /**

@@ -44,6 +44,8 @@ export class RedisMinuteCounter implements MinuteCounter {
   #everConnected = false;
   #degradedSince: number | null = null;
   #lastError: string | null = null;
+  /** True once an error was recorded since the connection was last ready (see the 'close' handler). */
+  #errorSinceReady = false;
   #outages = 0;
   #probe: NodeJS.Timeout | undefined;
   #closed = false;
@@ -57,7 +59,9 @@ export class RedisMinuteCounter implements MinuteCounter {
       // the local count answers them meanwhile.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs,
+      // The outage deadline is withDeadline's (below); this only clears out commands a hung
+      // Redis never answers.
+      commandTimeout: Math.max(1000, 4 * options.commandTimeoutMs),
       connectTimeout: Math.max(1000, options.commandTimeoutMs),
       // Keep reconnecting for ever, at most a second apart, so recovery is quick.
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
@@ -71,14 +75,23 @@ export class RedisMinuteCounter implements MinuteCounter {
       // Once past the highest ceiling, refuse from memory until the window ends (no round trip).
       inMemoryBlockOnConsumed: options.highestCeiling + 1,
     });
-    this.#client.on('ready', () => this.#recover());
-    this.#client.on('close', () => this.#degrade('connection closed'));
-    this.#client.on('error', (err: Error) => this.#degrade(err.message));
+    this.#client.on('ready', () => {
+      this.#errorSinceReady = false;
+      this.#recover();
+    });
+    // ioredis emits 'error' (WRONGPASS, NOAUTH, ECONNREFUSED, ENOTFOUND…) and then 'close' for
+    // every failed attempt: the close is recorded only when no error said why, or health showed
+    // "connection closed" for ever and the cause (a wrong password) was in one log line only.
+    this.#client.on('close', () => this.#degrade('connection closed', !this.#errorSinceReady));
+    this.#client.on('error', (err: Error) => {
+      this.#errorSinceReady = true;
+      this.#degrade(err.message);
+    });
   }
 
   hit(caller: string, now: number): MinuteCount | Promise<MinuteCount> {
     if (!this.#shared) return this.#local.hit(caller, now);
-    return this.#limiter.consume(caller).then(
+    return withDeadline(this.#limiter.consume(caller), this.#options.commandTimeoutMs).then(
       (res) => ({ count: res.consumedPoints, resetAt: now + res.msBeforeNext }),
       (err: unknown) => this.#onRefusedOrFailed(err, caller, now),
     );
@@ -94,9 +107,9 @@ export class RedisMinuteCounter implements MinuteCounter {
     return this.#local.hit(caller, now);
   }
 
-  #degrade(reason: string): void {
+  #degrade(reason: string, record = true): void {
     if (this.#closed) return;
-    this.#lastError = reason;
+    if (record) this.#lastError = reason;
     if (this.#shared) {
       this.#shared = false;
       this.#degradedSince = Date.now();
@@ -144,7 +157,7 @@ export class RedisMinuteCounter implements MinuteCounter {
     if (this.#probe !== undefined) return;
     this.#probe = setInterval(() => {
       if (this.#client.status !== 'ready') return;
-      this.#limiter.consume(PROBE_KEY, 0).then(
+      withDeadline(this.#limiter.consume(PROBE_KEY, 0), this.#options.commandTimeoutMs).then(
         () => this.#recover(),
         () => {},
       );
@@ -183,8 +196,41 @@ export class RedisMinuteCounter implements MinuteCounter {
   }
 }
 
+/**
+ * `promise`, or "Command timed out" if it has not settled `ms` after the call. The deadline is
+ * judged after the event loop's next poll for I/O (setImmediate runs after it), so an answer
+ * that came back in time but waited in the socket while this replica's loop was busy (a burst
+ * of requests) is read first. ioredis's own commandTimeout fired in the timers phase, before
+ * that poll: a burst split across replicas made each call a healthy Redis "unreachable", count
+ * locally, and together admit up to N times the per-minute ceiling.
+ */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      setImmediate(() => {
+        if (settled) return;
+        settled = true;
+        reject(new Error('Command timed out'));
+      });
+    }, ms);
+    promise.then(
+      (value) => {
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        settled = true;
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
 /** The URL without its password, for logs and health. */
-function redactUrl(url: string): string {
+export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

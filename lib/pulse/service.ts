@@ -26,6 +26,8 @@ import { postWebhook } from './webhook.ts';
 export const CONFIRM_TTL_MS = 48 * 3600_000;
 export const UNCONFIRMED_TTL_MS = 7 * 24 * 3600_000;
 const HOUR_MS = 3600_000;
+/** The creation limits' fixed windows: clock hours. */
+export const CREATE_WINDOW_MS = HOUR_MS;
 
 /** What a confirmation link that cannot confirm says: unknown or expired, or used already. */
 export const UNKNOWN_CONFIRMATION = 'This confirmation link is unknown or expired (links expire 48 hours after they are sent); subscribe again.';

@@ -4,6 +4,7 @@
  * RFC 8058 one-click unsubscribe, abuse limits, and bad input always a 400 naming the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultRateLimitConfig } from '../../api/ratelimit/index.ts';
 import type { RunningServer } from '../../api/server.ts';
 import { checkAnswer, documentValidator } from '../api/server-harness.ts';
 import type { OpenApiValidator } from '../helpers/openapi-validator.ts';
@@ -525,5 +526,41 @@ describe('abuse limits', () => {
     for (let i = 0; i < 3; i++) more.push((await post('/pulse/api/subscriptions', { channel: 'email', email: `other${i}@example.org` })).status);
     expect(more).toEqual([201, 201, 429]);
     expect(await (await post('/pulse/api/subscriptions', { channel: 'email', email: 'x@example.org' })).json()).toMatchObject({ scope: 'pulse_create_per_caller', limit: 10 });
+  });
+
+  it('with the rate limiter on, a creation limit\'s 429 is the document\'s RateLimited answer about that limit, not the per-second headers of the request', async () => {
+    const limited = await startPulseServer(
+      { limits: { createsPerCallerPerHour: 1, createsPerAddressPerHour: 5 } },
+      { rateLimit: defaultRateLimitConfig({ logger: { info: () => undefined, warn: () => undefined } }) },
+    );
+    try {
+      const create = (email: string) =>
+        call('/pulse/api/subscriptions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'email', email }) }, limited.server);
+      const admitted = await create('a@example.org');
+      expect(admitted.status).toBe(201);
+      expect(admitted.headers.get('x-ratelimit-window')).toBe('1s');
+      // checkAnswer (in call) holds the refusal to the document: RateLimitError, Retry-After, X-RateLimit-*.
+      const refused = await create('b@example.org');
+      expect(refused.status).toBe(429);
+      const retryAfter = refused.headers.get('retry-after')!;
+      expect(Number(retryAfter)).toBeGreaterThan(0);
+      expect(Number(retryAfter)).toBeLessThanOrEqual(3600);
+      expect({
+        limit: refused.headers.get('x-ratelimit-limit'),
+        remaining: refused.headers.get('x-ratelimit-remaining'),
+        reset: refused.headers.get('x-ratelimit-reset'),
+        window: refused.headers.get('x-ratelimit-window'),
+      }).toEqual({ limit: '1', remaining: '0', reset: retryAfter, window: '3600s' });
+      expect(await refused.json()).toEqual({
+        code: 'RATE_LIMIT_EXCEEDED',
+        message: 'At most 1 subscriptions may be created per hour from one address; try again later.',
+        retry_after: Number(retryAfter),
+        limit: 1,
+        window: '3600s',
+        scope: 'pulse_create_per_caller',
+      });
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import type { RateLimitConfig } from '../../api/ratelimit/index.ts';
 import { startServer, type RunningServer, type ServerOptions } from '../../api/server.ts';
 import { startSmtpSink, type SmtpSink } from './sinks.ts';
 
@@ -20,15 +21,21 @@ export interface PulseServer {
   close(): Promise<void>;
 }
 
-/** `mail: false`: the server is not given the SMTP server (as without `--smtp`), which still runs. */
-export async function startPulseServer(pulse: Omit<NonNullable<ServerOptions['pulse']>, 'smtp' | 'publicUrl'> = {}, { mail = true } = {}): Promise<PulseServer> {
+/**
+ * `mail: false`: the server is not given the SMTP server (as without `--smtp`), which still runs.
+ * `rateLimit`: the rate limiter's settings (off by default, as the limits under test are /pulse's own).
+ */
+export async function startPulseServer(
+  pulse: Omit<NonNullable<ServerOptions['pulse']>, 'smtp' | 'publicUrl'> = {},
+  { mail = true, rateLimit = false }: { mail?: boolean; rateLimit?: RateLimitConfig | false } = {},
+): Promise<PulseServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-pulse-'));
   const smtp = await startSmtpSink();
   const server = await startServer({
     dataDir,
     host: '127.0.0.1',
     port: 0,
-    rateLimit: false,
+    rateLimit,
     logger: pino({ level: 'silent' }),
     pulse: { ...pulse, ...(mail ? { smtp: smtp.url } : {}), publicUrl: PUBLIC_URL },
   });

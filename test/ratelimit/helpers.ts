@@ -39,10 +39,10 @@ export interface RedisProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `redis-server` (no persistence) and waits until it accepts connections. */
-export async function startRedis(port?: number): Promise<RedisProcess> {
+/** Starts `redis-server` (no persistence, plus `extraArgs`, e.g. `--requirepass`) and waits until it accepts connections. */
+export async function startRedis(port?: number, extraArgs: readonly string[] = []): Promise<RedisProcess> {
   const chosen = port ?? (await freePort());
-  const child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+  const child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

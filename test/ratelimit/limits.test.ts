@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createRateLimiter, defaultRateLimitConfig } from '../../api/ratelimit/index.ts';
+import { createRateLimiter, defaultRateLimitConfig, validateRateLimitConfig } from '../../api/ratelimit/index.ts';
 import { call, captureLogger, closeServer, destroyAgents, listen, sleep, startInProcess, statuses, type InProcessServer } from './helpers.ts';
 
 const CVES = '/api/v1/public/cves';
@@ -295,5 +295,15 @@ describe('configuration', () => {
     expect(() => createRateLimiter(defaultRateLimitConfig({ redisUrl: 'localhost:6379' }))).toThrow(/--redis: must be redis:\/\/ or rediss:\/\//);
     expect(() => createRateLimiter(defaultRateLimitConfig({ redisUrl: 'redis-server' }))).toThrow(/--redis: not a URL: "redis-server"/);
     expect(() => createRateLimiter(defaultRateLimitConfig({ redisUrl: 'http://127.0.0.1:6379' }))).toThrow(/--redis: must be redis:\/\/ or rediss:\/\/, got "http:"/);
+    // The path is the database number: ioredis selected parseInt("abc"), SELECT NaN before every
+    // count, and the replica crashed on its first rate-limited request (an unhandled rejection).
+    expect(() => createRateLimiter(defaultRateLimitConfig({ redisUrl: 'redis://:pw@127.0.0.1:6379/abc' }))).toThrow(
+      /^--redis: the URL's path is the database number \(e\.g\. redis:\/\/127\.0\.0\.1:6379\/0\), got "abc" in "redis:\/\/:\*\*\*@127\.0\.0\.1:6379\/abc"$/,
+    );
+    expect(() => createRateLimiter(defaultRateLimitConfig({ redisUrl: 'redis://127.0.0.1:6379?db=x' }))).toThrow(/--redis: .*database number.*got "x"/);
+    expect(() => createRateLimiter(defaultRateLimitConfig({ redisUrl: 'redis://127.0.0.1:6379/0/' }))).toThrow(/--redis: .*got "0\/"/);
+    for (const url of ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379/', 'redis://127.0.0.1:6379/2', 'rediss://u:p@127.0.0.1:6380/15?db=3']) {
+      expect(() => validateRateLimitConfig(defaultRateLimitConfig({ redisUrl: url }))).not.toThrow();
+    }
   });
 });

@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, destroyAgents, sleep, startFixture, startRedis, statuses, waitFor, type FixtureProcess, type RedisProcess } from './helpers.ts';
+import { call, destroyAgents, sleep, startFixture, startInProcess, startRedis, statuses, waitFor, type FixtureProcess, type RedisProcess } from './helpers.ts';
 
 const CVES = '/api/v1/public/cves';
 const CWES = '/api/v1/public/cwes';
@@ -174,5 +174,85 @@ describe('Redis outage and recovery', () => {
     }
     expect(await waitFor(() => storeIs(a, 'redis'))).toBe(true);
     expect(await waitFor(() => storeIs(b, 'redis'))).toBe(true);
+  });
+});
+
+describe('a Redis that requires a password', () => {
+  it('health names the refusal (not "connection closed") while the replica counts locally, and a right password shares', async () => {
+    const locked = await startRedis(undefined, ['--requirepass', 's3cret']);
+    const env = (url: string) => ({
+      FIXTURE_REDIS: url,
+      VULNINTEL_RATE_PER_MINUTE: 'cves=20,standard=10,other=5',
+      VULNINTEL_RATE_PER_SECOND: 'cves=1000,standard=1000,other=1000',
+      VULNINTEL_RATE_BURST: '1000',
+      VULNINTEL_RATE_REDIS_PREFIX: `${PREFIX}:pw`,
+    });
+    const port = locked.port;
+    const [wrong, none, right] = await Promise.all([
+      startFixture(env(`redis://:wrong@127.0.0.1:${port}`)),
+      startFixture(env(`redis://127.0.0.1:${port}`)),
+      startFixture(env(`redis://:s3cret@127.0.0.1:${port}`)),
+    ]);
+    try {
+      expect(await waitFor(() => storeIs(right, 'redis'))).toBe(true);
+      // Several reconnection attempts later (each an error, then a close), the cause is still shown.
+      await sleep(1500);
+      const refused = await health(wrong);
+      expect(refused.ok).toBe(false);
+      expect(refused.perMinute.store).toBe('memory-fallback');
+      expect(refused.perMinute.redis?.lastError).toMatch(/^WRONGPASS/);
+      expect(JSON.stringify(refused)).not.toMatch(/wrong/);
+      expect((await health(none)).perMinute.redis?.lastError).toMatch(/^NOAUTH/);
+      // Serving meanwhile, limited per replica.
+      expect(await statuses(6, { port: wrong.port, from: '127.0.0.87', path: OTHER })).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(wrong.stderr()).toMatch(/Redis not reachable yet; counting per-minute locally/);
+    } finally {
+      await Promise.all([wrong.stop(), none.stop(), right.stop()]);
+      await locked.stop();
+    }
+  });
+});
+
+describe('a replica whose event loop is busy (a burst of requests)', () => {
+  it('reads an answer Redis gave in time before calling it late: no outage, so no per-replica counts admitting N times the ceiling', async () => {
+    const replica = await startInProcess({
+      redisUrl: redis.url,
+      redisKeyPrefix: `${PREFIX}:busy`,
+      redisCommandTimeoutMs: 150,
+      perMinute: { cves: 20, standard: 10, other: 5 },
+      perSecond: { cves: 1000, standard: 1000, other: 1000 },
+      burstPerSecond: 1000,
+    });
+    const admin = new Redis(redis.url);
+    const from = '127.0.0.88';
+    try {
+      expect(await replica.limiter.ready()).toBe(true);
+      expect((await call({ port: replica.port, from, path: OTHER })).status).toBe(200); // the script is loaded
+      // Redis holds the count's answer ~100 ms (writes paused); meanwhile this process is busy
+      // for 400 ms, as a replica parsing a burst is. The answer is in the socket long before the
+      // 150 ms deadline, but the loop only comes back after it.
+      await admin.call('CLIENT', 'PAUSE', '100', 'WRITE');
+      const reply = call({ port: replica.port, from, path: OTHER });
+      await sleep(50);
+      // Busy outside the timers phase (as a replica is, in the poll phase, handling requests):
+      // the loop's next turn runs the expired timers before it polls for the waiting answer.
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const until = Date.now() + 400;
+          while (Date.now() < until) {
+            // busy
+          }
+          resolve();
+        }),
+      );
+      expect((await reply).status).toBe(200);
+      const health = replica.limiter.health();
+      expect(health.perMinute.store).toBe('redis');
+      expect(health.perMinute.redis?.outages).toBe(0);
+      expect(await admin.get(`${PREFIX}:busy:4:${from}`)).toBe('2');
+    } finally {
+      admin.disconnect();
+      await replica.close();
+    }
   });
 });
