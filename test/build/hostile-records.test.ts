@@ -1,0 +1,71 @@
+/**
+ * `vulnintel build` on raw files whose records are valid JSON holding hostile values: each is
+ * refused on one line naming the file and the record, no stack, and the snapshot published
+ * before stays the one CURRENT names.
+ */
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
+import { cli } from '../helpers/cli.ts';
+import { writeCorpus, NVD } from '../helpers/raw-corpus.ts';
+
+const GOOD = { nvd: [{ id: 'CVE-2025-30001', metrics: [{ version: '3.1' as const, source: NVD, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', score: 9.8 }] }] };
+
+let data: string;
+let published: string;
+
+beforeAll(async () => {
+  data = await mkdtemp(join(tmpdir(), 'vulnintel-hostile-'));
+  const built = await cli(['build', '--raw', await writeCorpus(GOOD), '--data', data]);
+  expect(built.code, built.stderr).toBe(0);
+  published = (await readCurrentBuildId(data))!;
+});
+
+/** A build of `raw` that must fail: its one line of stderr; the published snapshot is still CURRENT and alone. */
+async function refusal(raw: string): Promise<string> {
+  const run = await cli(['build', '--raw', raw, '--data', data]);
+  expect(run.code).toBe(1);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+  expect(run.stderr.split('\n')).toHaveLength(2);
+  expect(run.stderr.endsWith('\n')).toBe(true);
+  expect(await readCurrentBuildId(data)).toBe(published);
+  expect(await readdir(snapshotsDir(data))).toEqual([published]);
+  return run.stderr.trimEnd();
+}
+
+/** Replaces `text` in `file` (it must be there), returning the file. */
+async function rewrite(file: string, text: string, by: string): Promise<string> {
+  const before = await readFile(file, 'utf8');
+  expect(before).toContain(text);
+  await writeFile(file, before.replace(text, by));
+  return file;
+}
+
+/** A corpus of the good NVD page and a KEV catalog whose first entry has `cveID` as given (JSON text). */
+async function kevWithCveId(cveIdJson: string): Promise<{ raw: string; file: string }> {
+  const raw = await writeCorpus({ ...GOOD, kev: [{ id: 'CVE-2025-30001', dateAdded: '2025-03-01' }] });
+  return { raw, file: await rewrite(join(raw, 'kev', 'known_exploited_vulnerabilities.json'), '"cveID":"CVE-2025-30001"', `"cveID":${cveIdJson}`) };
+}
+
+describe('build: hostile values inside valid records', () => {
+  it('a value nested 20,000 deep is refused naming the file and the record (it was a stack overflow with a stack trace naming no file)', async () => {
+    const { raw, file } = await kevWithCveId(`${'['.repeat(20_000)}1${']'.repeat(20_000)}`);
+    expect(await refusal(raw)).toBe(`vulnintel: ${file}: record vulnerabilities[0]: missing or invalid cveID (an array nested too deeply to show)`);
+  });
+
+  it('a value a megabyte long is quoted cut short with its length (it was printed whole, a megabyte on one line)', async () => {
+    const id = `CVE-2025-${'x'.repeat(1_000_000)}`;
+    const { raw, file } = await kevWithCveId(JSON.stringify(id));
+    const line = await refusal(raw);
+    expect(line.length).toBeLessThan(1000);
+    expect(line).toBe(`vulnintel: ${file}: record vulnerabilities[0]: missing or invalid cveID (${JSON.stringify(id).slice(0, 300)}… (1,000,011 characters))`);
+  });
+
+  it('a CVSS baseScore JSON reads as Infinity (1e999) is named as such, not as null', async () => {
+    const raw = await writeCorpus(GOOD);
+    const file = await rewrite(join(raw, 'nvd', 'page-000000.json'), '"baseScore":9.8', '"baseScore":1e999');
+    expect(await refusal(raw)).toBe(`vulnintel: ${file}: record CVE-2025-30001: metrics.cvssMetricV31[0]: baseScore Infinity is not a number`);
+  });
+});
