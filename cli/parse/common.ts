@@ -15,7 +15,12 @@ const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = cvssCalculator as unknown as {
 };
 type CvssCtor = new (vector: string) => { calculateScores(): { base?: number; baseMetricsOnly?: number } };
 
-export const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
+/**
+ * A CVE id as the CVE JSON 5 schema writes its pattern (`^CVE-[0-9]{4}-[0-9]{4,19}$`) and the
+ * API reads one (api/http/params.ts CVE_ID_PATTERN): an id of 20 or more digits was published,
+ * listed and exported, and its own page answered 400 "expected a CVE identifier".
+ */
+export const CVE_ID = /^CVE-\d{4}-\d{4,19}$/;
 
 /** `cve-2024-1234` → `CVE-2024-1234`; null when it is not a CVE id. */
 export function normalizeCveId(value: unknown): string | null {

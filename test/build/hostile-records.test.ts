@@ -7,6 +7,8 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CVE_ID as API_CVE_ID } from '../../api/http/params.ts';
+import { normalizeCveId } from '../../cli/parse/common.ts';
 import { readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { cli } from '../helpers/cli.ts';
 import { writeCorpus, NVD } from '../helpers/raw-corpus.ts';
@@ -67,5 +69,15 @@ describe('build: hostile values inside valid records', () => {
     const raw = await writeCorpus(GOOD);
     const file = await rewrite(join(raw, 'nvd', 'page-000000.json'), '"baseScore":9.8', '"baseScore":1e999');
     expect(await refusal(raw)).toBe(`vulnintel: ${file}: record CVE-2025-30001: metrics.cvssMetricV31[0]: baseScore Infinity is not a number`);
+  });
+
+  it('a CVE id of 20 digits, which the API cannot serve, is refused naming the file (it was published, and its page a 400)', async () => {
+    const raw = await writeCorpus({ nvd: [{ id: `CVE-2025-${'1'.repeat(20)}` }] });
+    expect(await refusal(raw)).toBe(`vulnintel: ${join(raw, 'nvd', 'page-000000.json')}: record vulnerabilities[0]: missing or invalid CVE id ("CVE-2025-${'1'.repeat(20)}")`);
+    // The build reads every CVE id the API serves, and only those.
+    for (const digits of [4, 19, 20]) {
+      const id = `CVE-2025-${'1'.repeat(digits)}`;
+      expect(normalizeCveId(id), id).toBe(API_CVE_ID.test(id) ? id : null);
+    }
   });
 });
