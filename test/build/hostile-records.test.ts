@@ -80,4 +80,14 @@ describe('build: hostile values inside valid records', () => {
       expect(normalizeCveId(id), id).toBe(API_CVE_ID.test(id) ? id : null);
     }
   });
+
+  it('a text too large for the build\'s reader is refused naming the raw file and the record, not a staging file of the work folder', async () => {
+    const big = 'a'.repeat(17_000_000);
+    const raw = await writeCorpus({ nvd: [{ ...GOOD.nvd[0]!, description: big }], kev: [{ id: 'CVE-2025-30001', dateAdded: '2025-03-01' }] });
+    expect(await refusal(raw)).toBe(`vulnintel: ${join(raw, 'nvd', 'page-000000.json')}: record CVE-2025-30001: too large to stage: its nvd_cve row is 16.2 MiB, past the 16.0 MiB the build reads per record`);
+    // A row that carries no file of its own (KEV, EPSS, exploits, CWE) is named by its source folder.
+    await writeCorpus(GOOD, raw);
+    await rewrite(join(raw, 'kev', 'known_exploited_vulnerabilities.json'), '"shortDescription":"', `"shortDescription":"${big}`);
+    expect(await refusal(raw)).toMatch(new RegExp(`^vulnintel: ${join(raw, 'kev').replaceAll('/', '\\/')}: record CVE-2025-30001: too large to stage: its kev row is 16\\.2 MiB, past the 16\\.0 MiB the build reads per record$`));
+  });
 });
