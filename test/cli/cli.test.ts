@@ -188,6 +188,24 @@ describe('vulnintel CLI', () => {
     expect(sql.stderr).toContain('no published snapshot');
   });
 
+  it('sql, scan and build over a CURRENT that cannot be read (a folder): one line naming it, no stack; scan exits 2, not its findings code 1', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-current-folder-'));
+    const pointer = join(data, 'CURRENT');
+    await mkdir(pointer);
+    const message = `vulnintel: ${pointer}: cannot be read as the file naming the published snapshot (EISDIR: illegal operation on a directory, read)\n`;
+    const sql = await cli(['sql', '--data', data, 'select 1']);
+    expect([sql.code, sql.stderr]).toEqual([1, message]);
+    const scan = await cli(['scan', resolve(import.meta.dirname, '..', 'fixtures', 'sbom', 'sample.cdx.json'), '--data', data]);
+    expect([scan.code, scan.stderr]).toEqual([2, message]);
+    const raw = await mkdtemp(join(tmpdir(), 'vulnintel-raw-'));
+    await mkdir(join(raw, 'nvd'));
+    await writeFile(join(raw, 'nvd', 'page-000000.json'), JSON.stringify(nvdPage([nvdRecord({ id: 'CVE-2025-30004' })])));
+    const build = await cli(['build', '--raw', raw, '--data', data]);
+    expect([build.code, build.stderr]).toEqual([1, message]);
+    expect((await readdir(join(data, 'snapshots')).catch(() => []))).toEqual([]);
+    await rm(data, { recursive: true, force: true });
+  });
+
   it('build refuses a CURRENT that holds no build id: one line naming the file, exit 1, CURRENT untouched', async () => {
     const raw = await mkdtemp(join(tmpdir(), 'vulnintel-raw-'));
     await mkdir(join(raw, 'nvd'));
