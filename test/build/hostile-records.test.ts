@@ -1,17 +1,21 @@
 /**
- * `vulnintel build` on raw files whose records are valid JSON holding hostile values: each is
+ * `vulnintel build` on raw files holding hostile values (in valid JSON) or bytes of another encoding: each is
  * refused on one line naming the file and the record, no stack, and the snapshot published
  * before stays the one CURRENT names.
  */
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CVE_ID as API_CVE_ID } from '../../api/http/params.ts';
 import { normalizeCveId } from '../../cli/parse/common.ts';
+import { readExploitdbCsv } from '../../cli/parse/exploitdb.ts';
 import { readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { cli } from '../helpers/cli.ts';
 import { writeCorpus, NVD } from '../helpers/raw-corpus.ts';
+import { SAMPLE_RAW } from '../helpers/sample-snapshot.ts';
+
+const SAMPLE_EXPLOITDB = join(SAMPLE_RAW, 'exploitdb', 'files_exploits.csv');
 
 const GOOD = { nvd: [{ id: 'CVE-2025-30001', metrics: [{ version: '3.1' as const, source: NVD, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', score: 9.8 }] }] };
 
@@ -89,5 +93,22 @@ describe('build: hostile values inside valid records', () => {
     await writeCorpus(GOOD, raw);
     await rewrite(join(raw, 'kev', 'known_exploited_vulnerabilities.json'), '"shortDescription":"', `"shortDescription":"${big}`);
     expect(await refusal(raw)).toMatch(new RegExp(`^vulnintel: ${join(raw, 'kev').replaceAll('/', '\\/')}: record CVE-2025-30001: too large to stage: its kev row is 16\\.2 MiB, past the 16\\.0 MiB the build reads per record$`));
+  });
+
+  it('an Exploit-DB CSV that is not UTF-8 (a Latin-1 copy) is refused naming the file (its titles were published with U+FFFD in place)', async () => {
+    const header = (await readFile(SAMPLE_EXPLOITDB, 'utf8')).split('\n')[0]!;
+    const row = (title: string) => `${header}\n50001,exploits/x.py,"${title}",2025-01-01,a,remote,linux,,2025-01-01,2025-01-01,1,CVE-2025-30001,,,,,\n`;
+    const raw = await writeCorpus(GOOD);
+    const file = join(raw, 'exploitdb', 'files_exploits.csv');
+    await mkdir(join(raw, 'exploitdb'));
+    await writeFile(file, Buffer.from(row('Café RCE'), 'latin1'));
+    expect(await refusal(raw)).toBe(`vulnintel: ${file}: not valid UTF-8 text`);
+    // The same text in UTF-8, and in UTF-16 with its byte order mark, is read as written.
+    for (const bytes of [Buffer.from(row('Café RCE'), 'utf8'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(row('Café RCE'), 'utf16le')])]) {
+      await writeFile(file, bytes);
+      const titles: string[] = [];
+      await readExploitdbCsv(file, (rows) => titles.push(...rows.map((r) => r.title ?? '')));
+      expect(titles).toEqual(['Café RCE']);
+    }
   });
 });
