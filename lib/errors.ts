@@ -1,6 +1,36 @@
 import { printable } from './terminal-text.ts';
 
 /**
+ * The most of one text (a record's name, a value quoted, a detail) a message shows: a hostile
+ * or broken file can make any of them megabytes long (a 30 MB cveID was printed whole, as one
+ * "line" of the build's refusal).
+ */
+const SHOWN_MAX = 300;
+
+/** `text`, cut to SHOWN_MAX characters with its length said when longer. */
+export function shortened(text: string, max = SHOWN_MAX): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length.toLocaleString('en-US')} characters)` : text;
+}
+
+/**
+ * A value of a raw file as a message quotes it: its JSON, cut short (shortened). Never throws:
+ * JSON.stringify of a value nested some thousands deep (`"cveID": [[[[…]]]]`, valid JSON) overflows
+ * the call stack, and the build stopped with a stack trace naming no file where it should have
+ * named the record. A number JSON cannot write (1e999 is read as Infinity) is shown as itself,
+ * not as JSON's null.
+ */
+export function quoted(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return Array.isArray(value) ? 'an array nested too deeply to show' : 'an object nested too deeply to show';
+  }
+  return shortened(json ?? String(value));
+}
+
+/**
  * A raw upstream file (or one record in it) that cannot be read. The build stops on it with a
  * message naming the file and the record, and nothing already published is touched.
  */
@@ -12,7 +42,8 @@ export class RawFormatError extends Error {
   constructor(file: string, record: string | undefined, detail: string) {
     // The file's name and the record's are shown escaped: a name holding a line break or an
     // escape sequence must not write a line of its own ("✓ publish: …") or drive the terminal.
-    super(`${printable(file)}${record ? `: record ${printable(record)}` : ''}: ${detail}`);
+    // Each part cut short (shortened): the record's name and the detail may quote the file.
+    super(`${printable(file)}${record ? `: record ${printable(shortened(record))}` : ''}: ${shortened(detail, 3 * SHOWN_MAX)}`);
     this.name = 'RawFormatError';
     this.file = file;
     this.record = record;

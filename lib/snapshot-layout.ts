@@ -34,8 +34,13 @@ export async function readCurrentBuildId(dataDir: string): Promise<string | null
   try {
     id = (await readFile(pointer, 'utf8')).trim();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    // Node's EISDIR (a folder named CURRENT) names no path, so it was no file system error to
+    // the CLI: sql, scan and build stopped with a stack trace (scan with exit 1, its code for
+    // findings). Other refusals name the path and are shown as they are.
+    if (code !== 'EISDIR') throw err;
+    throw new CliError(`${pointer}: cannot be read as the file naming the published snapshot (${(err as Error).message})`);
   }
   if (id === '') return null;
   if (!BUILD_ID.test(id) || id.includes('..')) {

@@ -42,7 +42,9 @@ try {
     if (!parser) throw new Error(`no parser for ${key}`);
     const started = performance.now();
     const bar = tickingProgress();
-    const result = await parser.stage(join(input.rawDir, RAW_SOURCES[parser.key]), writer, bar);
+    const dir = join(input.rawDir, RAW_SOURCES[parser.key]);
+    writer.readingSource(dir);
+    const result = await parser.stage(dir, writer, bar);
     bar.flush();
     post({ type: 'done', key, result, ms: performance.now() - started });
   }

@@ -5,7 +5,7 @@
 import cvssCalculator from 'ae-cvss-calculator';
 import { ADVISORY_ID_MESSAGE, isAdvisoryId } from '../../lib/advisory-keys.ts';
 import { daysInMonth, YEAR_MAX, YEAR_MIN } from '../../lib/calendar.ts';
-import { RawFormatError } from '../../lib/errors.ts';
+import { quoted, RawFormatError } from '../../lib/errors.ts';
 
 const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = cvssCalculator as unknown as {
   Cvss2: CvssCtor;
@@ -15,7 +15,12 @@ const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = cvssCalculator as unknown as {
 };
 type CvssCtor = new (vector: string) => { calculateScores(): { base?: number; baseMetricsOnly?: number } };
 
-export const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
+/**
+ * A CVE id as the CVE JSON 5 schema writes its pattern (`^CVE-[0-9]{4}-[0-9]{4,19}$`) and the
+ * API reads one (api/http/params.ts CVE_ID_PATTERN): an id of 20 or more digits was published,
+ * listed and exported, and its own page answered 400 "expected a CVE identifier".
+ */
+export const CVE_ID = /^CVE-\d{4}-\d{4,19}$/;
 
 /** `cve-2024-1234` → `CVE-2024-1234`; null when it is not a CVE id. */
 export function normalizeCveId(value: unknown): string | null {
@@ -93,7 +98,7 @@ function absent(value: unknown): boolean {
 
 /** The refusal of a value that is there but is no timestamp, saying why (this path is rare: it reads again). */
 function unreadableTimestamp(value: unknown, what: string, file: string, record: string | undefined): RawFormatError {
-  return new RawFormatError(file, record, `unreadable ${what} (${JSON.stringify(value)}): ${readUtcTimestamp(value).problem ?? 'not a date-time'}`);
+  return new RawFormatError(file, record, `unreadable ${what} (${quoted(value)}): ${readUtcTimestamp(value).problem ?? 'not a date-time'}`);
 }
 
 /**
@@ -222,7 +227,7 @@ export function optionalCvssScore(value: unknown, what: string, file: string, re
   if (value === undefined || value === null) return null;
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 10) return value;
   const problem = typeof value === 'number' && Number.isFinite(value) ? 'is out of range 0–10' : 'is not a number';
-  throw new RawFormatError(file, record, `${what} ${JSON.stringify(value)} ${problem}`);
+  throw new RawFormatError(file, record, `${what} ${quoted(value)} ${problem}`);
 }
 
 /** CVSS v3/v4 qualitative band of a score (NONE for 0). */
@@ -310,7 +315,7 @@ export function stringOrNull(value: unknown): string | null {
  */
 export function optionalText(value: unknown, what: string, file: string, record: string | undefined): string | null {
   if (value === undefined || value === null || typeof value === 'string') return stringOrNull(value);
-  throw new RawFormatError(file, record, `${what} is not a string (${JSON.stringify(value)})`);
+  throw new RawFormatError(file, record, `${what} is not a string (${quoted(value)})`);
 }
 
 /**

@@ -9,7 +9,7 @@
 import { relative, sep } from 'node:path';
 import { parse as parseDomain } from 'tldts';
 import { ADVISORY_VENDOR, ADVISORY_VENDOR_MESSAGE } from '../../lib/advisory-keys.ts';
-import { RawFormatError } from '../../lib/errors.ts';
+import { quoted, RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssScore, servableCvssVector, optionalText, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
@@ -356,7 +356,7 @@ export const csafParser: SourceParser = {
       if (!vendor && isCsaf) throw new RawFormatError(doc.path, undefined, 'no vendor: put CSAF files in csaf/<vendor>/…, or the document must name its publisher');
       // The vendor is half of the advisory's address in the API: one it refuses links nowhere.
       if (vendor && isCsaf && !ADVISORY_VENDOR.test(vendor)) {
-        throw new RawFormatError(doc.path, undefined, `vendor ${JSON.stringify(vendor)} (the folder below csaf/) cannot be served by the API: ${ADVISORY_VENDOR_MESSAGE}`);
+        throw new RawFormatError(doc.path, undefined, `vendor ${quoted(vendor)} (the folder below csaf/) cannot be served by the API: ${ADVISORY_VENDOR_MESSAGE}`);
       }
       const rows = parseCsafDocument(json, doc.path, vendor ?? '');
       if (!rows) continue;

@@ -8,7 +8,7 @@
  * date of the `cve5` row. Keys are read by name, never by position or text.
  */
 import { basename } from 'node:path';
-import { RawFormatError } from '../../lib/errors.ts';
+import { quoted, RawFormatError } from '../../lib/errors.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { CvssRow, MetricRole, StageSink } from '../stage/tables.ts';
 import { displayText, englishText, isObject, normalizeCveId, normalizeCweId, optionalDate, optionalTimestamp, stringOrNull } from './common.ts';
@@ -131,7 +131,7 @@ function containerOf(body: JsonObject, role: MetricRole, path: string, recordUpd
 export function stageCve5Record(json: unknown, file: string, sink: StageSink): void {
   if (!isObject(json)) throw new RawFormatError(file, undefined, 'not a CVE 5 record (expected a JSON object)');
   if (json.dataType !== undefined && json.dataType !== 'CVE_RECORD') {
-    throw new RawFormatError(file, undefined, `not a CVE 5 record (dataType ${JSON.stringify(json.dataType)})`);
+    throw new RawFormatError(file, undefined, `not a CVE 5 record (dataType ${quoted(json.dataType)})`);
   }
   const meta = json.cveMetadata;
   if (!isObject(meta)) throw new RawFormatError(file, undefined, 'not a CVE 5 record (no cveMetadata object)');
@@ -139,7 +139,7 @@ export function stageCve5Record(json: unknown, file: string, sink: StageSink): v
   // file names no meaning (mirrors, zips and Vulnrichment name and nest them their own ways), a
   // record is whole on its own, and its rows carry the file, so a misnamed one is traced.
   const cveId = normalizeCveId(meta.cveId);
-  if (cveId === null) throw new RawFormatError(file, undefined, `missing or invalid cveMetadata.cveId (${JSON.stringify(meta.cveId ?? null)})`);
+  if (cveId === null) throw new RawFormatError(file, undefined, `missing or invalid cveMetadata.cveId (${quoted(meta.cveId ?? null)})`);
   const state = stringOrNull(meta.state);
   if (state === null) throw new RawFormatError(file, cveId, 'missing cveMetadata.state');
   const containers = json.containers;

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { withoutBom } from '../../lib/bom.ts';
-import { RawFormatError } from '../../lib/errors.ts';
+import { quoted, RawFormatError } from '../../lib/errors.ts';
 import type { Progress } from '../../lib/log.ts';
 import { listFiles } from '../raw/documents.ts';
 import type { StageSink } from '../stage/tables.ts';
@@ -111,18 +111,18 @@ export async function stageEpssFile(file: string, sink: StageSink, progress?: Pr
       if (columns === null) {
         const header = line.split(',').map((h) => h.trim().toLowerCase());
         columns = COLUMNS.map((c) => header.indexOf(c));
-        if (columns.includes(-1)) throw new RawFormatError(file, where, `expected the header "cve,epss,percentile", found ${JSON.stringify(line)}`);
+        if (columns.includes(-1)) throw new RawFormatError(file, where, `expected the header "cve,epss,percentile", found ${quoted(line)}`);
         width = header.length;
         continue;
       }
       const fields = line.split(',');
-      if (fields.length !== width) throw new RawFormatError(file, where, `expected ${width} fields, found ${fields.length}: ${JSON.stringify(line)}`);
+      if (fields.length !== width) throw new RawFormatError(file, where, `expected ${width} fields, found ${fields.length}: ${quoted(line)}`);
       const cveId = normalizeCveId(fields[columns[0]!]);
       const epss = fraction(fields[columns[1]!]);
       const percentile = fraction(fields[columns[2]!]);
-      if (cveId === null) throw new RawFormatError(file, where, `invalid CVE id ${JSON.stringify(fields[columns[0]!])}`);
+      if (cveId === null) throw new RawFormatError(file, where, `invalid CVE id ${quoted(fields[columns[0]!])}`);
       if (epss === null || percentile === null) {
-        throw new RawFormatError(file, where, `epss and percentile must be numbers within [0,1]: ${JSON.stringify(line)}`);
+        throw new RawFormatError(file, where, `epss and percentile must be numbers within [0,1]: ${quoted(line)}`);
       }
       sink.emit('epss', { cve_id: cveId, epss, percentile, model_version: info.model_version, score_date: info.score_date });
       rows++;

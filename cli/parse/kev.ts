@@ -4,7 +4,7 @@
  * schema would reject stops the build with its `cveID` (or position) named.
  * `forensicTriage` (newer schema, BOD 26-04) has no staging column and is ignored.
  */
-import { RawFormatError } from '../../lib/errors.ts';
+import { quoted, RawFormatError } from '../../lib/errors.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { KevRow, StageSink } from '../stage/tables.ts';
 import { isJsonSchemaDocument, isObject, normalizeCveId, normalizeCweId, requiredDate, stringOrNull } from './common.ts';
@@ -17,7 +17,7 @@ const REQUIRED_TEXT = ['vendorProject', 'product', 'vulnerabilityName', 'shortDe
 export function readKevEntry(entry: unknown, catalogVersion: string | null, file: string, position: string): KevRow {
   if (!isObject(entry)) throw new RawFormatError(file, position, 'entry is not a JSON object');
   const cveId = normalizeCveId(entry.cveID);
-  if (cveId === null) throw new RawFormatError(file, position, `missing or invalid cveID (${JSON.stringify(entry.cveID ?? null)})`);
+  if (cveId === null) throw new RawFormatError(file, position, `missing or invalid cveID (${quoted(entry.cveID ?? null)})`);
   for (const key of REQUIRED_TEXT) {
     if (typeof entry[key] !== 'string') throw new RawFormatError(file, cveId, `missing required field ${key}`);
   }
@@ -27,7 +27,7 @@ export function readKevEntry(entry: unknown, catalogVersion: string | null, file
   const cwes: string[] = [];
   for (const value of (entry.cwes as unknown[] | null | undefined) ?? []) {
     const cwe = normalizeCweId(value);
-    if (cwe === null) throw new RawFormatError(file, cveId, `cwes holds a value that is not a CWE id (${JSON.stringify(value)})`);
+    if (cwe === null) throw new RawFormatError(file, cveId, `cwes holds a value that is not a CWE id (${quoted(value)})`);
     if (!cwes.includes(cwe)) cwes.push(cwe);
   }
   return {

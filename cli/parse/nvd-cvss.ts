@@ -3,7 +3,7 @@
  * `baseScore`, or the score computed from the vector when the record has none. Computing is
  * the slow path (ae-cvss-calculator), so it only runs when the score is missing.
  */
-import { RawFormatError } from '../../lib/errors.ts';
+import { quoted, RawFormatError } from '../../lib/errors.ts';
 import { cvssBaseScore, cvssVectorProblem, optionalCvssScore, servableCvssVector, stringOrNull } from './common.ts';
 
 export interface MetricScore {
@@ -32,7 +32,7 @@ export function readMetricScore(
   const score = published ?? (vector === null ? null : cvssBaseScore(vector));
   if (score === null) {
     const given = stringOrNull(data.vectorString);
-    const why = given === null ? 'no vectorString to compute it from' : vector === null ? `vectorString ${JSON.stringify(given)} ${cvssVectorProblem(given)}` : `none computes from vectorString ${JSON.stringify(given)}`;
+    const why = given === null ? 'no vectorString to compute it from' : vector === null ? `vectorString ${quoted(given)} ${cvssVectorProblem(given)}` : `none computes from vectorString ${quoted(given)}`;
     throw new RawFormatError(file, record, `${what}: no baseScore, and ${why}`);
   }
   const band = stringOrNull(severity);

@@ -6,7 +6,7 @@
  * Per record: `nvd_cve`, `cvss` (every metric, its role from `source`), `ssvc` (`ssvcV203`),
  * `cve_cwe` (`weaknesses`), `reference`, `product` (vulnerable CPE matches and `affected[]`).
  */
-import { RawFormatError } from '../../lib/errors.ts';
+import { quoted, RawFormatError } from '../../lib/errors.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import type { CvssRow, MetricRole, StageSink } from '../stage/tables.ts';
 import { englishText, isObject, normalizeCveId, normalizeCweId, optionalDate, optionalTimestamp, requiredTimestamp, stringOrNull } from './common.ts';
@@ -48,7 +48,7 @@ export function metricRole(source: string | null, sourceIdentifier: string | nul
 export function stageNvdRecord(cve: unknown, file: string, position: string | undefined, sink: StageSink): void {
   if (!isObject(cve)) throw new RawFormatError(file, position, 'record is not a JSON object');
   const cveId = normalizeCveId(cve.id);
-  if (cveId === null) throw new RawFormatError(file, position, `missing or invalid CVE id (${JSON.stringify(cve.id ?? null)})`);
+  if (cveId === null) throw new RawFormatError(file, position, `missing or invalid CVE id (${quoted(cve.id ?? null)})`);
   const published = requiredTimestamp(cve.published, 'published', file, cveId, feedTimestamp);
   const lastModified = requiredTimestamp(cve.lastModified, 'lastModified', file, cveId, feedTimestamp);
   const sourceIdentifier = stringOrNull(cve.sourceIdentifier);
@@ -147,7 +147,7 @@ function stageConfigurations(configurations: unknown, cveId: string, file: strin
         const criteria = stringOrNull(match.criteria);
         const name = criteria === null ? null : parseCpe23(criteria);
         if (criteria === null || name === null) {
-          throw new RawFormatError(file, cveId, `cpeMatch criteria is not a CPE 2.3 name (${JSON.stringify(match.criteria ?? null)})`);
+          throw new RawFormatError(file, cveId, `cpeMatch criteria is not a CPE 2.3 name (${quoted(match.criteria ?? null)})`);
         }
         sink.emit('product', {
           cve_id: cveId,

@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { RawFormatError } from '../../lib/errors.ts';
 import { LineWriter } from '../../lib/line-writer.ts';
 import { STAGE_TABLES, type StageSink, type StageTableName, type StageTables } from './tables.ts';
 
@@ -22,6 +23,29 @@ const wellFormed = (_key: string, value: unknown): unknown => (typeof value === 
 export function stageLine(row: object): string {
   const line = JSON.stringify(row);
   return line.includes('\\ud') ? JSON.stringify(row, wellFormed) : line;
+}
+
+/**
+ * The longest staging line sql/01_stage.sql reads: DuckDB's read_json refuses a JSON object past
+ * its `maximum_object_size`, 16 MiB by default.
+ */
+export const STAGE_LINE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A row too long for DuckDB's reader is refused here, naming the raw file and the record: a
+ * record holding a text of some 17 MB (a description, a title) failed the build in its SQL,
+ * with DuckDB's "maximum_object_size … exceeded" naming a staging file of the work folder,
+ * which says nothing of the raw file or the record.
+ */
+function checkLineSize(table: string, row: object, line: string, rawPath: string): void {
+  // A character is at most 3 UTF-8 bytes (4 for a surrogate pair's 2): most lines need no count.
+  if (line.length * 3 <= STAGE_LINE_MAX_BYTES) return;
+  const bytes = Buffer.byteLength(line);
+  if (bytes <= STAGE_LINE_MAX_BYTES) return;
+  const r = row as { cve_id?: unknown; advisory_id?: unknown; cwe_id?: unknown };
+  const record = [r.cve_id, r.advisory_id, r.cwe_id].find((v): v is string => typeof v === 'string');
+  const mb = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
+  throw new RawFormatError(rawPath, record, `too large to stage: its ${table} row is ${mb(bytes)}, past the ${mb(STAGE_LINE_MAX_BYTES)} the build reads per record`);
 }
 
 export class NdjsonStageWriter implements StageSink {
@@ -45,12 +69,21 @@ export class NdjsonStageWriter implements StageSink {
     return id;
   }
 
+  /** The source folder being staged: the place named for a row too large that names no file (KEV, EPSS, exploits, CWE rows). */
+  private source = '';
+
+  /** The rows emitted from now on come from the source folder `dir`. */
+  readingSource(dir: string): void {
+    this.source = dir;
+  }
+
   /** `part` names this writer's files, so several writers can share one stage folder. */
   constructor(private readonly dir: string, private readonly part = 'main') {
     for (const t of STAGE_TABLES) mkdirSync(join(dir, t), { recursive: true });
   }
 
   emit<T extends StageTableName>(table: T, row: StageTables[T]): void {
+    const rawPath = 'file' in row && typeof row.file === 'string' ? row.file : this.source;
     if (table !== 'file' && 'file' in row) {
       // Raw paths repeat on every child row (~90 bytes); a short id keeps the NDJSON small and
       // the SQL joins on `file` cheap. Ids sort in reading order, like the paths they replace.
@@ -61,7 +94,9 @@ export class NdjsonStageWriter implements StageSink {
       part = new LineWriter(join(this.dir, table, `${this.part}.ndjson`), FLUSH_BYTES);
       this.parts.set(table, part);
     }
-    part.write(stageLine(row));
+    const line = stageLine(row);
+    checkLineSize(table, row, line, rawPath);
+    part.write(line);
   }
 
   close(): void {

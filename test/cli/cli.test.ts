@@ -188,6 +188,24 @@ describe('vulnintel CLI', () => {
     expect(sql.stderr).toContain('no published snapshot');
   });
 
+  it('sql, scan and build over a CURRENT that cannot be read (a folder): one line naming it, no stack; scan exits 2, not its findings code 1', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-current-folder-'));
+    const pointer = join(data, 'CURRENT');
+    await mkdir(pointer);
+    const message = `vulnintel: ${pointer}: cannot be read as the file naming the published snapshot (EISDIR: illegal operation on a directory, read)\n`;
+    const sql = await cli(['sql', '--data', data, 'select 1']);
+    expect([sql.code, sql.stderr]).toEqual([1, message]);
+    const scan = await cli(['scan', resolve(import.meta.dirname, '..', 'fixtures', 'sbom', 'sample.cdx.json'), '--data', data]);
+    expect([scan.code, scan.stderr]).toEqual([2, message]);
+    const raw = await mkdtemp(join(tmpdir(), 'vulnintel-raw-'));
+    await mkdir(join(raw, 'nvd'));
+    await writeFile(join(raw, 'nvd', 'page-000000.json'), JSON.stringify(nvdPage([nvdRecord({ id: 'CVE-2025-30004' })])));
+    const build = await cli(['build', '--raw', raw, '--data', data]);
+    expect([build.code, build.stderr]).toEqual([1, message]);
+    expect((await readdir(join(data, 'snapshots')).catch(() => []))).toEqual([]);
+    await rm(data, { recursive: true, force: true });
+  });
+
   it('build refuses a CURRENT that holds no build id: one line naming the file, exit 1, CURRENT untouched', async () => {
     const raw = await mkdtemp(join(tmpdir(), 'vulnintel-raw-'));
     await mkdir(join(raw, 'nvd'));
@@ -279,7 +297,7 @@ describe('vulnintel CLI', () => {
     expect(below.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('an empty folder (--data "", --raw "", VULNINTEL_DATA=) is refused naming the option, not taken as the working folder', async () => {
+  it('an empty folder (--data "", --raw "") is refused naming the option, not taken as the working folder', async () => {
     // resolve('') is the working folder: build published snapshots/ and CURRENT there, sql and
     // serve read it, with nothing said.
     const cwd = await mkdtemp(join(tmpdir(), 'vulnintel-empty-'));
@@ -294,11 +312,8 @@ describe('vulnintel CLI', () => {
       expect(out.code, args.join(' ')).toBe(1);
       expect(out.stderr, args.join(' ')).toContain(`${option} is empty: name a folder`);
     }
-    for (const args of [['sql', 'SELECT 1'], ['build', '--raw', cwd]]) {
-      const out = await cli(args, { cwd, env: { VULNINTEL_DATA: '' } });
-      expect(out.code, args.join(' ')).toBe(1);
-      expect(out.stderr, args.join(' ')).toContain(`value '' from env 'VULNINTEL_DATA' is invalid. --data is empty: name a folder`);
-    }
+    // VULNINTEL_DATA= is another matter: a variable set to nothing is unset (README), and --data
+    // takes its default, ./data (see "an option's environment variable set to nothing…").
     expect(await readdir(cwd)).toEqual([]);
   });
 
