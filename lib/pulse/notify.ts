@@ -12,7 +12,8 @@
  * on an older snapshot too), then marked sent — moving the cursor in the same
  * transaction — or failed with the next attempt time. A failed delivery is retried with the
  * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
- * given up (shown on the manage page). A webhook answering 410 Gone is paused; a message the
+ * given up (shown on the manage page); a webhook refusing with `Retry-After` (429, 503) is not
+ * tried again before that time (at most RETRY_MAX_INTERVAL_MS later). A webhook answering 410 Gone is paused; a message the
  * mail server refuses as too large (552) is given up at once. An e-mail refused otherwise,
  * "550 5.1.1 no such mailbox" included, is retried like any failure (PULSE §5 pauses a webhook
  * answering 410 only): the manage page says what the server said.
@@ -82,9 +83,15 @@ export interface NotifySummary {
   ms: number;
 }
 
-/** Delay before attempt `attempts + 1`: 5 min, 10, 20, … at most 4 h. */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(RETRY_MAX_INTERVAL_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+/**
+ * Delay before attempt `attempts + 1`: 5 min, 10, 20, … at most 4 h; longer when the receiver
+ * asked for it (`Retry-After`), still at most 4 h. It was ignored: a receiver answering 429
+ * "Retry-After: 3600" (Slack's rate limit) was hit again after 5, 15 and 35 minutes, each
+ * attempt refused again and counted against the 24 hours.
+ */
+export function retryDelayMs(attempts: number, retryAfterMs: number | null = null): number {
+  const backoff = Math.min(RETRY_MAX_INTERVAL_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+  return retryAfterMs === null ? backoff : Math.max(backoff, Math.min(RETRY_MAX_INTERVAL_MS, retryAfterMs));
 }
 
 /**
@@ -108,6 +115,8 @@ interface SendOutcome {
   gone: boolean;
   /** The message itself is refused for good (too large: smtp-replies.ts messageTooLarge): sending it again fails again. */
   refused: boolean;
+  /** The webhook's `Retry-After`: not to be tried again before then. */
+  retryAfterMs: number | null;
   error: string | null;
 }
 
@@ -184,13 +193,13 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
           // message to mail systems, which show it once.
           messageId: `<${delivery.id}@${new URL(links.base).hostname}>`,
         });
-        return { ok: true, gone: false, refused: false, error: null };
+        return { ok: true, gone: false, refused: false, retryAfterMs: null, error: null };
       } catch (err) {
         // The ledger (shown on the manage page) gets words of ours; the log, the server's own.
         info(`  ! ${sub.id}: SMTP: ${(err as Error).message}`);
         // Not paused on a refused recipient: a mail server's 5.1.1 is also what a relay says of
         // a mailbox it cannot verify for now, and smtp-server's word for any recipient refused.
-        return { ok: false, gone: false, refused: messageTooLarge(err), error: sendFailureWords(err) };
+        return { ok: false, gone: false, refused: messageTooLarge(err), retryAfterMs: null, error: sendFailureWords(err) };
       }
     }
     const message = messageFor(sub, delivery, matched);
@@ -205,7 +214,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       timeoutMs,
       nowSeconds: Math.floor(at.getTime() / 1000),
     });
-    return { ok: result.ok, gone: result.gone, refused: false, error: result.error };
+    return { ok: result.ok, gone: result.gone, refused: false, retryAfterMs: result.retryAfterMs, error: result.error };
   }
 
   async function attempt(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<void> {
@@ -240,7 +249,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       });
       summary.failed++;
     } else {
-      await store.finishDelivery(delivery.id, { status: 'failed', at: at.toISOString(), error: outcome.error ?? 'failed', nextAttemptAt: new Date(at.getTime() + retryDelayMs(delivery.attempts)).toISOString() });
+      await store.finishDelivery(delivery.id, { status: 'failed', at: at.toISOString(), error: outcome.error ?? 'failed', nextAttemptAt: new Date(at.getTime() + retryDelayMs(delivery.attempts, outcome.retryAfterMs)).toISOString() });
       summary.failed++;
     }
   }
