@@ -12,10 +12,13 @@
  * on an older snapshot too), then marked sent — moving the cursor in the same
  * transaction — or failed with the next attempt time. A failed delivery is retried with the
  * same range of changes, with exponential backoff, until 24 hours after its first attempt, then
- * given up (shown on the manage page). A webhook answering 410 Gone is paused; a message the
+ * given up (shown on the manage page); a webhook refusing with `Retry-After` (429, 503) is not
+ * tried again before that time (at most RETRY_MAX_INTERVAL_MS later). A webhook answering 410 Gone is paused; a message the
  * mail server refuses as too large (552) is given up at once. An e-mail refused otherwise,
  * "550 5.1.1 no such mailbox" included, is retried like any failure (PULSE §5 pauses a webhook
- * answering 410 only): the manage page says what the server said.
+ * answering 410 only): the manage page says what the server said. When the mail server itself
+ * fails MAIL_SERVER_FAILURES times in a row (unreachable, silent, dropping connections), the run
+ * tries no other e-mail: those subscriptions wait for the next run, untouched.
  */
 import type { ChangeRow } from '../changes/model.ts';
 import { ChangeIndex } from './change-index.ts';
@@ -23,7 +26,7 @@ import { formatCount, formatDuration, info, progress } from '../log.ts';
 import { readCurrentChanges } from './changes-source.ts';
 import type { PulseLinks } from './links.ts';
 import type { Mailer } from './mailer.ts';
-import { messageTooLarge, sendFailureWords } from './smtp-replies.ts';
+import { mailServerFailed, messageTooLarge, sendFailureWords } from './smtp-replies.ts';
 import { composeMessage, withManageLink, type AlertMessage } from './message.ts';
 import { periodKey } from './periods.ts';
 import { UNCONFIRMED_TTL_MS } from './service.ts';
@@ -44,6 +47,14 @@ export const RETRY_WINDOW_MS = 24 * 3600_000;
  * died while sending leaves a row this old, and the next run after it sends that range again.
  */
 export const SENDING_LEASE_MS = 10 * 60_000;
+/**
+ * Failures of the mail server itself in a row (smtp-replies.ts mailServerFailed) after which a
+ * run tries no other e-mail. Each such failure costs up to the mailer's timeout (30 s) on one of
+ * its 4 connections: a mail server behind a firewall that drops packets held a run 30 s per 4
+ * e-mail subscriptions (10,000 of them: 21 hours), every webhook waiting behind them, and
+ * `update` or `poll`, which wait for their notify, with it.
+ */
+export const MAIL_SERVER_FAILURES = 3;
 /** Webhook bodies above this are cut down (webhook-body.ts; the `text` says so). */
 export { MAX_WEBHOOK_BODY_BYTES } from './webhook-body.ts';
 
@@ -79,12 +90,20 @@ export interface NotifySummary {
   paused: number;
   /** E-mail subscriptions left for a run with --smtp. */
   skipped: number;
+  /** E-mail subscriptions left for the next run: the mail server failed MAIL_SERVER_FAILURES times in a row. */
+  mailDeferred: number;
   ms: number;
 }
 
-/** Delay before attempt `attempts + 1`: 5 min, 10, 20, … at most 4 h. */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(RETRY_MAX_INTERVAL_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+/**
+ * Delay before attempt `attempts + 1`: 5 min, 10, 20, … at most 4 h; longer when the receiver
+ * asked for it (`Retry-After`), still at most 4 h. It was ignored: a receiver answering 429
+ * "Retry-After: 3600" (Slack's rate limit) was hit again after 5, 15 and 35 minutes, each
+ * attempt refused again and counted against the 24 hours.
+ */
+export function retryDelayMs(attempts: number, retryAfterMs: number | null = null): number {
+  const backoff = Math.min(RETRY_MAX_INTERVAL_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+  return retryAfterMs === null ? backoff : Math.max(backoff, Math.min(RETRY_MAX_INTERVAL_MS, retryAfterMs));
 }
 
 /**
@@ -108,6 +127,8 @@ interface SendOutcome {
   gone: boolean;
   /** The message itself is refused for good (too large: smtp-replies.ts messageTooLarge): sending it again fails again. */
   refused: boolean;
+  /** The webhook's `Retry-After`: not to be tried again before then. */
+  retryAfterMs: number | null;
   error: string | null;
 }
 
@@ -144,6 +165,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
     gaveUp: 0,
     paused: 0,
     skipped: 0,
+    mailDeferred: 0,
     ms: 0,
   };
   const timeoutMs = opts.webhookTimeoutMs ?? 10_000;
@@ -160,6 +182,9 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
     if (!message) byPeriod.set(key, (message = composeMessage(matched, { cadence, periodKey: delivery.periodKey, links })));
     return message;
   };
+
+  // The mail server's own failures in a row (a message it took, or refused by itself, ends the run of them).
+  let mailServerFailures = 0;
 
   async function send(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<SendOutcome> {
     const at = now();
@@ -184,13 +209,15 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
           // message to mail systems, which show it once.
           messageId: `<${delivery.id}@${new URL(links.base).hostname}>`,
         });
-        return { ok: true, gone: false, refused: false, error: null };
+        mailServerFailures = 0;
+        return { ok: true, gone: false, refused: false, retryAfterMs: null, error: null };
       } catch (err) {
+        mailServerFailures = mailServerFailed(err) ? mailServerFailures + 1 : 0;
         // The ledger (shown on the manage page) gets words of ours; the log, the server's own.
         info(`  ! ${sub.id}: SMTP: ${(err as Error).message}`);
         // Not paused on a refused recipient: a mail server's 5.1.1 is also what a relay says of
         // a mailbox it cannot verify for now, and smtp-server's word for any recipient refused.
-        return { ok: false, gone: false, refused: messageTooLarge(err), error: sendFailureWords(err) };
+        return { ok: false, gone: false, refused: messageTooLarge(err), retryAfterMs: null, error: sendFailureWords(err) };
       }
     }
     const message = messageFor(sub, delivery, matched);
@@ -205,7 +232,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       timeoutMs,
       nowSeconds: Math.floor(at.getTime() / 1000),
     });
-    return { ok: result.ok, gone: result.gone, refused: false, error: result.error };
+    return { ok: result.ok, gone: result.gone, refused: false, retryAfterMs: result.retryAfterMs, error: result.error };
   }
 
   async function attempt(sub: Subscription, delivery: Delivery, matched: readonly ChangeRow[]): Promise<void> {
@@ -240,7 +267,7 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
       });
       summary.failed++;
     } else {
-      await store.finishDelivery(delivery.id, { status: 'failed', at: at.toISOString(), error: outcome.error ?? 'failed', nextAttemptAt: new Date(at.getTime() + retryDelayMs(delivery.attempts)).toISOString() });
+      await store.finishDelivery(delivery.id, { status: 'failed', at: at.toISOString(), error: outcome.error ?? 'failed', nextAttemptAt: new Date(at.getTime() + retryDelayMs(delivery.attempts, outcome.retryAfterMs)).toISOString() });
       summary.failed++;
     }
   }
@@ -248,6 +275,10 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   async function processOne(sub: Subscription): Promise<void> {
     if (sub.channel === 'email' && !opts.mailer) {
       summary.skipped++;
+      return;
+    }
+    if (sub.channel === 'email' && mailServerFailures >= MAIL_SERVER_FAILURES) {
+      summary.mailDeferred++;
       return;
     }
     const at = now();
@@ -348,12 +379,13 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
   }
   summary.ms = performance.now() - started;
   if (summary.skipped > 0) info(`  ${formatCount(summary.skipped)} e-mail subscriptions wait for a run with --smtp`);
+  if (summary.mailDeferred > 0) info(`  ! the mail server failed ${MAIL_SERVER_FAILURES} times in a row: ${formatCount(summary.mailDeferred)} e-mail subscriptions wait for the next run`);
   return summary;
 }
 
 /** The one summary line. */
 export function formatNotifySummary(s: NotifySummary): string {
-  const extra = [s.waiting ? `${s.waiting} waiting to retry` : '', s.inFlight ? `${s.inFlight} being sent by another run` : '', s.gaveUp ? `${s.gaveUp} given up` : '', s.paused ? `${s.paused} paused (address gone)` : '', s.skipped ? `${s.skipped} skipped (no SMTP)` : '']
+  const extra = [s.waiting ? `${s.waiting} waiting to retry` : '', s.inFlight ? `${s.inFlight} being sent by another run` : '', s.gaveUp ? `${s.gaveUp} given up` : '', s.paused ? `${s.paused} paused (address gone)` : '', s.skipped ? `${s.skipped} skipped (no SMTP)` : '', s.mailDeferred ? `${s.mailDeferred} e-mail left for the next run (mail server failing)` : '']
     .filter(Boolean)
     .join(', ');
   return `notify: ${formatCount(s.subscriptions)} subscriptions, ${formatCount(s.changes)} changes; ${formatCount(s.matched)} subscriptions matched, ${formatCount(s.sent)} messages sent, ${formatCount(s.failed)} failed, ${formatCount(s.retried)} retried${extra ? `; ${extra}` : ''} (${formatDuration(s.ms)})`;

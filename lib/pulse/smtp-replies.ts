@@ -80,3 +80,14 @@ export function sendFailureWords(err: unknown): string {
   if (err instanceof SendTimeoutError) return `SMTP: ${err.message}`;
   return "SMTP: the service's mail server could not be reached, or stopped answering";
 }
+
+/**
+ * The mail server failed, not this recipient or this message: it could not be reached, did not
+ * answer in time, dropped the connection, or refused something every message needs (the
+ * connection, the login, MAIL FROM). Only a reply to RCPT TO or to DATA is about one message;
+ * anything else, each other message of the run meets too.
+ */
+export function mailServerFailed(err: unknown): boolean {
+  const { command, responseCode } = (err ?? {}) as { command?: unknown; responseCode?: unknown };
+  return !(typeof responseCode === 'number' && (command === 'RCPT TO' || command === 'DATA'));
+}

@@ -8,7 +8,8 @@
  *   X-Vulnintel-Delivery: <delivery id> (the same on every retry of one delivery: dedupe on it)
  *   X-Vulnintel-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>
  * A receiver recomputes v1 over the raw body and refuses a timestamp older than a few minutes.
- * No redirect is followed; the answer's body is discarded after at most 64 KiB.
+ * No redirect is followed; the answer's body is discarded after at most 64 KiB. A refusal's
+ * `Retry-After` (429, 503: seconds or an HTTP date) is read, so notify waits at least that long.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Dispatcher } from 'undici';
@@ -42,7 +43,21 @@ export interface WebhookResult {
   status: number | null;
   /** 410 Gone: the receiver says this webhook no longer exists. */
   gone: boolean;
+  /** A refusal's `Retry-After`, in milliseconds from the request's time; null when it had none (or an unreadable one). */
+  retryAfterMs: number | null;
   error: string | null;
+}
+
+/**
+ * `Retry-After` (RFC 9110 §10.2.3) as milliseconds after `nowMs`: delay-seconds, or an HTTP date
+ * (a date already past is 0). Null when absent or neither.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | null {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return null;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return /[A-Za-z]/.test(text) && Number.isFinite(date) ? Math.max(0, date - nowMs) : null;
 }
 
 export interface WebhookRequest {
@@ -78,11 +93,17 @@ export async function postWebhook(req: WebhookRequest): Promise<WebhookResult> {
     });
     await res.body.dump({ limit: 65_536 }).catch(() => {});
     const ok = res.statusCode >= 200 && res.statusCode < 300;
-    return { ok, status: res.statusCode, gone: res.statusCode === 410, error: ok ? null : `HTTP ${res.statusCode}` };
+    return {
+      ok,
+      status: res.statusCode,
+      gone: res.statusCode === 410,
+      retryAfterMs: ok ? null : parseRetryAfter(res.headers['retry-after'], req.nowSeconds * 1000),
+      error: ok ? null : `HTTP ${res.statusCode}`,
+    };
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause;
     const reason = err instanceof WebhookTargetError ? err : cause instanceof WebhookTargetError ? cause : err;
     const message = (reason as Error).message || String(reason);
-    return { ok: false, status: null, gone: false, error: (reason as Error).name === 'TimeoutError' ? `no answer within ${req.timeoutMs} ms` : message };
+    return { ok: false, status: null, gone: false, retryAfterMs: null, error: (reason as Error).name === 'TimeoutError' ? `no answer within ${req.timeoutMs} ms` : message };
   }
 }

@@ -107,6 +107,12 @@ export interface WebhookHit {
   status: number;
 }
 
+/** A scripted answer of the webhook receiver: a status and headers of its own. */
+export interface ScriptedAnswer {
+  status: number;
+  headers?: Record<string, string>;
+}
+
 export interface WebhookReceiver {
   url(path: string): string;
   hits: WebhookHit[];
@@ -114,8 +120,8 @@ export interface WebhookReceiver {
   on(path: string, accepted?: boolean): WebhookHit[];
   /** The signing secret of a path (set after creation: the secret is shown once, to the creator). */
   setSecret(path: string, secret: string): void;
-  /** Statuses to answer on a path, in order; 200 once they run out. */
-  respond(path: string, statuses: number[]): void;
+  /** Statuses to answer on a path, in order (a status, or one with headers: 429 with Retry-After); 200 once they run out. */
+  respond(path: string, statuses: (number | ScriptedAnswer)[]): void;
   /** Milliseconds to wait before answering on a path (a slow receiver: a delivery in flight). */
   delay(path: string, ms: number): void;
   close(): Promise<void>;
@@ -124,7 +130,7 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(clockSeconds: () => number = () => Math.floor(Date.now() / 1000)): Promise<WebhookReceiver> {
   const hits: WebhookHit[] = [];
   const secrets = new Map<string, string>();
-  const scripts = new Map<string, number[]>();
+  const scripts = new Map<string, (number | ScriptedAnswer)[]>();
   const delays = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -133,7 +139,8 @@ export async function startWebhookReceiver(clockSeconds: () => number = () => Ma
       const path = req.url ?? '/';
       const body = Buffer.concat(chunks).toString('utf8');
       const secret = secrets.get(path);
-      const status = scripts.get(path)?.shift() ?? 200;
+      const scripted = scripts.get(path)?.shift() ?? 200;
+      const { status, headers = {} } = typeof scripted === 'number' ? { status: scripted } : scripted;
       let json: Record<string, unknown> = {};
       try {
         json = JSON.parse(body) as Record<string, unknown>;
@@ -142,7 +149,7 @@ export async function startWebhookReceiver(clockSeconds: () => number = () => Ma
       }
       const header = req.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined;
       hits.push({ path, headers: req.headers, body, json, verified: secret ? verifySignature(secret, header, body, clockSeconds()) : null, status });
-      const answer = () => res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+      const answer = () => res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(status < 300 ? 'ok' : 'no');
       const wait = delays.get(path) ?? 0;
       if (wait > 0) setTimeout(answer, wait);
       else answer();

@@ -217,7 +217,10 @@ export class SqlPulseStore implements PulseStore {
           outcome.status === 'sent' ? null : outcome.error,
         ],
       );
-      if (!row) throw new Error(`no delivery ${id}`);
+      // Gone with its subscription (deleted, one-click unsubscribe included, while the message
+      // was in flight): nothing left to record. It threw, and notify counted a message it had
+      // delivered as failed.
+      if (!row) return;
       if (outcome.status === 'failed') return;
       const patch: SubscriptionPatch = { cursorAt: outcome.cursorAt };
       if (outcome.lastPeriod !== null) patch.lastPeriod = outcome.lastPeriod;

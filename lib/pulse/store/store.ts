@@ -62,7 +62,8 @@ export interface PulseStore {
   retryDelivery(id: string, attempts: number, at: string): Promise<Delivery | null>;
   /**
    * Records the outcome and moves the subscription on (cursor, digest period, pause) atomically;
-   * the cursor only forward (a later one already there stays).
+   * the cursor only forward (a later one already there stays). Nothing, when the delivery is
+   * gone (its subscription was deleted meanwhile).
    */
   finishDelivery(id: string, outcome: DeliveryOutcome): Promise<void>;
   /** Newest first. */
