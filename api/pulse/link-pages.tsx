@@ -178,7 +178,7 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
         const valid = filterIsValid(form);
         const view = { ...(await loadSubscribeFor(snapshot, valid ? form : {}, valid && Object.keys(form).length > 0)), form };
         return send(c, <SubscribePage view={view} buildId={snapshot.buildId} notice={{ ...notice, title }} channel={channel} canEmail={service.emailEnabled} />, statusOf(err));
-      });
+      }, c);
     }
   });
 

@@ -93,7 +93,7 @@ async function withPageSnapshot(c: Context, config: ApiConfig, answer: (snapshot
         if (err instanceof PageError) return errorPage(c, err, snapshot.buildId);
         throw err;
       }
-    });
+    }, c);
   } catch (err) {
     if (err instanceof PageError) return errorPage(c, err);
     throw err;
@@ -239,7 +239,7 @@ export function registerPulse(app: ApiApp, config: ApiConfig, pulse?: PulsePageO
       return await withSnapshot(config.store, async (snapshot) => {
         const values = await suggest(snapshot, request);
         return sendJson(c, { field: request.field, values });
-      });
+      }, c);
     } catch (err) {
       if (err instanceof PageError) {
         // A refusal names its parameter; the 503 (no snapshot yet) is about none.

@@ -89,6 +89,29 @@ describe('snapshot lifecycle', () => {
     expect(old.inUse).toBe(0);
   });
 
+  it('names in X-Snapshot the snapshot a page was read from, when a swap happens while it renders', async () => {
+    const dataDir = await emptyDataDir();
+    await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
+    s = await startOn(dataDir, '20990101T000000Z-aaaa', { watchIntervalMs: 60_000 });
+    const old = s.server.store.current!;
+    // The page's read of the old snapshot is held until the new one is served.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const memo = old.memo.bind(old);
+    old.memo = <T>(key: string, compute: () => Promise<T>) => gate.then(() => memo(key, compute));
+    const page = s.get('/pulse/cves/CVE-2024-3400');
+    await waitFor(async () => old.inUse > 0);
+    await publishSampleCopy(dataDir, '20990101T000000Z-bbbb');
+    await s.server.store.sync();
+    expect(s.server.store.current!.buildId).toBe('20990101T000000Z-bbbb');
+    open();
+    const res = await page;
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(html).toContain('Snapshot <code>20990101T000000Z-aaaa</code>');
+    expect(res.headers.get('x-snapshot')).toBe('20990101T000000Z-aaaa');
+  });
+
   it('keeps serving when CURRENT names a snapshot that cannot be opened', async () => {
     const dataDir = await emptyDataDir();
     await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
