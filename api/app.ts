@@ -108,13 +108,25 @@ const healthRoute = createRoute({
   summary: 'Whether this replica serves a snapshot, and its rate limiter\'s state',
   responses: {
     200: {
-      description: 'Always 200 while the process answers; `status` says whether a snapshot is served (`no_snapshot`: the data paths answer 503).',
+      description:
+        'Always 200 while the process answers; `status` says whether a snapshot is served (`no_snapshot`: the data paths answer 503), `snapshot_error` why the published one is not (an older one, or none, is served meanwhile).',
       content: {
         'application/json': {
           schema: z
             .object({
               status: z.enum(['ok', 'no_snapshot']),
               snapshot: z.object({ build_id: z.string(), built_at: z.string(), cves: z.number().int() }).nullable(),
+              snapshot_error: z
+                .object({
+                  build_id: z.string().nullable().openapi({ description: 'The build CURRENT names; null when CURRENT itself could not be read as a build id.' }),
+                  error: z.string().openapi({ description: 'Why, paths relative to the data folder.' }),
+                  since: z.string().openapi({ description: 'When it first failed (ISO 8601); tried again every 30 s.' }),
+                })
+                .nullable()
+                .openapi({
+                  description:
+                    'The snapshot published in CURRENT that this replica could not open, while it cannot: `snapshot` is then an older one (or none). Null when the published snapshot is the one served.',
+                }),
               rate_limit: z.object({}).passthrough().nullable().openapi({ description: 'The rate limiter\'s health (per-minute store, callers tracked, refusals); null when rate limiting is off.' }),
             })
             .openapi('Health'),
@@ -190,12 +202,14 @@ export function createApp(opts: AppOptions): ApiApp {
   registerPulsePageMethods(app, opts.pulse !== undefined);
   app.openapi(healthRoute, (c) => {
     const snapshot = opts.store.current;
+    const failure = opts.store.openFailure;
     return asRouteResponse(
       sendJson(
         c,
         {
           status: snapshot ? 'ok' : 'no_snapshot',
           snapshot: snapshot ? { build_id: snapshot.buildId, built_at: snapshot.manifest.built_at, cves: snapshot.records.size } : null,
+          snapshot_error: failure && { build_id: failure.buildId, error: failure.error, since: failure.since },
           rate_limit: opts.rateLimiter ? opts.rateLimiter.health() : null,
         },
         { cacheControl: CACHE_CONTROL.noStore },

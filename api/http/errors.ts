@@ -99,11 +99,20 @@ export function methodNotAllowedHere(method: string, allow: string): ApiError {
   return new ApiError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed here: ${allow}.`, { method, allowed: allow.split(', ') }, { Allow: allow });
 }
 
-export function noSnapshot(): ApiError {
-  return new ApiError(
-    'NO_SNAPSHOT',
-    'No snapshot is published yet: run `vulnintel build` (or `vulnintel update`); the server picks it up without a restart.',
-  );
+/**
+ * 503 NO_SNAPSHOT. With `failure` (the store's openFailure), a snapshot is published but this
+ * server could not open it: saying "none is published yet, run a build" sent the operator to
+ * rebuild what was there.
+ */
+export function noSnapshot(failure?: { buildId: string | null } | null): ApiError {
+  return new ApiError('NO_SNAPSHOT', noSnapshotMessage(failure));
+}
+
+/** The text of NO_SNAPSHOT (the pages' 503 says the same). */
+export function noSnapshotMessage(failure?: { buildId: string | null } | null): string {
+  if (!failure) return 'No snapshot is published yet: run `vulnintel build` (or `vulnintel update`); the server picks it up without a restart.';
+  const what = failure.buildId === null ? 'The file naming the published snapshot (CURRENT) could not be read' : `The published snapshot ${failure.buildId} could not be opened`;
+  return `${what}, and no earlier one is served: see /api/v1/health and the server's log. The server tries again every 30 s and serves it, or a newer one, as soon as it opens.`;
 }
 
 export function internalError(): ApiError {

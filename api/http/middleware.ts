@@ -91,7 +91,7 @@ export const readOnly: MiddlewareHandler<ApiEnv> = async (c, next) => {
 export function retainSnapshot(store: SnapshotStore, within?: MiddlewareHandler<ApiEnv>): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     const lease = store.acquire();
-    if (!lease) throw noSnapshot();
+    if (!lease) throw noSnapshot(store.openFailure);
     c.set('snapshot', lease.snapshot);
     try {
       // A response `within` returns (a cached answer) is the middleware's: Hono sends it.

@@ -246,7 +246,7 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
   const filter: ChangeFilter = filterOfQuery(parseQuery(c, ChangeFilterQuery));
   const store = config.store;
   const current = store.current;
-  if (!current) throw noSnapshot();
+  if (!current) throw noSnapshot(store.openFailure);
   const caller = config.callers.resolve(c.env?.incoming?.socket?.remoteAddress, () => c.req.header('x-forwarded-for'));
   // HEAD: the headers of the GET below, without opening a stream.
   if (c.req.method === 'HEAD') return c.body(null, 200, { ...SSE_HEADERS, 'X-Accel-Buffering': 'no' });

@@ -21,6 +21,16 @@ export interface SnapshotStoreOptions {
   open?: ServingOptions;
 }
 
+/** CURRENT names a snapshot this replica could not open (or could not be read itself). */
+export interface OpenFailure {
+  /** The build CURRENT names; null when CURRENT itself could not be read as a build id. */
+  buildId: string | null;
+  /** Why, paths relative to the data folder (the full message is in the log). */
+  error: string;
+  /** When it first failed (ISO 8601); tried again every `retryFailedMs` meanwhile. */
+  since: string;
+}
+
 export interface SnapshotLease {
   snapshot: ServingSnapshot;
   /** Ends this use of the snapshot; safe to call more than once. */
@@ -35,6 +45,7 @@ export class SnapshotStore {
   private readonly failed = new Map<string, number>();
   private readonly swapListeners: ((snapshot: ServingSnapshot) => void)[] = [];
   private stopped = false;
+  private failure: OpenFailure | null = null;
 
   constructor(private readonly opts: SnapshotStoreOptions) {}
 
@@ -54,6 +65,20 @@ export class SnapshotStore {
   /** The snapshot new requests get, or null before any is published. */
   get current(): ServingSnapshot | null {
     return this.served;
+  }
+
+  /**
+   * Why the snapshot CURRENT names is not the one served, while it is not (null once it is, or
+   * once CURRENT names the served one again): the served snapshot, if any, is an older one.
+   */
+  get openFailure(): OpenFailure | null {
+    return this.failure;
+  }
+
+  private noteFailure(buildId: string | null, err: unknown): void {
+    const error = (err as Error).message.replaceAll(`${this.opts.dataDir.replace(/\/+$/, '')}/`, '');
+    const since = this.failure?.buildId === buildId ? this.failure.since : new Date().toISOString();
+    this.failure = { buildId, error, since };
   }
 
   /** Retains the current snapshot for one request; null when there is none. */
@@ -99,10 +124,12 @@ export class SnapshotStore {
     try {
       buildId = await readCurrentBuildId(this.opts.dataDir);
     } catch (err) {
-      this.opts.logger.warn({ err: (err as Error).message }, 'cannot read CURRENT; keeping the served snapshot');
+      this.opts.logger.warn({ err: (err as Error).message }, this.served ? 'cannot read CURRENT; keeping the served snapshot' : 'cannot read CURRENT; no snapshot served');
+      this.noteFailure(null, err);
       return;
     }
     // CURRENT removed or emptied: keep serving what we have rather than going dark.
+    if (buildId === null || buildId === this.served?.buildId) this.failure = null;
     if (buildId === null || buildId === this.served?.buildId || this.stopped) return;
     const failedAt = this.failed.get(buildId);
     if (failedAt !== undefined && Date.now() - failedAt < (this.opts.retryFailedMs ?? 30_000)) return;
@@ -113,7 +140,11 @@ export class SnapshotStore {
       next = await ServingSnapshot.open(this.opts.dataDir, buildId, this.opts.open);
     } catch (err) {
       this.failed.set(buildId, Date.now());
-      this.opts.logger.error({ buildId, err: (err as Error).message }, 'snapshot failed to open; keeping the served one');
+      this.noteFailure(buildId, err);
+      this.opts.logger.error(
+        { buildId, served: this.served?.buildId ?? null, err: (err as Error).message },
+        this.served ? 'snapshot failed to open; keeping the served one' : 'snapshot failed to open; no snapshot served until it opens',
+      );
       return;
     }
     this.failed.delete(buildId);
@@ -123,6 +154,7 @@ export class SnapshotStore {
     }
     const previous = this.served;
     this.served = next;
+    this.failure = null;
     previous?.retire();
     this.opts.logger.info(
       { buildId, previous: previous?.buildId ?? null, cves: next.records.size, openMs: Math.round(performance.now() - started) },

@@ -51,8 +51,12 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     throw new CliError(`cannot serve: ${(err as Error).message}`);
   }
   const snapshot = server.store.current;
+  const failure = server.store.openFailure;
+  // A published snapshot that cannot be opened is no "nothing published yet".
+  const unopened = failure ? `${failure.buildId === null ? 'CURRENT could not be read' : `published snapshot ${failure.buildId} could not be opened`}: ${failure.error}` : null;
+  const served = snapshot ? `snapshot ${snapshot.buildId}, ${snapshot.records.size} CVEs` : unopened ? `no snapshot served, ${unopened}; 503 until it opens (tried again every 30 s)` : 'no snapshot yet: 503 until one is published';
   process.stderr.write(
-    `vulnintel serving ${server.url} from ${dataDir} (${snapshot ? `snapshot ${snapshot.buildId}, ${snapshot.records.size} CVEs` : 'no snapshot yet: 503 until one is published'}; rate limiting ${rateLimit ? 'on' : 'off'}; /pulse store ${server.pulse?.where}, e-mail ${server.pulse?.mailer ? 'on' : 'off (no --smtp)'}${server.pulse?.allowPrivateWebhooks ? ', private webhooks allowed' : ''}; links to ${server.pulse?.links.base})\n`,
+    `vulnintel serving ${server.url} from ${dataDir} (${served}; rate limiting ${rateLimit ? 'on' : 'off'}; /pulse store ${server.pulse?.where}, e-mail ${server.pulse?.mailer ? 'on' : 'off (no --smtp)'}${server.pulse?.allowPrivateWebhooks ? ', private webhooks allowed' : ''}; links to ${server.pulse?.links.base})\n`,
   );
   await new Promise<void>((done) => {
     const stop = (signal: string) => {

@@ -112,6 +112,80 @@ describe('snapshot lifecycle', () => {
     expect(res.headers.get('x-snapshot')).toBe('20990101T000000Z-aaaa');
   });
 
+  it('started on a published snapshot it cannot open, says so: health names it and why, a 503 does not say none is published', async () => {
+    const { truncate, stat } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const dataDir = await emptyDataDir();
+    await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
+    const records = join(dataDir, 'snapshots', '20990101T000000Z-aaaa', 'serving', 'records.ndjson');
+    await truncate(records, Math.floor((await stat(records)).size / 2));
+    s = await startOn(dataDir, 'none', { watchIntervalMs: 60_000 });
+    expect(s.server.store.current).toBeNull();
+
+    const health = await s.json<{ status: string; snapshot: unknown; snapshot_error: { build_id: string; error: string; since: string } | null }>('/api/v1/health');
+    expect(health.body.status).toBe('no_snapshot');
+    expect(health.body.snapshot).toBeNull();
+    expect(health.body.snapshot_error?.build_id).toBe('20990101T000000Z-aaaa');
+    // The file at fault, relative to the data folder (the log has the whole path).
+    expect(health.body.snapshot_error?.error).toMatch(/^snapshots\/20990101T000000Z-aaaa\/serving\/records\.ndjson: \d+ bytes/);
+    expect(Number.isNaN(Date.parse(health.body.snapshot_error!.since))).toBe(false);
+
+    // It said "No snapshot is published yet: run `vulnintel build`", of a snapshot published.
+    for (const path of ['/api/v1/public/cves?limit=1', '/api/v1/public/cves/CVE-2024-3400']) {
+      const res = await s.json<{ code: string; message: string }>(path);
+      expect(res.status, path).toBe(503);
+      expect(res.body.code, path).toBe('NO_SNAPSHOT');
+      expect(res.body.message, path).toContain('The published snapshot 20990101T000000Z-aaaa could not be opened');
+      expect(res.body.message, path).not.toContain('No snapshot is published yet');
+    }
+    const page = await s.get('/pulse/cves');
+    expect(page.status).toBe(503);
+    const html = await page.text();
+    expect(html).toContain('The published snapshot 20990101T000000Z-aaaa could not be opened');
+    expect(html).not.toContain('No snapshot has been published yet');
+
+    // A good one published: served, and nothing left to report.
+    await publishSampleCopy(dataDir, '20990102T000000Z-bbbb');
+    await s.server.store.sync();
+    const after = await s.json<{ status: string; snapshot: { build_id: string }; snapshot_error: unknown }>('/api/v1/health');
+    expect(after.body.status).toBe('ok');
+    expect(after.body.snapshot.build_id).toBe('20990102T000000Z-bbbb');
+    expect(after.body.snapshot_error).toBeNull();
+  });
+
+  it('says in its health which published snapshot it could not open while it serves an older one, until CURRENT names the served one again', async () => {
+    const { cp, rm, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const dataDir = await emptyDataDir();
+    await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
+    s = await startOn(dataDir, '20990101T000000Z-aaaa', { watchIntervalMs: 60_000 });
+    type Health = { status: string; snapshot: { build_id: string }; snapshot_error: { build_id: string | null; error: string } | null };
+    expect((await s.json<Health>('/api/v1/health')).body.snapshot_error).toBeNull();
+
+    const snapshots = join(dataDir, 'snapshots');
+    await cp(join(snapshots, '20990101T000000Z-aaaa'), join(snapshots, '20990102T000000Z-bbbb'), { recursive: true });
+    await rm(join(snapshots, '20990102T000000Z-bbbb', 'serving', 'ids.txt'));
+    await writeFile(join(dataDir, 'CURRENT'), '20990102T000000Z-bbbb\n');
+    await s.server.store.sync();
+    let health = (await s.json<Health>('/api/v1/health')).body;
+    expect(health.status).toBe('ok');
+    expect(health.snapshot.build_id).toBe('20990101T000000Z-aaaa');
+    expect(health.snapshot_error?.build_id).toBe('20990102T000000Z-bbbb');
+    expect(health.snapshot_error?.error).toContain('snapshots/20990102T000000Z-bbbb/serving/ids.txt');
+
+    await writeFile(join(dataDir, 'CURRENT'), '../snapshots/20990102T000000Z-bbbb\n');
+    await s.server.store.sync();
+    health = (await s.json<Health>('/api/v1/health')).body;
+    expect(health.snapshot_error?.build_id).toBeNull();
+    expect(health.snapshot_error?.error).toBe('CURRENT: "../snapshots/20990102T000000Z-bbbb" is not a build id (run `vulnintel build` to publish one)');
+
+    await writeFile(join(dataDir, 'CURRENT'), '20990101T000000Z-aaaa\n');
+    await s.server.store.sync();
+    health = (await s.json<Health>('/api/v1/health')).body;
+    expect(health.snapshot.build_id).toBe('20990101T000000Z-aaaa');
+    expect(health.snapshot_error).toBeNull();
+  });
+
   it('keeps serving when CURRENT names a snapshot that cannot be opened', async () => {
     const dataDir = await emptyDataDir();
     await publishSampleCopy(dataDir, '20990101T000000Z-aaaa');
