@@ -12,7 +12,7 @@
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { hash } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -399,7 +399,8 @@ async function asWritten(connection: DuckDBConnection, table: string, reader: st
 export async function writeServingFiles(snapshotDir: string, opts: WriteServingOptions = {}): Promise<{ dir: string; manifest: ServingManifest }> {
   const started = performance.now();
   const target = opts.target ?? servingDir(snapshotDir);
-  const work = `${target}.tmp-${process.pid}-${Date.now()}`;
+  // Its own name: two derivations in one process in the same millisecond shared one folder.
+  const work = `${target}.tmp-${process.pid}-${Date.now()}-${randomBytes(4).toString('hex')}`;
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   // VULNINTEL_SERVING_TIMINGS=1: each phase's time (bench:build prints it).
@@ -486,16 +487,7 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     };
     if (!opts.build) await rm(join(work, 'duckdb-tmp'), { recursive: true, force: true });
     await writeFile(join(work, SERVING_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
-    // Another replica may have finished first: its files are the same, keep them. Files of an
-    // older format are replaced.
-    const existing = await readServingManifest(target);
-    if (existing) {
-      await rm(work, { recursive: true, force: true });
-      return { dir: target, manifest: existing };
-    }
-    await rm(target, { recursive: true, force: true });
-    await rename(work, target);
-    return { dir: target, manifest };
+    return await putInPlace(work, target, manifest);
   } catch (err) {
     await rm(work, { recursive: true, force: true }).catch(() => undefined);
     throw err;
@@ -504,6 +496,39 @@ export async function writeServingFiles(snapshotDir: string, opts: WriteServingO
     beside.closeSync();
     answerWriter.closeSync();
     if (!opts.build) instance.closeSync();
+  }
+}
+
+/**
+ * Moves the complete serving folder `work` to `target`, by a rename that fails when `target`
+ * is there already: another replica deriving the same snapshot may have put its own there
+ * first, and its files are the same, so they are kept and `work` removed. Only a folder
+ * without a current manifest (an older format, one left incomplete) is moved aside and removed.
+ * (The check and the removal were two steps: a replica finishing a moment after another removed
+ * the folder the other had just put in place and was opening.)
+ */
+async function putInPlace(work: string, target: string, manifest: ServingManifest): Promise<{ dir: string; manifest: ServingManifest }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await rename(work, target);
+      return { dir: target, manifest };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || attempt === 3) throw err;
+    }
+    const existing = await readServingManifest(target);
+    if (existing) {
+      await rm(work, { recursive: true, force: true });
+      return { dir: target, manifest: existing };
+    }
+    const aside = `${target}.old-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      await rename(target, aside);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      continue;
+    }
+    await rm(aside, { recursive: true, force: true });
   }
 }
 

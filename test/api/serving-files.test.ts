@@ -4,11 +4,11 @@
  * the per-snapshot response cache.
  */
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cacheKey, ResponseCache } from '../../api/http/response-cache.ts';
 import { findVendorAdvisory } from '../../api/queries/advisories.ts';
 import { findCveEnrichment } from '../../api/queries/enrichment.ts';
@@ -375,6 +375,57 @@ describe('a snapshot published without serving files', () => {
     } finally {
       await s.server.close();
     }
+  });
+});
+
+describe('serving files derived by two replicas at once', () => {
+  let dataDir: string;
+  let dir: string;
+  beforeEach(async () => {
+    const { dataDir: sampleDir, result } = await buildCorpus();
+    dataDir = await mkdtemp(join(tmpdir(), 'vulnintel-serving-twice-'));
+    dir = join(snapshotsDir(dataDir), result.buildId);
+    await cp(join(snapshotsDir(sampleDir), result.buildId), dir, { recursive: true });
+    await rm(servingDir(dir), { recursive: true });
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  /** The snapshot folder holds `serving/` whole, as the build wrote it, and no work folder is left. */
+  async function expectOneWholeFolder(): Promise<void> {
+    expect((await readdir(dir)).filter((name) => name.startsWith('serving'))).toEqual(['serving']);
+    const built = servingDir(snapshotDir);
+    const files = (await readdir(built)).sort();
+    expect((await readdir(servingDir(dir))).sort()).toEqual(files);
+    for (const file of files) {
+      if (file === SERVING_DB || file === SERVING_MANIFEST) continue;
+      expect((await readFile(join(servingDir(dir), file))).equals(await readFile(join(built, file))), file).toBe(true);
+    }
+  }
+
+  it('both get the one folder that won, whole (in one process they shared a work folder and one failed)', async () => {
+    const [a, b] = await Promise.allSettled([writeServingFiles(dir, { threads: 1 }), writeServingFiles(dir, { threads: 1 })]);
+    expect(a.status, a.status === 'rejected' ? String(a.reason) : '').toBe('fulfilled');
+    expect(b.status, b.status === 'rejected' ? String(b.reason) : '').toBe('fulfilled');
+    const kept = await readServingManifest(servingDir(dir));
+    for (const result of [a, b]) {
+      if (result.status !== 'fulfilled') continue;
+      expect(result.value.dir).toBe(servingDir(dir));
+      expect(result.value.manifest).toEqual(kept);
+    }
+    await expectOneWholeFolder();
+    const opened = await openSnapshot(dataDir, basename(dir), { threads: 1 });
+    opened.close();
+    expect(opened.derivedServingFiles).toBe(false);
+  });
+
+  it('replace a folder of an older format, and leave nothing of it', async () => {
+    await mkdir(servingDir(dir));
+    await writeFile(join(servingDir(dir), SERVING_MANIFEST), JSON.stringify({ format: 1, unreadable_tables: [], cves: 1, record_bytes: 1, seconds: 0 }));
+    await writeFile(join(servingDir(dir), 'cves.arrow'), 'old');
+    const opened = await openSnapshot(dataDir, basename(dir), { threads: 1 });
+    opened.close();
+    expect(opened.derivedServingFiles).toBe(true);
+    await expectOneWholeFolder();
   });
 });
 
