@@ -8,7 +8,7 @@
  * Ubuntu (release from `distro`: `debian-12`, `bookworm`, `ubuntu-22.04`, `jammy`), apk →
  * Alpine (`alpine-3.20` → `Alpine:v3.20`) / Wolfi / Chainguard, rpm → Red Hat, Rocky Linux,
  * AlmaLinux, openSUSE, SUSE, Mageia, openEuler by namespace (release of Rocky/Alma from
- * `distro`, the `epoch` qualifier put before the version as `epoch:version`). A deb or apk purl's
+ * `distro`). On rpm and deb purls the `epoch` qualifier is put before the version as `epoch:version`. A deb or apk purl's
  * `upstream` qualifier names the source package it was built from (see sourcePackage).
  */
 import { PackageURL } from 'packageurl-js';
@@ -124,6 +124,11 @@ function bySource(upstream: string | undefined, recorded: SourcePackage | undefi
   return { name: source.name, version: version === null ? null : (source.version ?? version) };
 }
 
+/** `epoch:version` when an `epoch` qualifier is given and the version carries none. */
+function withEpoch(version: string | null, epoch: string | undefined): string | null {
+  return version !== null && epoch && !version.includes(':') ? `${epoch}:${version}` : version;
+}
+
 /** The purl types parsePurl maps to an OSV ecosystem (the cases of its switch). */
 export const SUPPORTED_PURL_TYPES = ['npm', 'pypi', 'maven', 'golang', 'cargo', 'gem', 'nuget', 'composer', 'hex', 'pub', 'swift', 'githubactions', 'deb', 'apk', 'rpm'] as const;
 
@@ -199,6 +204,10 @@ export function parsePurl(text: string, recorded?: SourcePackage): PurlPackage {
       const n = (ns ?? '').toLowerCase();
       if (n !== 'debian' && n !== 'ubuntu') throw unsupported(`deb namespace "${ns ?? ''}" is neither debian nor ubuntu`);
       ecosystem = debianRelease(n, q.distro);
+      // Trivy writes a deb package's epoch as a qualifier (`bsdutils@2.38.1-5+deb12u3?epoch=1`),
+      // as the rpm type has it: read without it, 2.38.1-5+deb12u3 was below every `1:` fix on
+      // record, "affected" by advisories fixed long before.
+      version = withEpoch(version, q.epoch);
       ({ name, version } = bySource(q.upstream, recorded, name, version));
       break;
     }
@@ -213,7 +222,7 @@ export function parsePurl(text: string, recorded?: SourcePackage): PurlPackage {
       const eco = rpmEcosystem((ns ?? '').toLowerCase(), q.distro);
       if (!eco) throw unsupported(`rpm namespace "${ns ?? ''}" is not one of ${Object.keys(RPM_NAMESPACES).join(', ')}`);
       ecosystem = eco;
-      if (version !== null && q.epoch && !version.includes(':')) version = `${q.epoch}:${version}`;
+      version = withEpoch(version, q.epoch);
       break;
     }
     default:

@@ -1,6 +1,8 @@
 /** Package URLs to OSV packages (lib/packages/purl.ts): releases, source packages, hostile qualifiers that must cost no more than ordinary ones. */
 import { describe, expect, it } from 'vitest';
+import { checkVersion } from '../../lib/packages/check.ts';
 import { parsePurl, SUPPORTED_PURL_TYPES } from '../../lib/packages/purl.ts';
+import { indexOf, osv, range } from './osv-rows.ts';
 
 describe('parsePurl: the Alpine release of `distro`', () => {
   it('reads the first major.minor wherever it stands', () => {
@@ -57,6 +59,26 @@ describe('parsePurl: the source package of a deb or apk binary (`upstream`)', ()
     expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1~deb12u1?distro=debian-12', { name: 'openssl', version: null })).toMatchObject({ name: 'openssl', version: '3.0.11-1~deb12u1' });
     expect(parsePurl('pkg:deb/debian/libssl3@3.0.11-1?upstream=openssl3&distro=debian-12', recorded)).toMatchObject({ name: 'openssl3', version: '3.0.11-1' });
     expect(parsePurl('pkg:rpm/rocky/openssl-libs@3.0.7-24.el9?distro=rocky-9.3', { name: 'openssl', version: null })).toMatchObject({ name: 'openssl-libs' });
+  });
+});
+
+describe('parsePurl: the `epoch` qualifier of a deb purl (Trivy writes the epoch there)', () => {
+  it('puts the epoch before the version, as for rpm; an epoch in the version stands', () => {
+    expect(parsePurl('pkg:deb/debian/bsdutils@2.38.1-5%2Bdeb12u3?arch=amd64&distro=debian-12&epoch=1')).toMatchObject({ ecosystem: 'Debian:12', version: '1:2.38.1-5+deb12u3' });
+    expect(parsePurl('pkg:deb/debian/bsdutils@1:2.38.1-5%2Bdeb12u3?arch=amd64&distro=debian-12&epoch=1').version).toBe('1:2.38.1-5+deb12u3');
+    expect(parsePurl('pkg:deb/ubuntu/bsdutils@2.37.2-4ubuntu3.4?distro=ubuntu-22.04&epoch=1').version).toBe('1:2.37.2-4ubuntu3.4');
+    expect(parsePurl('pkg:deb/debian/bsdutils?distro=debian-12&epoch=1').version).toBeNull();
+    // The binary's epoch is the version judged when `upstream` names no source version.
+    expect(parsePurl('pkg:deb/debian/bsdutils@2.38.1-5%2Bdeb12u3?upstream=util-linux&distro=debian-12&epoch=1')).toMatchObject({ name: 'util-linux', version: '1:2.38.1-5+deb12u3' });
+  });
+
+  it('a fixed package is not "affected" (read without its epoch it was below every `1:` fix)', async () => {
+    const index = await indexOf([
+      { record: osv('DEBIAN-CVE-2026-90901', [{ package: { ecosystem: 'Debian:12', name: 'util-linux' }, ranges: [range('ECOSYSTEM', ['introduced', '0'], ['fixed', '1:2.38.1-5+deb12u2'])] }]), cve: 'CVE-2026-90901' },
+    ]);
+    const judge = (purl: string) => checkVersion(index, parsePurl(purl) as { ecosystem: string; name: string; version: string }).vulnerabilities.map((v) => v.cve_id);
+    expect(judge('pkg:deb/debian/util-linux@2.38.1-5%2Bdeb12u3?arch=amd64&distro=debian-12&epoch=1')).toEqual([]);
+    expect(judge('pkg:deb/debian/util-linux@2.38.1-5%2Bdeb12u1?arch=amd64&distro=debian-12&epoch=1')).toEqual(['CVE-2026-90901']);
   });
 });
 
