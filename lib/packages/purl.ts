@@ -39,6 +39,11 @@ const UBUNTU_CODENAMES: Record<string, string> = {
 const RPM_NAMESPACES: Record<string, string> = {
   redhat: 'Red Hat', rhel: 'Red Hat', rocky: 'Rocky Linux', 'rocky-linux': 'Rocky Linux', almalinux: 'AlmaLinux', alma: 'AlmaLinux',
   opensuse: 'openSUSE', suse: 'SUSE', sles: 'SUSE', mageia: 'Mageia', openeuler: 'openEuler',
+  // What SBOM tools write: Syft the os-release ID (`opensuse-leap`, `opensuse-tumbleweed`,
+  // `sle-micro`), Trivy its OS family (`opensuse.leap`, `opensuse.tumbleweed`, `slem`). They
+  // were refused as unsupported: no answer for any package of an openSUSE image.
+  'opensuse-leap': 'openSUSE', 'opensuse.leap': 'openSUSE', 'opensuse-tumbleweed': 'openSUSE', 'opensuse.tumbleweed': 'openSUSE',
+  'sle-micro': 'SUSE', slem: 'SUSE',
 };
 const APK_NAMESPACES: Record<string, string> = { alpine: 'Alpine', wolfi: 'Wolfi', chainguard: 'Chainguard' };
 

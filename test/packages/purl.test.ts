@@ -82,6 +82,17 @@ describe('parsePurl: the `epoch` qualifier of a deb purl (Trivy writes the epoch
   });
 });
 
+describe('parsePurl: rpm namespaces as SBOM tools write them', () => {
+  it('openSUSE and SLE Micro as Syft (os-release ID) and Trivy (OS family) name them (they were refused as unsupported)', () => {
+    expect(parsePurl('pkg:rpm/opensuse-leap/curl@8.0.1-150400.5.41.1?arch=x86_64&distro=opensuse-leap-15.5')).toMatchObject({ ecosystem: 'openSUSE', name: 'curl', version: '8.0.1-150400.5.41.1' });
+    expect(parsePurl('pkg:rpm/opensuse.leap/curl@8.0.1-150400.5.41.1?arch=x86_64&distro=opensuse.leap-15.5').ecosystem).toBe('openSUSE');
+    expect(parsePurl('pkg:rpm/opensuse-tumbleweed/curl@8.5.0-1.1?arch=x86_64&distro=opensuse-tumbleweed-20240101').ecosystem).toBe('openSUSE');
+    expect(parsePurl('pkg:rpm/opensuse.tumbleweed/curl@8.5.0-1.1?arch=x86_64').ecosystem).toBe('openSUSE');
+    expect(parsePurl('pkg:rpm/sle-micro/curl@8.0.1-150400.5.41.1?distro=sle-micro-5.5').ecosystem).toBe('SUSE');
+    expect(parsePurl('pkg:rpm/slem/curl@8.0.1-150400.5.41.1?distro=slem-5.5').ecosystem).toBe('SUSE');
+  });
+});
+
 describe('parsePurl: the Debian or Ubuntu release of `distro`', () => {
   it('a point release names its release (ubuntu-22.04.3 was asked as Ubuntu:22.04.3, a release OSV has not)', () => {
     const ecosystemOf = (ns: string, distro: string) => parsePurl(`pkg:deb/${ns}/openssl@3.0.2-0ubuntu1.10?distro=${distro}`).ecosystem;
