@@ -93,7 +93,10 @@ UNION ALL
 SELECT cve_id, 'rejected',
        to_json(struct_pack(status := old_status, service_severity := old_severity, service_score := old_score, service_risk := old_risk)),
        to_json(struct_pack(status := new_status)),
-       'Rejected by its CNA or NVD: no longer a vulnerability (was ' || old_severity || ' ' || change_num(old_score) || ', risk ' || change_num(old_risk) || ').'
+       'Rejected by its CNA or NVD: no longer a vulnerability (was '
+         -- A record never assessed had a 0 placeholder, not a rating (contract: score_assessed).
+         || CASE WHEN old_unassessed = 'no_signal' THEN 'not assessed yet'
+                 ELSE old_severity || ' ' || change_num(old_score) || ', risk ' || change_num(old_risk) END || ').'
 FROM change_cve_causes WHERE is_rejected
 UNION ALL
 SELECT cve_id, 'kev_added',
