@@ -71,6 +71,9 @@ CREATE TABLE change_cve_causes AS
 SELECT
   f.*,
   CASE
+    -- A rejection undone brings the record's rating back: its moves are that, not the CVSS
+    -- placeholder (0, written "none") the rejection stood on.
+    WHEN compare AND old_status = 'rejected' THEN 'no longer rejected'
     WHEN compare AND NOT was_kev AND new_kev THEN 'added to CISA KEV' || coalesce(' on ' || CAST(kev_added_date AS VARCHAR), '')
     WHEN compare AND was_kev AND NOT new_kev THEN 'removed from CISA KEV'
     WHEN compare AND (old_v3_score IS DISTINCT FROM new_v3_score OR old_v3_vector IS DISTINCT FROM new_v3_vector)

@@ -65,4 +65,10 @@ describe('change step: sentences around the assessment states', () => {
     expect(whys.get('CVE-2026-0001 rejected')).toBe('Rejected by its CNA or NVD: no longer a vulnerability (was not assessed yet).');
     expect(whys.get('CVE-2026-0002 rejected')).toBe('Rejected by its CNA or NVD: no longer a vulnerability (was HIGH 7.5, risk 40).');
   });
+
+  it('gives a rejection undone as the cause of the moves it brings, not the placeholder CVSS it replaces', () => {
+    expect(whys.get('CVE-2026-0003 severity_changed')).toBe('Service severity NONE → HIGH (score 0 → 7.5): no longer rejected.');
+    expect(whys.get('CVE-2026-0003 score_changed')).toBe('Service score 0 → 7.5: no longer rejected.');
+    expect(whys.get('CVE-2026-0003 risk_changed')).toBe('Service risk 0 → 40: no longer rejected.');
+  });
 });
