@@ -71,6 +71,9 @@ CREATE TABLE change_cve_causes AS
 SELECT
   f.*,
   CASE
+    -- A rejection undone brings the record's rating back: its moves are that, not the CVSS
+    -- placeholder (0, written "none") the rejection stood on.
+    WHEN compare AND old_status = 'rejected' THEN 'no longer rejected'
     WHEN compare AND NOT was_kev AND new_kev THEN 'added to CISA KEV' || coalesce(' on ' || CAST(kev_added_date AS VARCHAR), '')
     WHEN compare AND was_kev AND NOT new_kev THEN 'removed from CISA KEV'
     WHEN compare AND (old_v3_score IS DISTINCT FROM new_v3_score OR old_v3_vector IS DISTINCT FROM new_v3_vector)
@@ -93,7 +96,10 @@ UNION ALL
 SELECT cve_id, 'rejected',
        to_json(struct_pack(status := old_status, service_severity := old_severity, service_score := old_score, service_risk := old_risk)),
        to_json(struct_pack(status := new_status)),
-       'Rejected by its CNA or NVD: no longer a vulnerability (was ' || old_severity || ' ' || change_num(old_score) || ', risk ' || change_num(old_risk) || ').'
+       'Rejected by its CNA or NVD: no longer a vulnerability (was '
+         -- A record never assessed had a 0 placeholder, not a rating (contract: score_assessed).
+         || CASE WHEN old_unassessed = 'no_signal' THEN 'not assessed yet'
+                 ELSE old_severity || ' ' || change_num(old_score) || ', risk ' || change_num(old_risk) END || ').'
 FROM change_cve_causes WHERE is_rejected
 UNION ALL
 SELECT cve_id, 'kev_added',

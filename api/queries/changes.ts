@@ -136,11 +136,25 @@ export async function listChanges(reader: SnapshotReader, query: ChangePageQuery
   return { changes, next: more && last ? { build_id: last.build_id, change_id: last.change_id } : null };
 }
 
+/**
+ * The CVE ids an advisory change is about: the ones it names in `after` and did not name in
+ * `before` (all of a new advisory's; those an advisory came to name). Its `cve_id` is only the
+ * first of them.
+ */
+const ADVISORY_CHANGE_CVES = `list_filter(coalesce(CAST(json_extract(after, '$.cve_ids') AS VARCHAR[]), []),
+  id -> NOT list_contains(coalesce(CAST(json_extract(before, '$.cve_ids') AS VARCHAR[]), []), id))`;
+
 /** Every change the history holds for one CVE (its own and advisories naming it), newest first. */
 export async function cveHistory(reader: SnapshotReader, cveId: string): Promise<ChangeRow[]> {
   requireTables(reader, 'changes');
   return toChangeRows(
-    await selectRows<Record<string, unknown>>(reader, `SELECT ${CHANGE_ROW_COLUMNS} FROM changes WHERE cve_id = $1 ORDER BY build_id DESC, change_id`, [cveId]),
+    await selectRows<Record<string, unknown>>(
+      reader,
+      `SELECT ${CHANGE_ROW_COLUMNS} FROM changes
+       WHERE cve_id = $1 OR (subject_type = 'advisory' AND list_contains(${ADVISORY_CHANGE_CVES}, $1))
+       ORDER BY build_id DESC, change_id`,
+      [cveId],
+    ),
   );
 }
 
