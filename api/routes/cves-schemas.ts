@@ -132,6 +132,8 @@ export const ErrorSchema = z
     allowed: z.array(z.string()).optional().openapi({ description: 'The methods the path takes (METHOD_NOT_ALLOWED), as in `Allow`.' }),
     reason: z.string().optional().openapi({ description: 'Why the request could not be read, in the HTTP parser\'s words (MALFORMED_REQUEST).' }),
     table: z.string().optional().openapi({ description: 'The snapshot table that could not be read (SNAPSHOT_TABLE_UNAVAILABLE).' }),
+    supported: z.array(z.string()).optional().openapi({ description: 'The ecosystems a package lookup takes, as OSV spells them (INVALID_PARAMETER on `/packages`: an ecosystem or purl type it does not take).' }),
+    value: z.string().optional().openapi({ description: 'The list item refused, as sent (INVALID_PARAMETER on `/cves/batch`: an id that is no CVE identifier).' }),
   })
   .openapi('Error');
 

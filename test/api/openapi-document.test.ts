@@ -234,6 +234,27 @@ describe('the document', () => {
     expect(problems(methodAnswer, { reason: null })).not.toEqual([]);
   });
 
+  it('declares the members of the lookups\' refusals: supported (/packages), value (/cves/batch), each of its type', async () => {
+    const validator = await s.validator();
+    const declared = (doc as unknown as { components: { schemas: { Error: { properties: Record<string, unknown> } } } }).components.schemas.Error.properties;
+    for (const [path, member] of [
+      ['/api/v1/public/packages/foo/bar', 'supported'],
+      ['/api/v1/public/packages?purl=pkg:nosuchtype/x', 'supported'],
+      ['/api/v1/public/cves/batch?ids=CVE-2024-3400,nonsense', 'value'],
+    ] as const) {
+      const res = await s.get(path);
+      expect(res.status, path).toBe(400);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(Object.keys(body), path).toContain(member);
+      // A typed client reads every member it is given: none undeclared.
+      expect(Object.keys(body).filter((key) => !(key in declared)), path).toEqual([]);
+      const check = (changed: Record<string, unknown>) =>
+        validator.check({ method: 'GET', url: `${s.base}${path}`, status: 400, headers: new Headers({ 'Content-Type': 'application/json', 'X-Snapshot': 'x' }), body: JSON.stringify({ ...body, ...changed }) });
+      expect(check({}), path).toEqual([]);
+      expect(check({ [member]: 5 }), path).not.toEqual([]);
+    }
+  });
+
   it('writes every pattern as a JSON Schema pattern: ECMA-262 in Unicode mode, no flags', () => {
     expect(patternProblems(doc)).toEqual([]);
     // And the check finds both faults it names.
