@@ -3,13 +3,8 @@
  * states, on hand-made states: a score of an unassessed record is a 0 placeholder, not a rating
  * (contract: `score_assessed`), and a rejection undone is said as such.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachPreviousSnapshot } from '../../cli/build/previous-snapshot.ts';
-import { runSqlStep } from '../../cli/build/sql-steps.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { changeStepRows } from '../helpers/change-step.ts';
 
 interface State { status: 'active' | 'rejected'; unassessed: 'no_signal' | 'rejected' | null; severity: string; score: number; risk: number; v3: number | null }
 
@@ -24,10 +19,6 @@ const CASES: Array<[string, State, State]> = [
   ['CVE-2026-0003', REJECTED, ASSESSED], // the rejection undone
 ];
 
-const COLUMNS = `cve_id, status, in_kev, kev_added_date, service_severity, service_score, service_risk, epss_score, exploit_count,
-  score_unassessed_reason, score_assessed, cvss_v3_score, cvss_v3_vector, service_ssvc_decision, published, title,
-  kev_vulnerability_name, description, vendor_severity, cwe_ids`;
-
 function cveRow(id: string, s: State): string {
   const vector = s.v3 ? `'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N'` : 'NULL';
   return `('${id}', '${s.status}', false, NULL::DATE, '${s.severity}', ${s.score}::DOUBLE, ${s.risk}::DOUBLE, NULL::DOUBLE, 0,
@@ -36,30 +27,14 @@ function cveRow(id: string, s: State): string {
 }
 
 describe('change step: sentences around the assessment states', () => {
-  let out: string;
   let whys: Map<string, string>;
   beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), 'vulnintel-change-sentences-'));
-    const instance = await DuckDBInstance.create(':memory:');
-    const connection = await instance.connect();
-    try {
-      await attachPreviousSnapshot(connection, null);
-      await connection.run(`CREATE TABLE cves AS SELECT * FROM (VALUES ${CASES.map(([id, , now]) => cveRow(id, now)).join(', ')}) v(${COLUMNS})`);
-      await connection.run(`DROP TABLE prev_cves`);
-      await connection.run(`CREATE TABLE prev_cves AS SELECT * FROM (VALUES ${CASES.map(([id, before]) => cveRow(id, before)).join(', ')}) v(${COLUMNS})`);
-      await connection.run(`CREATE TABLE products (cve_id VARCHAR, vendor_key VARCHAR, product_key VARCHAR)`);
-      await connection.run(`CREATE TABLE affected_packages (cve_id VARCHAR, ecosystem VARCHAR, package_name VARCHAR)`);
-      await connection.run(`CREATE TABLE advisories (vendor VARCHAR, advisory_id VARCHAR, cve_ids VARCHAR[], vendor_severity VARCHAR, title VARCHAR)`);
-      await connection.run(`CREATE TABLE advisory_cves (vendor VARCHAR, advisory_id VARCHAR, cwe_id VARCHAR)`);
-      await runSqlStep(connection, '10_changes.sql', { has_previous: 'true', build_id: '20261127T000000Z-test', detected_at: '2026-11-27 00:00:00', out });
-      const rows = (await connection.runAndReadAll(`SELECT cve_id, kind, why FROM changes_new ORDER BY cve_id, kind`)).getRowObjectsJson();
-      whys = new Map(rows.map((row) => [`${row.cve_id} ${row.kind}`, String(row.why)]));
-    } finally {
-      connection.closeSync();
-      instance.closeSync();
-    }
+    const rows = await changeStepRows(
+      CASES.map(([id, before]) => cveRow(id, before)),
+      CASES.map(([id, , now]) => cveRow(id, now)),
+    );
+    whys = new Map(rows.map((row) => [`${row.cve_id} ${row.kind}`, row.why]));
   });
-  afterAll(() => rm(out, { recursive: true, force: true }));
 
   it('says a rejected record that was never assessed was not assessed, not that it was NONE 0', () => {
     expect(whys.get('CVE-2026-0001 rejected')).toBe('Rejected by its CNA or NVD: no longer a vulnerability (was not assessed yet).');

@@ -4,13 +4,8 @@
  * |Δ service_risk| ≥ 10. Scores and risks are one-decimal DOUBLEs, whose differences are not
  * exact (8.2 − 7.7 is 0.49999999999999911 in binary): a move of exactly 0.5 or 10 counts.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachPreviousSnapshot } from '../../cli/build/previous-snapshot.ts';
-import { runSqlStep } from '../../cli/build/sql-steps.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { changeStepRows } from '../helpers/change-step.ts';
 
 /** cve_id, old score, new score, old risk, new risk, and old and new EPSS (none when absent; severity, KEV… unchanged). */
 type Move = [string, number, number, number, number, (number | null)?, (number | null)?];
@@ -32,45 +27,21 @@ function cveRow(id: string, score: number, risk: number, epss: number | null = n
            NULL::DOUBLE, NULL::VARCHAR, 'Track', TIMESTAMP '2026-01-01', 'title of ${id}', NULL::VARCHAR, 'description', NULL::VARCHAR, ['CWE-79'])`;
 }
 
-const CVE_COLUMNS = `cve_id, status, in_kev, kev_added_date, service_severity, service_score, service_risk, epss_score, exploit_count,
-  score_unassessed_reason, score_assessed, cvss_v3_score, cvss_v3_vector, service_ssvc_decision, published, title,
-  kev_vulnerability_name, description, vendor_severity, cwe_ids`;
-
 describe('change step: score and risk thresholds', () => {
-  let out: string;
   let kinds: Map<string, string[]>;
   let whys: Map<string, string>;
   beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), 'vulnintel-change-thresholds-'));
-    const instance = await DuckDBInstance.create(':memory:');
-    const connection = await instance.connect();
-    try {
-      await attachPreviousSnapshot(connection, null);
-      const table = (name: string, pick: (m: Move) => [number, number, number | null]) =>
-        `INSERT INTO ${name} SELECT * FROM (VALUES ${MOVES.map((m) => cveRow(m[0], ...pick(m))).join(', ')})`;
-      await connection.run(`CREATE TABLE cves AS SELECT * FROM (VALUES ${cveRow('CVE-0000-0000', 0, 0)}) v(${CVE_COLUMNS}) LIMIT 0`);
-      await connection.run(table('cves', (m) => [m[2], m[4], m[6] ?? null]));
-      await connection.run(`DROP TABLE prev_cves`);
-      await connection.run(`CREATE TABLE prev_cves AS SELECT ${CVE_COLUMNS} FROM cves LIMIT 0`);
-      await connection.run(table('prev_cves', (m) => [m[1], m[3], m[5] ?? null]));
-      await connection.run(`CREATE TABLE products (cve_id VARCHAR, vendor_key VARCHAR, product_key VARCHAR)`);
-      await connection.run(`CREATE TABLE affected_packages (cve_id VARCHAR, ecosystem VARCHAR, package_name VARCHAR)`);
-      await connection.run(`CREATE TABLE advisories (vendor VARCHAR, advisory_id VARCHAR, cve_ids VARCHAR[], vendor_severity VARCHAR, title VARCHAR)`);
-      await connection.run(`CREATE TABLE advisory_cves (vendor VARCHAR, advisory_id VARCHAR, cwe_id VARCHAR)`);
-      await runSqlStep(connection, '10_changes.sql', { has_previous: 'true', build_id: '20261127T000000Z-test', detected_at: '2026-11-27 00:00:00', out });
-      const rows = (await connection.runAndReadAll(`SELECT cve_id, kind, why FROM changes_new ORDER BY cve_id, kind`)).getRowObjectsJson();
-      kinds = new Map();
-      whys = new Map();
-      for (const row of rows) {
-        kinds.set(String(row.cve_id), [...(kinds.get(String(row.cve_id)) ?? []), String(row.kind)]);
-        whys.set(`${row.cve_id} ${row.kind}`, String(row.why));
-      }
-    } finally {
-      connection.closeSync();
-      instance.closeSync();
+    const rows = await changeStepRows(
+      MOVES.map((m) => cveRow(m[0], m[1], m[3], m[5] ?? null)),
+      MOVES.map((m) => cveRow(m[0], m[2], m[4], m[6] ?? null)),
+    );
+    kinds = new Map();
+    whys = new Map();
+    for (const row of rows) {
+      kinds.set(row.cve_id, [...(kinds.get(row.cve_id) ?? []), row.kind]);
+      whys.set(`${row.cve_id} ${row.kind}`, row.why);
     }
   });
-  afterAll(() => rm(out, { recursive: true, force: true }));
 
   it('records score_changed for a move of exactly 0.5, not for 0.4', () => {
     expect(kinds.get('CVE-2026-0001')).toEqual(['score_changed']);
