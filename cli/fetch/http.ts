@@ -16,6 +16,7 @@ import { MIN_BODY_BYTES, pacedBody } from './body-pace.ts';
 import { decodeBody } from './content-coding.ts';
 import { FetchError, describeError, isAbortError } from './errors.ts';
 import { realSleep, type RateLimiter, type Sleep } from './rate-limit.ts';
+import { parseRetryAfter } from '../../lib/retry-after.ts';
 
 const version: string = createRequire(import.meta.url)('../../package.json').version;
 
@@ -111,15 +112,6 @@ export class HttpStatusError extends FetchError {
     super(`GET ${url}: HTTP ${status}${detail ? ` (${detail})` : ''}${attempts > 1 ? ` after ${attempts} attempts` : ''}`);
     this.name = 'HttpStatusError';
   }
-}
-
-/** `Retry-After` as milliseconds from now: delta-seconds or an HTTP date; null if absent/garbled. */
-export function parseRetryAfter(value: string | string[] | undefined, now: number): number | null {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (!text) return null;
-  if (/^\s*\d+\s*$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
 /**

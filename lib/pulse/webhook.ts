@@ -14,6 +14,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
+import { parseRetryAfter } from '../retry-after.ts';
 import { checkWebhookUrl, parseWebhookUrl, WebhookTargetError } from './ssrf.ts';
 
 export const SIGNATURE_HEADER = 'X-Vulnintel-Signature';
@@ -46,18 +47,6 @@ export interface WebhookResult {
   /** A refusal's `Retry-After`, in milliseconds from the request's time; null when it had none (or an unreadable one). */
   retryAfterMs: number | null;
   error: string | null;
-}
-
-/**
- * `Retry-After` (RFC 9110 §10.2.3) as milliseconds after `nowMs`: delay-seconds, or an HTTP date
- * (a date already past is 0). Null when absent or neither.
- */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | null {
-  const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!text) return null;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return /[A-Za-z]/.test(text) && Number.isFinite(date) ? Math.max(0, date - nowMs) : null;
 }
 
 export interface WebhookRequest {

@@ -4,7 +4,8 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { DEFAULT_CONFIG } from '../../cli/fetch/config.ts';
-import { HttpClient, deadHostSeconds, parseRetryAfter } from '../../cli/fetch/http.ts';
+import { HttpClient, deadHostSeconds } from '../../cli/fetch/http.ts';
+import { parseRetryAfter } from '../../lib/retry-after.ts';
 import { RollingWindowLimiter } from '../../cli/fetch/rate-limit.ts';
 import { routes, startServer, testHttp, type Reply } from './helpers.ts';
 

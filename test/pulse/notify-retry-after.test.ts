@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNotify } from '../../lib/pulse/notify.ts';
-import { parseRetryAfter } from '../../lib/pulse/webhook.ts';
+import { parseRetryAfter } from '../../lib/retry-after.ts';
 import { change } from './changes-fixture.ts';
 import { startServiceFixture, tokenOf, type ServiceFixture } from './service-fixture.ts';
 
