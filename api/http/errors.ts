@@ -94,6 +94,22 @@ export function methodNotAllowed(method: string): ApiError {
   );
 }
 
+/**
+ * A 429 of a limit outside the rate limiter (the open-stream bound, the subscription creation
+ * limits): the RateLimited answer the document declares on every operation, its body and
+ * X-RateLimit-* headers about the limit that refused, as the limiter's own refusals
+ * (api/ratelimit/responses.ts refusalResponse).
+ */
+export function rateLimited(message: string, limit: { retryAfter: number; limit: number; window: string; scope: string }): ApiError {
+  const retryAfter = String(limit.retryAfter);
+  return new ApiError(
+    'RATE_LIMIT_EXCEEDED',
+    message,
+    { retry_after: limit.retryAfter, limit: limit.limit, window: limit.window, scope: limit.scope },
+    { 'Retry-After': retryAfter, 'X-RateLimit-Limit': String(limit.limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': retryAfter, 'X-RateLimit-Window': limit.window },
+  );
+}
+
 /** 405 for a path that takes other methods than the read API's (the /pulse subscription API). */
 export function methodNotAllowedHere(method: string, allow: string): ApiError {
   return new ApiError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed here: ${allow}.`, { method, allowed: allow.split(', ') }, { Allow: allow });

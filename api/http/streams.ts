@@ -3,7 +3,7 @@
  * (bounded, PULSE §3), and a way to end them all when the server closes, so a long-lived stream
  * never holds a shutdown for its whole grace period.
  */
-import { ApiError } from './errors.ts';
+import { rateLimited, type ApiError } from './errors.ts';
 
 export const DEFAULT_HEARTBEAT_MS = 25_000;
 export const DEFAULT_STREAMS_PER_CALLER = 5;
@@ -18,13 +18,7 @@ const STREAM_RETRY_AFTER_S = 60;
  * could not read it as one.
  */
 export function streamBoundRefusal(max: number): ApiError {
-  const retryAfter = String(STREAM_RETRY_AFTER_S);
-  return new ApiError(
-    'RATE_LIMIT_EXCEEDED',
-    `At most ${max} open change streams per caller; close one first.`,
-    { retry_after: STREAM_RETRY_AFTER_S, limit: max, window: 'open', scope: 'streams' },
-    { 'Retry-After': retryAfter, 'X-RateLimit-Limit': String(max), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': retryAfter, 'X-RateLimit-Window': 'open' },
-  );
+  return rateLimited(`At most ${max} open change streams per caller; close one first.`, { retryAfter: STREAM_RETRY_AFTER_S, limit: max, window: 'open', scope: 'streams' });
 }
 
 export interface StreamLimits {

@@ -26,7 +26,7 @@ import type { CallerResolver } from '../ratelimit/caller.ts';
 import { windowLabel } from '../ratelimit/responses.ts';
 import type { ApiApp } from '../http/context.ts';
 import { BodyTooLargeError, readBoundedBody } from '../http/bounded-body.ts';
-import { ApiError, invalidParameter, notFound } from '../http/errors.ts';
+import { ApiError, invalidParameter, notFound, rateLimited } from '../http/errors.ts';
 import { CACHE_CONTROL, sendBody, sendJson } from '../http/respond.ts';
 import { PULSE_API_METHODS, pulseMethodNotAllowed } from './api-methods.ts';
 import { registerPulseOpenApi } from './openapi.ts';
@@ -58,14 +58,7 @@ function toApiError(err: unknown): unknown {
     // the creation limit. They were the rate limiter's per-second ones of the admitted request
     // (X-RateLimit-Remaining 19, X-RateLimit-Reset 1 beside Retry-After 3000): a client
     // honouring them retried at once, and no retry_after / window in the body.
-    const retryAfter = String(err.retryAfterSeconds);
-    const window = windowLabel(CREATE_WINDOW_MS);
-    return new ApiError(
-      'RATE_LIMIT_EXCEEDED',
-      err.message,
-      { retry_after: err.retryAfterSeconds, limit: err.limit, window, scope: `pulse_create_per_${err.scope}` },
-      { 'Retry-After': retryAfter, 'X-RateLimit-Limit': String(err.limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': retryAfter, 'X-RateLimit-Window': window },
-    );
+    return rateLimited(err.message, { retryAfter: err.retryAfterSeconds, limit: err.limit, window: windowLabel(CREATE_WINDOW_MS), scope: `pulse_create_per_${err.scope}` });
   }
   if (err instanceof PulseUnavailableError) return new ApiError('SERVICE_UNAVAILABLE', err.message);
   return err;
