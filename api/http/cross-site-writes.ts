@@ -9,14 +9,20 @@
  * `Origin`, compared with the request's own host (and `--public-url`'s, behind a proxy that
  * rewrites Host). A request with neither — curl, a script, a mail provider's RFC 8058 one-click
  * unsubscribe — is no browser acting for someone else and goes through.
+ *
+ * The unsubscribe link is exempt: its token is the whole authority (a page elsewhere cannot
+ * know it, so cannot forge the request), and the RFC 8058 one-click POST may come from a mail
+ * client's own page on another site (a webmail's "Unsubscribe" button). Refusing it left the
+ * subscriber subscribed while the mail client said they were not.
  */
 import type { Context } from 'hono';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const UNSUBSCRIBE_LINK = /^\/pulse\/s\/[^/]+\/unsubscribe$/;
 
 /** True when `c` is a write a browser sent from another site. */
 export function isCrossSiteWrite(c: Context, publicUrl: string | undefined): boolean {
-  if (!WRITES.has(c.req.method)) return false;
+  if (!WRITES.has(c.req.method) || UNSUBSCRIBE_LINK.test(c.req.path)) return false;
   const site = c.req.header('sec-fetch-site');
   // same-origin, same-site (a sibling subdomain of the operator's) and none (typed, bookmarked).
   if (site !== undefined) return site === 'cross-site';

@@ -67,4 +67,23 @@ describe('a write to /pulse from another site', () => {
     expect(page.status).toBeLessThan(400);
     expect(mailedTo('form-same-site@example.org')).toBe(1);
   });
+
+  it('is taken on the unsubscribe link only (RFC 8058 one-click from a webmail page); the manage form stays refused', async () => {
+    const before = smtp.messages.length;
+    expect((await subscribe('one-click@example.org', {})).status).toBe(201);
+    await smtp.waitFor(before + 1);
+    const mail = smtp.messages.find((m) => JSON.stringify(m.to).includes('one-click@example.org'))!;
+    const confirmPath = /\/pulse\/confirm\/[A-Za-z0-9_-]{22}/.exec(mail.text ?? '')![0];
+    const confirmed = await fetch(`${server.url}${confirmPath}`, { method: 'POST', redirect: 'manual' });
+    const managePath = /^\/pulse\/s\/[A-Za-z0-9_-]{22}/.exec(confirmed.headers.get('location') ?? '')![0];
+    const crossSite = { 'sec-fetch-site': 'cross-site', origin: 'https://mail.example.com', 'content-type': 'application/x-www-form-urlencoded' };
+
+    const edit = await fetch(`${server.url}${managePath}`, { method: 'POST', headers: crossSite, body: 'action=pause' });
+    expect(edit.status).toBe(403);
+    expect((await fetch(`${server.url}/pulse/api/subscriptions/${managePath.split('/').at(-1)}`)).status).toBe(200);
+
+    const unsubscribed = await fetch(`${server.url}${managePath}/unsubscribe`, { method: 'POST', headers: crossSite, body: 'List-Unsubscribe=One-Click' });
+    expect(unsubscribed.status).toBe(200);
+    expect((await fetch(`${server.url}/pulse/api/subscriptions/${managePath.split('/').at(-1)}`)).status).toBe(404);
+  });
 });
