@@ -67,7 +67,9 @@ export function createMailer(smtpUrl: string, from: string, timeoutMs = 30_000, 
         subject: message.subject,
         text: message.text,
         html: message.html,
-        headers: message.headers ?? {},
+        // Every message of ours is sent by a program (RFC 3834): mail systems send no vacation
+        // or out-of-office reply back to it.
+        headers: { 'Auto-Submitted': 'auto-generated', ...message.headers },
         ...(message.messageId !== undefined ? { messageId: message.messageId } : {}),
       }).catch((err: unknown) => {
         // nodemailer's words for it, "Message sending aborted", do not say why.

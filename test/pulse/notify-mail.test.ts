@@ -53,5 +53,7 @@ describe('an alert e-mail sent again after an answer that did not come', () => {
     expect(alerts.map((m) => m.messageId)).toEqual([`<${delivery}@pulse.example.org>`, `<${delivery}@pulse.example.org>`]);
     // The confirmation mail is no alert: a Message-ID of its own.
     expect(smtp.messages[0]!.messageId).not.toContain(delivery);
+    // Every mail of ours says it is automatic (RFC 3834): no vacation reply comes back to it.
+    for (const mail of [smtp.messages[0]!, ...alerts]) expect(mail.headers.get('auto-submitted')).toBe('auto-generated');
   });
 });
