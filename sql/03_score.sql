@@ -33,9 +33,13 @@ CREATE MACRO vector_automatable(m, v2_user_interaction) AS CAST(
   CASE WHEN m.av = 'N' AND m.ac = 'L' AND (m.pr = 'N' OR (m.pr = '' AND m.au = 'N'))
             AND (m.ui = 'N' OR (m.ui = '' AND NOT coalesce(v2_user_interaction, false))) THEN 0.5
        ELSE 0.1 END AS DOUBLE);
--- §5.2: the risk (0–100) of its three factors, rounded to one decimal.
+-- §5.2: the risk (0–100) of its three factors, rounded half-up to one decimal. Each factor is
+-- taken as an exact decimal of 10 places before the sum, so the one rounding is exact: rounding
+-- the DOUBLE sum to 4 places first rounded twice (an EPSS probability of 6 digits, 0.002499, on
+-- a 5.5 with a local vector is 26.34996, and came out 26.4).
 CREATE MACRO service_risk_of(severity_norm, exploitation, automatable) AS
-  CAST(round(CAST(100 * (0.45 * severity_norm + 0.40 * exploitation + 0.15 * automatable) AS DECIMAL(8, 4)), 1) AS DOUBLE);
+  CAST(round(100 * (0.45 * CAST(severity_norm AS DECIMAL(18, 10)) + 0.40 * CAST(exploitation AS DECIMAL(18, 10))
+                    + 0.15 * CAST(automatable AS DECIMAL(18, 10))), 1) AS DOUBLE);
 
 -- 3a. One CVSS metric per CVE, family and assessor. The CNA's own CVE 5 container beats its
 --     copy inside the NVD record; v3.1 beats v3.0; then the freshest, then the highest score;

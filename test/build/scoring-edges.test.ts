@@ -1,6 +1,6 @@
 /**
  * DESIGN §5 rules the golden file (scoring.test.ts) leaves unpinned, each computed by hand from
- * the DESIGN text: an exploited CVE nobody has scored, risk rounding at a half, vendor band before GHSA band, and escalation caps.
+ * the DESIGN text: an exploited CVE nobody has scored, risk rounding at a half and just below one, vendor band before GHSA band, and escalation caps.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { builtCveRows, type CveRow } from '../helpers/sample-snapshot.ts';
@@ -17,12 +17,14 @@ const corpus: Corpus = {
     { id: 'CVE-2024-20003', metrics: [v3(9.5)] },
     { id: 'CVE-2024-20004', vulnStatus: 'Received' },
     { id: 'CVE-2024-20005', metrics: [v3(9.8)] },
+    { id: 'CVE-2024-20006', metrics: [v3(5.5)] },
   ],
   kev: [
     { id: 'CVE-2024-20001', dateAdded: '2025-01-01' },
     { id: 'CVE-2024-20003', dateAdded: '2025-01-02' },
   ],
-  epss: [['CVE-2024-20005', 0.5]],
+  // An EPSS probability with more digits than today's five (the parser takes any precision).
+  epss: [['CVE-2024-20005', 0.5], ['CVE-2024-20006', 0.002499]],
   ghsa: [{ id: 'GHSA-2000-4000-6000', cve: 'CVE-2024-20004', band: 'CRITICAL' }],
   csaf: { redhat: [{ trackingId: 'RHSA-2025:2004', cve: 'CVE-2024-20004', severityText: 'Important' }] },
 };
@@ -52,6 +54,10 @@ describe('DESIGN §5 edges', () => {
 
   it('rounds risk half-up: 100 × (0.45 × 0.73 + 0.15 × 0.1) = 34.35 → 34.4', () => {
     expect(cve('CVE-2024-20002').service_risk).toBe(34.4);
+  });
+
+  it('rounds risk once, from its exact value: 100 × (0.45 × 0.55 + 0.40 × 0.002499 + 0.15 × 0.1) = 26.34996 → 26.3', () => {
+    expect(cve('CVE-2024-20006').service_risk).toBe(26.3);
   });
 
   it('KEV on a 9.5 base: min(10, 9.5 + 1.0) = 10.0; risk 45 + 40 + 1.5 = 86.5', () => {
