@@ -284,7 +284,17 @@ export const SummarySchema = z
     newest_published: z.string().nullable(),
     newest_modified: z.string().nullable(),
     snapshot: z.object({ build_id: z.string(), built_at: z.string(), schema_version: z.number(), cves: z.number().int() }),
-    sources: z.record(z.string(), z.looseObject({ records: z.number(), healthy: z.boolean() })),
+    sources: z.record(
+      z.string(),
+      z.looseObject({
+        records: z.number(),
+        files: z.number().int(),
+        newest_record: z.string().nullable().openapi({ description: 'Newest record time the source holds (a date or a date-time, as the source gives it); null when it dates none.' }),
+        healthy: z.boolean(),
+        detail: z.looseObject({}).openapi({ description: 'What the source adds (e.g. the EPSS model version).' }),
+        fetch: z.looseObject({}).nullable().openapi({ description: 'The fetcher\'s last status record; null when never fetched here.' }),
+      }),
+    ),
     poller: z.looseObject({ status: z.string() }),
   })
   .openapi('Summary');
@@ -315,7 +325,7 @@ export const TrendsSchema = z
         delta_pct: z.number().nullable(),
       })
       .nullable(),
-    severity_distribution: z.looseObject({ basis: z.literal('service_severity'), ...counts }).nullable(),
+    severity_distribution: z.looseObject({ basis: z.literal('service_severity'), period_start: z.string(), period_end: z.string(), ...counts }).nullable(),
   })
   .openapi('Trends');
 

@@ -197,6 +197,17 @@ describe('the document', () => {
     for (const changed of offType) expect(problems(changed), JSON.stringify(changed)).not.toEqual([]);
   });
 
+  it('declares the members of the summary\'s sources and of the trends\' severity distribution (docs/api.md)', async () => {
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, { properties?: object; additionalProperties?: { properties?: object }; anyOf?: { properties?: object }[] }> }> } }).components.schemas;
+    const summary = (await s.json<{ sources: Record<string, Record<string, unknown>> }>('/api/v1/public/cves/summary')).body;
+    const sourceMembers = Object.keys(schemas.Summary!.properties.sources!.additionalProperties!.properties!);
+    for (const [name, source] of Object.entries(summary.sources)) expect(Object.keys(source).filter((m) => !sourceMembers.includes(m)), name).toEqual([]);
+    const trends = (await s.json<{ severity_distribution: Record<string, unknown> }>('/api/v1/public/cves/trends')).body;
+    const distribution = schemas.Trends!.properties.severity_distribution!;
+    const distributionMembers = Object.keys(distribution.properties ?? distribution.anyOf?.find((o) => o.properties)?.properties ?? {});
+    expect(Object.keys(trends.severity_distribution).filter((m) => !distributionMembers.includes(m))).toEqual([]);
+  });
+
   it('describes the related lists as the contract does (2.5): at most 10 entries each, each basis one its list can have', async () => {
     const validator = await s.validator();
     const url = `${s.base}/api/v1/public/cves/CVE-2024-3400/related`;
