@@ -166,18 +166,40 @@ export const CveRecordSchema = z
     published: z.string().openapi({ format: 'date-time' }),
     last_modified: z.string().openapi({ format: 'date-time' }),
     status: z.enum(['active', 'rejected']),
+    state: z.string().openapi({ description: 'The CVE List state as published, upper-cased (`PUBLISHED`, `REJECTED`); where the CVE List has no record, `REJECTED` when NVD says Rejected, else `PUBLISHED`.' }),
+    vuln_status: z.string().nullable().openapi({ description: 'NVD\'s analysis status (`Analyzed`, `Awaiting Analysis`, …); null when NVD holds no record.' }),
+    assigner: z.string().nullable().openapi({ description: 'The CNA: its CVE List short name, else NVD\'s source identifier.' }),
+    title: z.string().nullable().openapi({ description: 'The CNA\'s title (CVE List); null when none.' }),
     description: z.string().nullable(),
+    cve_tags: z.array(z.string()).openapi({ description: 'NVD\'s and the CNA\'s tags (`disputed`, `unsupported-when-assigned`, …).' }),
     severity: z.enum(SEVERITIES).openapi({ description: 'NVD CVSS v3 label of the chosen v3 metric; NONE when there is none.' }),
     cvss_v3_score: z.number().openapi({ description: '0 when never rated under CVSS v3.' }),
-    cvss_v4_score: z.number(),
+    cvss_v3_vector: z.string().nullable(),
+    cvss_v3_version: z.string().nullable().openapi({ description: '`3.0` or `3.1`; null when never rated under CVSS v3.' }),
+    cvss_v3_source: z.enum(['nvd', 'cna', 'adp']).nullable().openapi({ description: 'Whose v3 metric is in force (contract 1.6: the fresher of NVD\'s and the CNA\'s).' }),
+    cvss_v4_score: z.number().openapi({ description: '0 when never rated under CVSS v4.' }),
+    cvss_v4_vector: z.string().nullable(),
+    cvss_v4_severity: z.enum(SEVERITIES).nullable(),
     cvss_v2_score: z.number(),
     cvss_v2_severity: z.enum(['LOW', 'MEDIUM', 'HIGH']).nullable(),
     cvss_v2_vector: z.string().nullable(),
     max_cvss: z.number().nullable().openapi({ description: 'Highest CVSS held (v3.x, v4.0, v2.0); null when none.' }),
     epss_score: z.number().nullable(),
+    epss_percentile: z.number().min(0).max(1).nullable(),
+    epss_date: z.string().nullable().openapi({ format: 'date' }),
     kev: z.boolean(),
     kev_added_date: z.string().nullable().openapi({ format: 'date' }),
+    kev_due_date: z.string().nullable().openapi({ format: 'date' }),
+    kev_known_ransomware_campaign_use: z.string().nullable().openapi({ description: 'As the KEV catalog states it (`Known`, `Unknown`).' }),
+    kev_required_action: z.string().nullable(),
+    svc_kev: z.boolean().openapi({ description: 'Known exploited by the service\'s own evidence, whatever KEV says: CISA ADP SSVC exploitation `active`, or a vendor advisory saying so (`score_factors.svc_kev`).' }),
     exploit_poc_available: z.boolean(),
+    exploit_count: z.number().int().min(0).openapi({ description: 'Verified exploit records (exploit databases, attack frameworks, PoC repositories, scanner templates).' }),
+    cwe_ids: z.array(z.string()),
+    ghsa_ids: z.array(z.string()),
+    vendor_advisories: z
+      .array(z.object({ vendor: z.string(), advisory_id: z.string() }))
+      .openapi({ description: 'Vendor advisories naming the CVE; each is at `/api/v1/public/vendor-advisories/{vendor}/{advisory_id}`.' }),
     service_score: z.number().min(0).max(10).openapi({ description: 'CVSS-comparable severity, 0-10; a 0 placeholder when `score_assessed` is false.' }),
     score_assessed: z.boolean(),
     score_unassessed_reason: z.enum(['no_signal', 'rejected']).optional().openapi({ description: 'Present exactly when `score_assessed` is false.' }),
@@ -191,7 +213,7 @@ export const CveRecordSchema = z
     score_factors: ScoreFactorsSchema,
   })
   .openapi('CveRecord', {
-    description: 'The merged CVE record (contract 2.1, 2.2); the full field list is in docs/api.md.',
+    description: 'The merged CVE record (contract 2.1, 2.2), every member it carries (docs/api.md).',
     // Contract 2.2: `score_unassessed_reason` is present only when not assessed, absent when assessed.
     oneOf: [
       { properties: { score_assessed: { const: true } }, not: { required: ['score_unassessed_reason'] } },
@@ -262,7 +284,17 @@ export const SummarySchema = z
     newest_published: z.string().nullable(),
     newest_modified: z.string().nullable(),
     snapshot: z.object({ build_id: z.string(), built_at: z.string(), schema_version: z.number(), cves: z.number().int() }),
-    sources: z.record(z.string(), z.looseObject({ records: z.number(), healthy: z.boolean() })),
+    sources: z.record(
+      z.string(),
+      z.looseObject({
+        records: z.number(),
+        files: z.number().int(),
+        newest_record: z.string().nullable().openapi({ description: 'Newest record time the source holds (a date or a date-time, as the source gives it); null when it dates none.' }),
+        healthy: z.boolean(),
+        detail: z.looseObject({}).openapi({ description: 'What the source adds (e.g. the EPSS model version).' }),
+        fetch: z.looseObject({}).nullable().openapi({ description: 'The fetcher\'s last status record; null when never fetched here.' }),
+      }),
+    ),
     poller: z.looseObject({ status: z.string() }),
   })
   .openapi('Summary');
@@ -293,7 +325,7 @@ export const TrendsSchema = z
         delta_pct: z.number().nullable(),
       })
       .nullable(),
-    severity_distribution: z.looseObject({ basis: z.literal('service_severity'), ...counts }).nullable(),
+    severity_distribution: z.looseObject({ basis: z.literal('service_severity'), period_start: z.string(), period_end: z.string(), ...counts }).nullable(),
   })
   .openapi('Trends');
 

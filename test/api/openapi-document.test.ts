@@ -161,6 +161,53 @@ describe('the document', () => {
     expect(problems({ score_assessed: false, service_score: 0, score_unassessed_reason: 'rejected', service_ssvc_decision: 'Track*', vendor_severity: null })).toEqual([]);
   });
 
+  it('declares every member a CVE record carries (docs/api.md), each of its type: a client generated from the document reads the whole record', async () => {
+    const validator = await s.validator();
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }).components.schemas;
+    const declared = Object.keys(schemas.CveRecord!.properties);
+    const page = (await s.json<{ cves: Record<string, unknown>[] }>('/api/v1/public/cves?status=all&limit=200')).body;
+    const sent = new Set(page.cves.flatMap((record) => Object.keys(record)));
+    expect([...sent].filter((member) => !declared.includes(member))).toEqual([]);
+    const record = (await s.json<Record<string, unknown>>('/api/v1/public/cves/CVE-2024-3400')).body;
+    const problems = (changed: Record<string, unknown>) =>
+      validator.check({
+        method: 'GET',
+        url: `${s.base}/api/v1/public/cves/CVE-2024-3400`,
+        status: 200,
+        headers: new Headers({ 'Content-Type': 'application/json', ETag: '"x"', 'X-Snapshot': 'x', 'Cache-Control': 'x' }),
+        body: JSON.stringify({ ...record, ...changed }),
+      });
+    const offType: Record<string, unknown>[] = [
+      { title: 5 },
+      { cwe_ids: 'CWE-20' },
+      { cwe_ids: null },
+      { cve_tags: [1] },
+      { ghsa_ids: null },
+      { vendor_advisories: [{ vendor: 'cisco' }] },
+      { exploit_count: -1 },
+      { exploit_count: 1.5 },
+      { svc_kev: null },
+      { epss_date: 'yesterday' },
+      { kev_due_date: 'soon' },
+      { epss_percentile: 2 },
+      { cvss_v4_severity: 'SEVERE' },
+      { cvss_v3_source: 'vendor' },
+      { state: null },
+    ];
+    for (const changed of offType) expect(problems(changed), JSON.stringify(changed)).not.toEqual([]);
+  });
+
+  it('declares the members of the summary\'s sources and of the trends\' severity distribution (docs/api.md)', async () => {
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, { properties?: object; additionalProperties?: { properties?: object }; anyOf?: { properties?: object }[] }> }> } }).components.schemas;
+    const summary = (await s.json<{ sources: Record<string, Record<string, unknown>> }>('/api/v1/public/cves/summary')).body;
+    const sourceMembers = Object.keys(schemas.Summary!.properties.sources!.additionalProperties!.properties!);
+    for (const [name, source] of Object.entries(summary.sources)) expect(Object.keys(source).filter((m) => !sourceMembers.includes(m)), name).toEqual([]);
+    const trends = (await s.json<{ severity_distribution: Record<string, unknown> }>('/api/v1/public/cves/trends')).body;
+    const distribution = schemas.Trends!.properties.severity_distribution!;
+    const distributionMembers = Object.keys(distribution.properties ?? distribution.anyOf?.find((o) => o.properties)?.properties ?? {});
+    expect(Object.keys(trends.severity_distribution).filter((m) => !distributionMembers.includes(m))).toEqual([]);
+  });
+
   it('describes the related lists as the contract does (2.5): at most 10 entries each, each basis one its list can have', async () => {
     const validator = await s.validator();
     const url = `${s.base}/api/v1/public/cves/CVE-2024-3400/related`;
