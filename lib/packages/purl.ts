@@ -134,6 +134,22 @@ function withEpoch(version: string | null, epoch: string | undefined): string | 
   return version !== null && epoch && !version.includes(':') ? `${epoch}:${version}` : version;
 }
 
+/**
+ * A platform gem's version without its platform: Gemfile.lock spells a platform gem
+ * `nokogiri (1.13.10-x86_64-linux)`, and Syft writes that as the purl version. A published gem
+ * version never holds `-` (Gem::Version rewrites it as `.pre.`), so the part after it is the
+ * Gem::Platform (`cpu-os[-version]`, or `java`, `jruby`, `dalvik`, `mswin32`): read as a
+ * version, `1.13.10-arm64-darwin` was a pre-release of 1.13.10 — "affected" by an advisory fixed
+ * in 1.13.10, and below an `introduced` 1.13.10 — and `1.13.10-x86_64-linux` no version at all.
+ * Only a suffix whose first part is a platform's CPU (or a bare platform) is taken off, so a
+ * pre-release spelled with a dash (`1.14.0-rc1`) stays one.
+ */
+const GEM_PLATFORM = /^([0-9][0-9A-Za-z.]*)-((?:x86_64|x86|x64|i[3-6]86|universal|arm64|arm64e|aarch64|arm|armv[5-8]\w*|powerpc64le|powerpc64|powerpc|ppc64le|ppc64|ppc|s390x|s390|sparc64|sparc|riscv64|loongarch64|mips64el|mips64|mipsel|mips)-[0-9A-Za-z_.-]+|java|jruby|dalvik[0-9]*|mswin(?:32|64)(?:-[0-9]+)?|mingw32)$/;
+
+function withoutGemPlatform(version: string | null): string | null {
+  return version === null ? null : (GEM_PLATFORM.exec(version)?.[1] ?? version);
+}
+
 /** The purl types parsePurl maps to an OSV ecosystem (the cases of its switch). */
 export const SUPPORTED_PURL_TYPES = ['npm', 'pypi', 'maven', 'golang', 'cargo', 'gem', 'nuget', 'composer', 'hex', 'pub', 'swift', 'githubactions', 'deb', 'apk', 'rpm'] as const;
 
@@ -178,6 +194,7 @@ export function parsePurl(text: string, recorded?: SourcePackage): PurlPackage {
       break;
     case 'gem':
       ecosystem = 'RubyGems';
+      version = withoutGemPlatform(version);
       break;
     case 'nuget':
       ecosystem = 'NuGet';
