@@ -11,6 +11,7 @@ import { readServingPackages } from '../../lib/serving-layout.ts';
 import { checkVersion, listAdvisories, type ListAnswer, type VersionAnswer } from '../../lib/packages/check.ts';
 import { PackageIndex } from '../../lib/packages/index.ts';
 import { parsePurl, PurlError, type PurlPackage } from '../../lib/packages/purl.ts';
+import { askedRelease } from '../../lib/packages/releases.ts';
 import { canonicalEcosystem, SUPPORTED_ECOSYSTEMS } from '../../lib/versions/ecosystems.ts';
 import { VersionSyntaxError } from '../../lib/versions/scheme.ts';
 import { requireTables, selectRows, type SnapshotReader } from './support.ts';
@@ -55,7 +56,9 @@ export function askedEcosystem(raw: string, parameter = 'ecosystem'): string {
       supported: SUPPORTED_ECOSYSTEMS,
     });
   }
-  return canonical;
+  // The release as OSV spells it (`Alpine:3.20` is `Alpine:v3.20`): another spelling names no
+  // advisory, and the package was answered "not affected".
+  return askedRelease(canonical);
 }
 
 /** Answers one package; an unparseable version becomes a PackageQuestionError naming `parameter`. */

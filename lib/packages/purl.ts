@@ -12,6 +12,7 @@
  * `upstream` qualifier names the source package it was built from (see sourcePackage).
  */
 import { PackageURL } from 'packageurl-js';
+import { alpineRelease, debianRelease, majorRelease } from './releases.ts';
 
 export interface PurlPackage {
   purl: string;
@@ -32,10 +33,6 @@ export class PurlError extends Error {
   }
 }
 
-const DEBIAN_CODENAMES: Record<string, string> = { wheezy: '7', jessie: '8', stretch: '9', buster: '10', bullseye: '11', bookworm: '12', trixie: '13', forky: '14' };
-const UBUNTU_CODENAMES: Record<string, string> = {
-  trusty: '14.04', xenial: '16.04', bionic: '18.04', focal: '20.04', jammy: '22.04', kinetic: '22.10', lunar: '23.04', mantic: '23.10', noble: '24.04', oracular: '24.10', plucky: '25.04', questing: '25.10',
-};
 const RPM_NAMESPACES: Record<string, string> = {
   redhat: 'Red Hat', rhel: 'Red Hat', rocky: 'Rocky Linux', 'rocky-linux': 'Rocky Linux', almalinux: 'AlmaLinux', alma: 'AlmaLinux',
   opensuse: 'openSUSE', suse: 'SUSE', sles: 'SUSE', mageia: 'Mageia', openeuler: 'openEuler',
@@ -47,28 +44,10 @@ const RPM_NAMESPACES: Record<string, string> = {
 };
 const APK_NAMESPACES: Record<string, string> = { alpine: 'Alpine', wolfi: 'Wolfi', chainguard: 'Chainguard' };
 
-function debianRelease(namespace: string, distro: string | undefined): string {
-  const base = namespace === 'ubuntu' ? 'Ubuntu' : 'Debian';
-  if (!distro) return base;
-  const d = distro.toLowerCase().replace(/^(debian|ubuntu)-/, '');
-  // A point release is its release: Debian 12.5 is Debian:12, Ubuntu 22.04.3 Ubuntu:22.04 (read
-  // whole, `Ubuntu:22.04.3` named no release OSV has, and nothing was found affected).
-  const release = base === 'Ubuntu' ? (UBUNTU_CODENAMES[d] ?? d.split('.').slice(0, 2).join('.')) : (DEBIAN_CODENAMES[d] ?? d.split('.')[0]!);
-  return /^[\d.]+$/.test(release) ? `${base}:${release}` : base;
-}
-
-function alpineRelease(distro: string | undefined): string {
-  // Tried only where a run of digits begins: unanchored, a long run without a dot was tried from
-  // each of its digits, each try backing off digit by digit (15,000 digits: half a second of the
-  // event loop for one purl). The first match is the same.
-  const m = distro ? /(?<!\d)(\d+)\.(\d+)/.exec(distro) : null;
-  return m ? `Alpine:v${m[1]}.${m[2]}` : 'Alpine';
-}
-
 function rpmEcosystem(namespace: string, distro: string | undefined): string | null {
   const base = RPM_NAMESPACES[namespace];
   if (!base) return null;
-  const major = distro ? /(\d+)/.exec(distro)?.[1] : undefined;
+  const major = majorRelease(distro);
   return major && (base === 'Rocky Linux' || base === 'AlmaLinux') ? `${base}:${major}` : base;
 }
 
@@ -134,6 +113,22 @@ function withEpoch(version: string | null, epoch: string | undefined): string | 
   return version !== null && epoch && !version.includes(':') ? `${epoch}:${version}` : version;
 }
 
+/**
+ * A platform gem's version without its platform: Gemfile.lock spells a platform gem
+ * `nokogiri (1.13.10-x86_64-linux)`, and Syft writes that as the purl version. A published gem
+ * version never holds `-` (Gem::Version rewrites it as `.pre.`), so the part after it is the
+ * Gem::Platform (`cpu-os[-version]`, or `java`, `jruby`, `dalvik`, `mswin32`): read as a
+ * version, `1.13.10-arm64-darwin` was a pre-release of 1.13.10 — "affected" by an advisory fixed
+ * in 1.13.10, and below an `introduced` 1.13.10 — and `1.13.10-x86_64-linux` no version at all.
+ * Only a suffix whose first part is a platform's CPU (or a bare platform) is taken off, so a
+ * pre-release spelled with a dash (`1.14.0-rc1`) stays one.
+ */
+const GEM_PLATFORM = /^([0-9][0-9A-Za-z.]*)-((?:x86_64|x86|x64|i[3-6]86|universal|arm64|arm64e|aarch64|arm|armv[5-8]\w*|powerpc64le|powerpc64|powerpc|ppc64le|ppc64|ppc|s390x|s390|sparc64|sparc|riscv64|loongarch64|mips64el|mips64|mipsel|mips)-[0-9A-Za-z_.-]+|java|jruby|dalvik[0-9]*|mswin(?:32|64)(?:-[0-9]+)?|mingw32)$/;
+
+function withoutGemPlatform(version: string | null): string | null {
+  return version === null ? null : (GEM_PLATFORM.exec(version)?.[1] ?? version);
+}
+
 /** The purl types parsePurl maps to an OSV ecosystem (the cases of its switch). */
 export const SUPPORTED_PURL_TYPES = ['npm', 'pypi', 'maven', 'golang', 'cargo', 'gem', 'nuget', 'composer', 'hex', 'pub', 'swift', 'githubactions', 'deb', 'apk', 'rpm'] as const;
 
@@ -178,6 +173,7 @@ export function parsePurl(text: string, recorded?: SourcePackage): PurlPackage {
       break;
     case 'gem':
       ecosystem = 'RubyGems';
+      version = withoutGemPlatform(version);
       break;
     case 'nuget':
       ecosystem = 'NuGet';

@@ -4,7 +4,8 @@
  * transitions split items; a `-` (or a letter/digit switch) opens a sub-list; trailing "null"
  * items (0, "", ga/final/release) are dropped; qualifiers order alpha < beta < milestone < rc =
  * cr < snapshot < "" = ga = final = release < sp < any other (lexically); numbers beat strings
- * and lists. Any string is a Maven version, so nothing is refused except an empty one.
+ * and lists. Any string is a Maven version to ComparableVersion; refused are an empty one and
+ * what Maven's model validator refuses (NOT_A_VERSION).
  */
 import { cmp, orderOf, type VersionOrder } from './scheme.ts';
 
@@ -153,4 +154,14 @@ function compareItems(a: Item | null, b: Item | null): number {
   return 0;
 }
 
-export const MAVEN: VersionOrder = orderOf('maven', (v) => (v.trim() === '' ? null : parseMaven(v.trim())), compareItems);
+/**
+ * What Maven's model validator refuses as a version (DefaultModelValidator: an expression, or one
+ * of the characters a file name cannot hold, `\/:"<>|?*`). ComparableVersion orders any string,
+ * but an SBOM written from a pom.xml whose properties were not resolved names
+ * `jackson-databind@${jackson.version}`: ordered as a qualifier it was below every release,
+ * "affected" by every advisory from 0 with an upgrade to its first fix, and outside every range
+ * that starts above 0 — a guess either way, where the version is simply unknown.
+ */
+const NOT_A_VERSION = /\$\{|[\\/:"<>|?*]/;
+
+export const MAVEN: VersionOrder = orderOf('maven', (v) => (v.trim() === '' || NOT_A_VERSION.test(v) ? null : parseMaven(v.trim())), compareItems);

@@ -90,6 +90,26 @@ describe('GET /packages/{ecosystem}/{name}', () => {
     expect(deb.body.upgrade).toEqual([expect.objectContaining({ ecosystem: 'Debian:12', to: '3.0.11-1~deb12u2' })]);
   });
 
+  it('reads a release spelled as the distribution spells it, as a purl\'s `distro` is read (it found nothing: "not affected")', async () => {
+    const affected = async (ecosystem: string, version: string) => {
+      const { status, body } = await api.json<Body>(`${P}/packages/${encodeURIComponent(ecosystem)}/openssl?version=${encodeURIComponent(version)}`);
+      expect(status).toBe(200);
+      return [body.ecosystem, body.affected, body.vulnerabilities.map((v: Body) => v.cve_id)];
+    };
+    const openssl = ['CVE-2026-90116'];
+    expect(await affected('Alpine:3.20', '3.3.2-r0')).toEqual(['Alpine:v3.20', true, openssl]);
+    expect(await affected('alpine:3.20.3', '3.3.2-r0')).toEqual(['Alpine:v3.20', true, openssl]);
+    expect(await affected('Debian:bookworm', '3.0.11-1~deb12u1')).toEqual(['Debian:12', true, openssl]);
+    expect(await affected('Debian:12.5', '3.0.11-1~deb12u1')).toEqual(['Debian:12', true, openssl]);
+    expect(await affected('Ubuntu:jammy', '3.0.2-0ubuntu1.17')).toEqual(['Ubuntu:22.04', true, openssl]);
+    expect(await affected('Ubuntu:22.04.3', '3.0.2-0ubuntu1.17')).toEqual(['Ubuntu:22.04', true, openssl]);
+    expect(await affected('Rocky Linux:9.3', '1:3.0.7-27.el9')).toEqual(['Rocky Linux:9', true, openssl]);
+    // OSV's own spellings stand as they are.
+    expect(await affected('Alpine:v3.20', '3.3.2-r0')).toEqual(['Alpine:v3.20', true, openssl]);
+    expect(await affected('Ubuntu:22.04:LTS', '3.0.2-0ubuntu1.17')).toEqual(['Ubuntu:22.04:LTS', true, openssl]);
+    expect(await affected('Debian:11', '3.0.11-1~deb12u1')).toEqual(['Debian:11', false, []]);
+  });
+
   it('400 naming the parameter: unknown ecosystem (with the supported list), unparseable version', async () => {
     const eco = await api.json<Body>(`${P}/packages/hackage/aeson?version=1.0`);
     expect(eco.status).toBe(400);

@@ -82,6 +82,37 @@ describe('parsePurl: the `epoch` qualifier of a deb purl (Trivy writes the epoch
   });
 });
 
+describe('parsePurl: the platform of a platform gem (`nokogiri (1.13.10-x86_64-linux)` in Gemfile.lock)', () => {
+  it('judges the gem version, not the platform read as a pre-release', () => {
+    // Syft writes the Gemfile.lock spec as the purl version; a published gem version never holds
+    // `-` (Gem::Version makes it `.pre.`), so the part after it is Gem::Platform.
+    const versionOf = (v: string) => parsePurl(`pkg:gem/nokogiri@${v}`).version;
+    expect(versionOf('1.13.10-x86_64-linux')).toBe('1.13.10');
+    expect(versionOf('1.13.10-x86_64-linux-musl')).toBe('1.13.10');
+    expect(versionOf('1.16.5-aarch64-linux-gnu')).toBe('1.16.5');
+    expect(versionOf('1.13.10-arm64-darwin')).toBe('1.13.10');
+    expect(versionOf('1.13.10-x64-mingw-ucrt')).toBe('1.13.10');
+    expect(versionOf('1.13.10-x86-mingw32')).toBe('1.13.10');
+    expect(versionOf('1.13.10-java')).toBe('1.13.10');
+    expect(versionOf('1.12.5-universal-darwin-21')).toBe('1.12.5');
+    // A pre-release stays one, with a dash or a dot.
+    expect(versionOf('1.14.0.rc1')).toBe('1.14.0.rc1');
+    expect(versionOf('1.14.0-rc1')).toBe('1.14.0-rc1');
+    expect(versionOf('1.14.0-pre-x86_64')).toBe('1.14.0-pre-x86_64');
+  });
+
+  it('a fixed platform gem is not "affected", and one at the first affected version is', async () => {
+    const index = await indexOf([
+      { record: osv('GHSA-T-GEM1', [{ package: { ecosystem: 'RubyGems', name: 'nokogiri' }, ranges: [range('ECOSYSTEM', ['introduced', '1.13.0'], ['fixed', '1.13.10'])] }]), cve: 'CVE-2026-90911' },
+    ]);
+    const judge = (purl: string) => checkVersion(index, parsePurl(purl) as { ecosystem: string; name: string; version: string }).vulnerabilities.map((v) => v.cve_id);
+    // Read as 1.13.10.pre.x86_64.linux it was below the fix, and 1.13.0-… below `introduced`.
+    expect(judge('pkg:gem/nokogiri@1.13.10-x86_64-linux')).toEqual([]);
+    expect(judge('pkg:gem/nokogiri@1.13.0-x86_64-linux')).toEqual(['CVE-2026-90911']);
+    expect(judge('pkg:gem/nokogiri@1.13.9-arm64-darwin')).toEqual(['CVE-2026-90911']);
+  });
+});
+
 describe('parsePurl: rpm namespaces as SBOM tools write them', () => {
   it('openSUSE and SLE Micro as Syft (os-release ID) and Trivy (OS family) name them (they were refused as unsupported)', () => {
     expect(parsePurl('pkg:rpm/opensuse-leap/curl@8.0.1-150400.5.41.1?arch=x86_64&distro=opensuse-leap-15.5')).toMatchObject({ ecosystem: 'openSUSE', name: 'curl', version: '8.0.1-150400.5.41.1' });

@@ -67,6 +67,16 @@ describe('Maven (ComparableVersionTest)', () => {
     expectEqual(MAVEN, zeros, '1');
     expectAscending(MAVEN, ['1', `${zeros}-5`, '2']);
   });
+
+  it('refuses what Maven refuses as a version: an unresolved ${property}, a character a file name cannot hold', () => {
+    // SBOM tools that read pom.xml without resolving properties write `…/jackson-databind@${jackson.version}`:
+    // ordered as a qualifier it came below every release, "affected" by every advisory from 0.
+    for (const bad of ['${jackson.version}', '${project.version}', '2.${minor}', '1.0/2', '1:0', 'a"b', '1<2', '1|2', '1?', '1*', '1\\2']) {
+      expect(() => MAVEN.check(bad), bad).toThrow(VersionSyntaxError);
+    }
+    // Dollars and braces alone are no expression; every other spelling stays a Maven version.
+    for (const good of ['1.0$', '1.0-{x}', 'RELEASE', 'r09', '1.0-jre', '2.5.0-b34']) expect(() => MAVEN.check(good), good).not.toThrow();
+  });
 });
 
 describe('Debian/Ubuntu (dpkg)', () => {
