@@ -23,7 +23,7 @@ import type { BuildOptions, BuildResult } from './options.ts';
 import { fsyncFiles, publishSnapshot, pruneSnapshots } from './publish.ts';
 import { attachPreviousSnapshot, previousSnapshotDir } from './previous-snapshot.ts';
 import { publishedSourceRecords, shrinkError, shrunkSources } from './shrink-guard.ts';
-import { createBuildDatabase, CVES_PARQUET_STEP, duckDbWork, PARQUET_STEP, RECORDS_STEP, runSqlStep, runSqlSteps, STAGE_STEP } from './sql-steps.ts';
+import { createBuildDatabase, CVES_PARQUET_STEP, duckDbWork, PARQUET_STEP, RECORDS_STEP, runSqlSteps, STAGE_STEP, writeCvesParquet } from './sql-steps.ts';
 import { SERVING_STEP, startRecordsFile, writeServingFiles, type EarlyRecords } from './serving.ts';
 import type { StageWorkerInput, StageWorkerMessage } from './stage-messages.ts';
 
@@ -281,7 +281,7 @@ async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
       await writeFile(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       Object.assign(counts, manifest.counts);
       const writer = await instance.connect();
-      cvesParquet = runSqlStep(writer, CVES_PARQUET_STEP, params).finally(() => writer.closeSync());
+      cvesParquet = writeCvesParquet(writer, params).finally(() => writer.closeSync());
       // The files a replica serves from (DESIGN §8.1), in the build's own database: the same
       // files a replica derives from the Parquet, without reading it back.
       const serving = await step('serving files (sql/11_serving.sql, sql/09_write_cves.sql beside it)', () => writeServingFiles(outDir, { build: instance, cvesStillRead: cvesParquet!, records: records ?? undefined }), (r) =>

@@ -2,7 +2,7 @@
  * Runs the SQL steps of `sql/` in file order. Each file is one step of the pipeline and reads
  * on its own; `{{name}}` placeholders are the only thing substituted.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -23,9 +23,12 @@ export const PARQUET_STEP = '09_write.sql';
 /** The CVEs' Parquet files, written by cli/build/build.ts beside the serving step. */
 export const CVES_PARQUET_STEP = '09_write_cves.sql';
 
+/** The folder value DuckDB's hive partitioning writes and reads for a NULL partition key. */
+const HIVE_NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
+
 /**
- * Steps that runSqlSteps leaves out: the CVEs' Parquet (sql/09_write_cves.sql), run with
- * runSqlStep beside the serving step, and the serving files (sql/11_serving.sql), written by
+ * Steps that runSqlSteps leaves out: the CVEs' Parquet (sql/09_write_cves.sql), run by
+ * writeCvesParquet beside the serving step, and the serving files (sql/11_serving.sql), written by
  * cli/build/serving.ts in the build's database (or in a database of their own when a replica
  * derives them from a snapshot's Parquet).
  */
@@ -80,6 +83,22 @@ export async function runSqlStep(connection: DuckDBConnection, file: string, par
   const sql = fillPlaceholders(await readFile(join(SQL_DIR, file), 'utf8'), params);
   const started = performance.now();
   await duckDbWork(`build step sql/${file}`, () => connection.run(sql));
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * The CVEs' Parquet (sql/09_write_cves.sql) from the build's `cves`, one COPY per year's folder
+ * (the step says why); returns the seconds it took.
+ */
+export async function writeCvesParquet(connection: DuckDBConnection, params: Record<string, string | number>): Promise<number> {
+  const started = performance.now();
+  const years = (await duckDbWork(`build step sql/${CVES_PARQUET_STEP}`, () => connection.runAndReadAll('SELECT DISTINCT year FROM cves ORDER BY year'))).getRows().map(([year]) => (year === null ? null : Number(year)));
+  await mkdir(join(String(params.out), 'cves'), { recursive: true });
+  for (const year of years) {
+    const partition = year === null ? HIVE_NULL_PARTITION : String(year);
+    await mkdir(join(String(params.out), 'cves', `year=${partition}`));
+    await runSqlStep(connection, CVES_PARQUET_STEP, { ...params, year_test: year === null ? 'IS NULL' : `= ${year}`, partition });
+  }
   return (performance.now() - started) / 1000;
 }
 
