@@ -18,6 +18,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { isDataName } from '../../lib/raw-layout.ts';
+import { toUtcTimestamp } from '../parse/common.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { FetchError } from './errors.ts';
 
@@ -56,10 +57,20 @@ function readPage(buf: Buffer, file: string): NvdItem[] {
   return items.filter((x): x is NvdItem => typeof (x as NvdItem)?.cve?.id === 'string');
 }
 
+/**
+ * `lastModified` as the build reads it: NVD writes it without a zone, which is UTC
+ * (toUtcTimestamp). Date.parse reads a zoneless date-time as local time: on a host in a zone
+ * with summer time, an NVD time inside the hour clocks skip moved an hour later and outranked
+ * a newer version.
+ */
+function modifiedAt(item: NvdItem): number {
+  return Date.parse(toUtcTimestamp(item.cve.lastModified) ?? '');
+}
+
 /** Newer `lastModified` wins; on a tie the later one (a later delta) does. */
 function newer(candidate: NvdItem, current: NvdItem | undefined): boolean {
   if (!current) return true;
-  return Date.parse(candidate.cve.lastModified) >= Date.parse(current.cve.lastModified);
+  return modifiedAt(candidate) >= modifiedAt(current);
 }
 
 export interface FoldResult {

@@ -107,6 +107,25 @@ describe('folding NVD deltas into the base', () => {
     expect((await readdir(join(nvd, 'full'))).filter((n) => n.startsWith('folded-'))).toEqual([]);
   });
 
+  it('orders versions by NVD lastModified read as UTC, whatever the host time zone', async () => {
+    // NVD writes lastModified without a zone (UTC). Read as local time on a host in New York,
+    // 02:30 on the day clocks spring forward does not exist there and became 03:30 EDT, later
+    // than 03:10: the fold kept the older version, and the build (which reads only the base
+    // once the deltas are gone) served it.
+    const tz = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      await mkdir(join(nvd, 'delta'), { recursive: true });
+      await writeFile(join(nvd, 'delta', '20260308T024500Z-0000000.json.gz'), gzipSync(page([version('CVE-2024-3400', '2026-03-08T02:30:00.000')])));
+      await writeFile(join(nvd, 'delta', '20260308T034500Z-0000000.json.gz'), gzipSync(page([version('CVE-2024-3400', '2026-03-08T03:10:00.000')])));
+      await foldNvdDeltas(nvd, await listNvdDeltas(nvd));
+      expect((await staged(nvd)).newest.get('CVE-2024-3400')).toBe('2026-03-08T03:10:00.000Z');
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
   it('a crash between writing the base and deleting the deltas loses nothing; the next fold finishes the job', async () => {
     await mkdir(join(nvd, 'delta'), { recursive: true });
     await writeFile(join(nvd, 'delta', '20261001T100000Z-0000000.json.gz'), gzipSync(page([version('CVE-2024-3400', '2026-10-01T10:00:00.000'), version('CVE-2024-0033', '2026-10-01T10:00:00.000')])));
