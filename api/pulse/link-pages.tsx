@@ -85,7 +85,9 @@ async function formOf(c: Context): Promise<Record<string, string[]>> {
   } catch {
     return {};
   }
-  const out: Record<string, string[]> = {};
+  // Without a prototype: a field named `toString`, `constructor` or `__proto__` found an
+  // inherited member under `out[name]` (no array to push to: a 500) instead of no field yet.
+  const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const [name, value] of form.entries()) if (typeof value === 'string') (out[name] ??= []).push(value);
   return out;
 }

@@ -308,6 +308,17 @@ describe('the subscribe form (HTML, works without JavaScript)', () => {
     // new one, is answered.
     expect((await fetch(`${server.url}/api/v1/openapi.json`)).status).toBe(200);
   });
+
+  it('a field named like a member of every object (__proto__, constructor, toString) is ignored like any other unknown field (it was a 500)', async () => {
+    const extra = '__proto__=1&constructor=2&toString=3&hasOwnProperty=4';
+    // Read as a form (the bad filter field named), creating nothing.
+    const subscribe = await form(`intent=subscribe&channel=email&email=proto%40example.org&min_risk=abc&${extra}`);
+    expect(subscribe.status).toBe(400);
+    expect(fieldOf(await subscribe.text())).toBe('min_risk');
+    const manage = await fetch(`${server.url}/pulse/s/AAAAAAAAAAAAAAAAAAAAAA`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `action=pause&${extra}` });
+    expect(manage.status).toBe(404);
+    await manage.arrayBuffer();
+  });
 });
 
 describe('double opt-in, manage, one-click unsubscribe', () => {
