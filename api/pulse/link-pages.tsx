@@ -231,7 +231,8 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
   app.get('/pulse/s/:token', async (c) => {
     const token = c.req.param('token');
     const doneKey = c.req.query('done') ?? '';
-    const done = DONE[doneKey];
+    // Own members only: `?done=toString` found the inherited function (an empty notice).
+    const done = Object.hasOwn(DONE, doneKey) ? DONE[doneKey] : undefined;
     // Just confirmed: the page's own address, as the manage link to keep.
     const manageUrl = doneKey === 'confirmed' ? `${config.publicUrl ?? new URL(c.req.url).origin}/pulse/s/${encodeURIComponent(token)}` : undefined;
     try {

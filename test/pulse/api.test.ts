@@ -355,6 +355,13 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     expect(location).toBe(`${local(manageUrl)}?done=confirmed`);
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toContain('<img');
+    // A `done` the page does not know says nothing, those named like a member of every object
+    // (`toString`, `constructor`) included: they showed an empty "done" notice.
+    for (const done of ['bogus', 'toString', 'constructor', '__proto__']) {
+      const other = await call(`${local(manageUrl)}?done=${done}`);
+      expect(other.status, done).toBe(200);
+      expect(await other.text(), done).not.toContain('id="notice"');
+    }
 
     // The link confirms once: used again (page or API), it says so and mints no other manage
     // link (each use minted one more permanent token, for 48 hours).
