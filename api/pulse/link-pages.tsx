@@ -85,7 +85,9 @@ async function formOf(c: Context): Promise<Record<string, string[]>> {
   } catch {
     return {};
   }
-  const out: Record<string, string[]> = {};
+  // Without a prototype: a field named `toString`, `constructor` or `__proto__` found an
+  // inherited member under `out[name]` (no array to push to: a 500) instead of no field yet.
+  const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const [name, value] of form.entries()) if (typeof value === 'string') (out[name] ??= []).push(value);
   return out;
 }
@@ -229,7 +231,8 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
   app.get('/pulse/s/:token', async (c) => {
     const token = c.req.param('token');
     const doneKey = c.req.query('done') ?? '';
-    const done = DONE[doneKey];
+    // Own members only: `?done=toString` found the inherited function (an empty notice).
+    const done = Object.hasOwn(DONE, doneKey) ? DONE[doneKey] : undefined;
     // Just confirmed: the page's own address, as the manage link to keep.
     const manageUrl = doneKey === 'confirmed' ? `${config.publicUrl ?? new URL(c.req.url).origin}/pulse/s/${encodeURIComponent(token)}` : undefined;
     try {

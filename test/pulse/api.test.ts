@@ -308,6 +308,17 @@ describe('the subscribe form (HTML, works without JavaScript)', () => {
     // new one, is answered.
     expect((await fetch(`${server.url}/api/v1/openapi.json`)).status).toBe(200);
   });
+
+  it('a field named like a member of every object (__proto__, constructor, toString) is ignored like any other unknown field (it was a 500)', async () => {
+    const extra = '__proto__=1&constructor=2&toString=3&hasOwnProperty=4';
+    // Read as a form (the bad filter field named), creating nothing.
+    const subscribe = await form(`intent=subscribe&channel=email&email=proto%40example.org&min_risk=abc&${extra}`);
+    expect(subscribe.status).toBe(400);
+    expect(fieldOf(await subscribe.text())).toBe('min_risk');
+    const manage = await fetch(`${server.url}/pulse/s/AAAAAAAAAAAAAAAAAAAAAA`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `action=pause&${extra}` });
+    expect(manage.status).toBe(404);
+    await manage.arrayBuffer();
+  });
 });
 
 describe('double opt-in, manage, one-click unsubscribe', () => {
@@ -344,6 +355,13 @@ describe('double opt-in, manage, one-click unsubscribe', () => {
     expect(location).toBe(`${local(manageUrl)}?done=confirmed`);
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toContain('<img');
+    // A `done` the page does not know says nothing, those named like a member of every object
+    // (`toString`, `constructor`) included: they showed an empty "done" notice.
+    for (const done of ['bogus', 'toString', 'constructor', '__proto__']) {
+      const other = await call(`${local(manageUrl)}?done=${done}`);
+      expect(other.status, done).toBe(200);
+      expect(await other.text(), done).not.toContain('id="notice"');
+    }
 
     // The link confirms once: used again (page or API), it says so and mints no other manage
     // link (each use minted one more permanent token, for 48 hours).
