@@ -3,6 +3,7 @@
  * in the page itself (endpoints by tag, parameters, responses, schemas, and a "try it" link
  * for each GET). No CDN, no external font or script: it works offline.
  */
+import { createHash } from 'node:crypto';
 
 /** JSON safe inside a <script> element (no `</script>`, no HTML comment openers). */
 function embeddable(value: unknown): string {
@@ -19,6 +20,7 @@ summary .s{font-family:system-ui,sans-serif;color:#555;margin-left:.6rem}.body{p
 table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{text-align:left;border-bottom:1px solid #eceef2;padding:.3rem .4rem;vertical-align:top}
 code{font-family:ui-monospace,monospace;background:#eef0f4;padding:0 .25rem;border-radius:3px}a{color:#1f5fbf}
 .req{color:#b3261e;font-size:.8rem}.try{margin:.6rem 0}.try input{width:60%;font-family:ui-monospace,monospace}
+header a{color:#9cc2ff}
 `;
 
 const SCRIPT = `
@@ -88,9 +90,19 @@ export function renderDocsPage(document: unknown): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>vulnintel API</title><style>${STYLE}</style></head>
-<body><header><h1 id="title">vulnintel API</h1><p id="intro"></p><p><a style="color:#9cc2ff" href="/api/v1/openapi.json">openapi.json</a></p></header>
+<body><header><h1 id="title">vulnintel API</h1><p id="intro"></p><p><a href="/api/v1/openapi.json">openapi.json</a></p></header>
 <main></main>
 <script type="application/json" id="openapi">${embeddable(document)}</script>
 <script>${SCRIPT}</script>
 </body></html>`;
 }
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/**
+ * The page's Content-Security-Policy: its one script and one stylesheet are inline (the page
+ * works offline, from one answer), so they are allowed by their hashes and nothing else runs or
+ * loads: an injected script or style (were the document's text ever to escape its JSON) does
+ * not, and no other site frames the page. The JSON data block is not a script to CSP.
+ */
+export const DOCS_PAGE_CSP = `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)}; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;

@@ -9,7 +9,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { join } from 'node:path';
 import type { ApiApp } from './http/context.ts';
 import { asRouteResponse, CACHE_CONTROL, sendBody } from './http/respond.ts';
-import { renderDocsPage } from './openapi-docs-page.ts';
+import { DOCS_PAGE_CSP, renderDocsPage } from './openapi-docs-page.ts';
 import { registerSharedSchemas, withSharedDeclarations } from './openapi-shared.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -93,6 +93,6 @@ export function registerOpenApi(app: ApiApp): void {
   };
   app.openapi(documentRoute, (c) => asRouteResponse(sendBody(c, document().json, { cacheControl: CACHE_CONTROL.static })));
   app.openapi(docsRoute, (c) =>
-    asRouteResponse(sendBody(c, document().html, { cacheControl: CACHE_CONTROL.static, contentType: 'text/html; charset=utf-8' })),
+    asRouteResponse(sendBody(c, document().html, { cacheControl: CACHE_CONTROL.static, contentType: 'text/html; charset=utf-8', headers: { 'Content-Security-Policy': DOCS_PAGE_CSP } })),
   );
 }
