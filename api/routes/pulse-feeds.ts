@@ -276,12 +276,21 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
     /** Sends what `snapshot` holds after the stream's position, oldest first. */
     const catchUp = (snapshot: ServingSnapshot) => {
       work = work.then(async () => {
-        if (stream.aborted || stream.closed) return;
-        const releaseSnapshot = retainOrNull(snapshot);
-        if (!releaseSnapshot) return;
         try {
           for (;;) {
-            const batch = await changesInStreamOrder(snapshot, filter, { after: position }, STREAM_BATCH);
+            if (stream.aborted || stream.closed) return;
+            // Retained while it is read, not while it is written: a write waits as long as the
+            // client does not read (forever, for one that never does), and a snapshot held across
+            // it stayed open after its replacement, with its files and memory. Closed meanwhile,
+            // the newer snapshot's swap sends the rest from its own history.
+            const releaseSnapshot = retainOrNull(snapshot);
+            if (!releaseSnapshot) return;
+            let batch: ChangeRow[];
+            try {
+              batch = await changesInStreamOrder(snapshot, filter, { after: position }, STREAM_BATCH);
+            } finally {
+              releaseSnapshot();
+            }
             for (const change of batch) {
               await stream.writeSSE({ id: change.change_id, data: JSON.stringify(changeJson(change)) });
               position = { build_id: change.build_id, change_id: change.change_id };
@@ -292,8 +301,6 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
           if (snapshot.buildId > position.build_id) position = endOfBuild(snapshot.buildId);
         } catch (err) {
           config.logger.warn({ err: (err as Error).message, buildId: snapshot.buildId }, 'change stream could not read the snapshot');
-        } finally {
-          releaseSnapshot();
         }
       });
     };

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../cli/build/publish.ts';
 import { snapshotsDir } from '../../lib/snapshot-layout.ts';
-import { buildChangesCorpus, type ChangesCorpus } from '../helpers/changes-corpus.ts';
+import { buildChangesCorpus, rebuild, type ChangesCorpus } from '../helpers/changes-corpus.ts';
 import { checkAnswer, documentValidator, emptyDataDir, startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 interface SseEvent {
@@ -211,6 +211,44 @@ describe('GET /pulse/stream', () => {
     await kevOnly.until(() => kevOnly.ended, 5_000).catch(() => undefined);
     expect(kevOnly.ended).toBe(true);
   }, 20_000);
+});
+
+describe('/pulse/stream to a client that never reads', () => {
+  let api: SampleServer;
+  let body: ReadableStream<Uint8Array> | null = null;
+
+  afterAll(async () => {
+    await body?.cancel().catch(() => undefined);
+    await api?.server.close();
+  });
+
+  /** Waits until the replica serves `buildId`. */
+  async function served(buildId: string): Promise<void> {
+    for (let i = 0; i < 200 && api.server.store.current?.buildId !== buildId; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(api.server.store.current?.buildId).toBe(buildId);
+  }
+
+  it('does not keep a replaced snapshot open while its changes wait to be written (a stalled client pinned it for good)', async () => {
+    const corpus = await buildChangesCorpus();
+    const third = await rebuild(corpus);
+    const dataDir = await emptyDataDir();
+    await publishCopy(corpus, corpus.first.buildId, dataDir);
+    api = await startOn(dataDir, corpus.first.buildId);
+    // In process: nothing reads the body, so the stream's writes wait, as they do once a
+    // socket's buffers are full when a client stops reading.
+    const res = await api.server.app.fetch(new Request(`${api.base}/pulse/stream`));
+    expect(res.status).toBe(200);
+    body = res.body;
+
+    await publishCopy(corpus, corpus.second.buildId, dataDir);
+    await served(corpus.second.buildId);
+    const second = api.server.store.current!;
+    await new Promise((r) => setTimeout(r, 500)); // the stream reads the second build's changes
+
+    await publishCopy(corpus, third.buildId, dataDir);
+    await served(third.buildId);
+    await Promise.race([second.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('replaced snapshot still open')), 10_000))]);
+  }, 240_000);
 });
 
 describe('/pulse/stream behind a trusted proxy', () => {
