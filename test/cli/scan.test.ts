@@ -237,6 +237,29 @@ describe('scanning', () => {
     const again = JSON.parse(renderSarif(bumped, { file: 'sample.cdx.json', buildId: 'b', format: 'CycloneDX 1.5' })).runs[0].results;
     expect(again.map((r: { partialFingerprints: Record<string, string> }) => r.partialFingerprints['vulnintelFinding/v1'])).toEqual(prints);
   });
+  it('writes what GitHub code scanning requires of SARIF: rule descriptions and help text, a region on each location', () => {
+    // docs.github.com "SARIF support for code scanning": reportingDescriptor fullDescription.text
+    // and help.text, physicalLocation region.startLine are required; security-severity a string
+    // number 0.0-10.0.
+    const run0 = JSON.parse(renderSarif(result, { file: 'sample.cdx.json', buildId: 'b', format: 'CycloneDX 1.5' })).runs[0];
+    for (const rule of run0.tool.driver.rules) {
+      expect(rule.shortDescription.text).toMatch(/\S/);
+      expect(rule.fullDescription.text).toMatch(/\S/);
+      expect(rule.help.text).toContain(rule.id);
+      expect(rule.help.text).toContain(rule.helpUri);
+      expect(rule.properties['security-severity']).toMatch(/^(10|\d)\.\d$/);
+    }
+    const openssl = run0.tool.driver.rules.find((r: { id: string }) => r.id === 'CVE-2026-90116');
+    // One rule for every package it was found in, each named with its fix.
+    for (const text of ['Alpine:v3.20 openssl: fixed in 3.3.2-r1', 'Debian:12 openssl: fixed in 3.0.11-1~deb12u2']) expect(openssl.help.text).toContain(text);
+    for (const r of run0.results) expect(r.locations[0].physicalLocation.region).toEqual({ startLine: 1 });
+  });
+  it('gives no security-severity to a finding whose CVE nobody has rated: unknown, not 0.0', () => {
+    const unrated = { ...result, findings: [{ ...result.findings[0]!, score_assessed: false, service_score: 0, service_severity: 'NONE' }] };
+    const rule = JSON.parse(renderSarif(unrated, { file: 'sample.cdx.json', buildId: 'b', format: 'CycloneDX 1.5' })).runs[0].tool.driver.rules[0];
+    expect(rule.properties).not.toHaveProperty('security-severity');
+    expect(rule.fullDescription.text).toContain('not rated');
+  });
   it('reports an advisory that names no CVE by its own id, in the findings, the SARIF rules and --fail-on', () => {
     const sbom = parseSbom('ua.cdx.json', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ name: 'ua-parser-js', purl: 'pkg:npm/ua-parser-js@0.7.29' }] }));
     const found = scanComponents(index, sbom.components);
