@@ -5,7 +5,10 @@
  * with or without a purl, so the scan can list what it could not judge. A file that is not
  * one of these formats is refused with a message naming the file and what is wrong.
  */
+import { constants } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { withoutBom } from '../bom.ts';
 import type { SourcePackage } from '../packages/purl.ts';
 
@@ -181,6 +184,22 @@ export function sbomText(file: string, bytes: Uint8Array): string {
   }
 }
 
+/**
+ * A gzip-compressed file's bytes decompressed (`sbom.cdx.json.gz`, as CI jobs and artifact
+ * stores keep SBOMs), any other file's as they are. Read as text, the compressed bytes were
+ * refused as "not UTF-8 text, e.g. Latin-1", which they are not. At most what one string can
+ * hold comes out (the text must become one), so a small crafted file cannot fill the memory.
+ */
+async function decompressed(file: string, bytes: Uint8Array): Promise<Uint8Array> {
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  try {
+    return await promisify(gunzip)(bytes, { maxOutputLength: constants.MAX_STRING_LENGTH });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new SbomFormatError(file, 'is gzip-compressed and decompresses to more text than can be read (ERR_STRING_TOO_LONG)');
+    throw new SbomFormatError(file, `is gzip-compressed but cannot be decompressed (${(err as Error).message})`);
+  }
+}
+
 export async function readSbom(file: string): Promise<Sbom> {
   let bytes: Uint8Array;
   try {
@@ -188,5 +207,5 @@ export async function readSbom(file: string): Promise<Sbom> {
   } catch (err) {
     throw new SbomFormatError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  return parseSbom(file, sbomText(file, bytes));
+  return parseSbom(file, sbomText(file, await decompressed(file, bytes)));
 }

@@ -5,6 +5,7 @@
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSnapshotViews } from '../../cli/commands/sql.ts';
@@ -131,6 +132,20 @@ describe('reading SBOMs', () => {
       expect(() => sbomText('huge.json', new Uint8Array([0x7b, 0x7d]))).toThrow('huge.json: cannot be read (ERR_STRING_TOO_LONG)');
     } finally {
       decode.mockRestore();
+    }
+  });
+
+  it('reads a gzip-compressed SBOM (sbom.cdx.json.gz, as CI jobs keep them): it was called Latin-1 text', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vulnintel-sbom-'));
+    try {
+      const file = join(dir, 'sample.cdx.json.gz');
+      await writeFile(file, gzipSync(await readFile(CDX)));
+      expect(await readSbom(file)).toEqual(await readSbom(CDX));
+      // Cut short: named as a broken gzip file, not as JSON or text it is not.
+      await writeFile(file, gzipSync(await readFile(CDX)).subarray(0, 200));
+      await expect(readSbom(file)).rejects.toThrow(`${file}: is gzip-compressed but cannot be decompressed`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
