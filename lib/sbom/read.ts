@@ -145,14 +145,35 @@ function spdx(file: string, doc: Record<string, unknown>): Sbom {
   return { format: 'SPDX', specVersion: spec, components };
 }
 
+/**
+ * What a file that is no JSON is instead, when it is another SBOM format or nothing: the JSON
+ * parser's "Unexpected token '<'" told the holder of a CycloneDX XML file that it was broken
+ * JSON, not that XML is not read. Null for anything else (the parser's message then).
+ */
+function notJson(text: string): string | null {
+  const start = text.trimStart();
+  if (start === '') return 'is empty (expected a CycloneDX or SPDX JSON SBOM)';
+  if (start.startsWith('<')) return 'is XML (a CycloneDX XML or SPDX RDF/XML SBOM?); only JSON SBOMs are read: write it as CycloneDX or SPDX JSON';
+  if (/^SPDXVersion:/m.test(start.slice(0, 4096))) return 'is an SPDX tag-value document; only SPDX JSON is read: write it as SPDX JSON';
+  return null;
+}
+
+/** An SPDX 3 document: JSON-LD with SPDX 3's context, no `spdxVersion`. */
+function isSpdx3(doc: Record<string, unknown>): boolean {
+  const context = Array.isArray(doc['@context']) ? doc['@context'] : [doc['@context']];
+  return context.some((c) => typeof c === 'string' && /^https?:\/\/spdx\.org\/rdf\/3\./.test(c));
+}
+
 export function parseSbom(file: string, json: string): Sbom {
+  const text = withoutBom(json);
   let doc: unknown;
   try {
-    doc = JSON.parse(withoutBom(json));
+    doc = JSON.parse(text);
   } catch (err) {
-    throw new SbomFormatError(file, `not valid JSON (${(err as Error).message})`);
+    throw new SbomFormatError(file, notJson(text) ?? `not valid JSON (${(err as Error).message})`);
   }
   if (!isObject(doc)) throw new SbomFormatError(file, 'the SBOM must be a JSON object');
+  if (isSpdx3(doc)) throw new SbomFormatError(file, `is an SPDX 3 (JSON-LD) document; SPDX ${SPDX_VERSIONS.map((v) => v.slice(5)).join(' and ')} JSON are read`);
   if (doc.bomFormat === 'CycloneDX') return cycloneDx(file, doc);
   if (typeof doc.spdxVersion === 'string') return spdx(file, doc);
   throw new SbomFormatError(file, 'neither a CycloneDX JSON SBOM ("bomFormat": "CycloneDX") nor an SPDX JSON SBOM ("spdxVersion")');

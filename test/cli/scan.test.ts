@@ -84,6 +84,20 @@ describe('reading SBOMs', () => {
     expect(() => parseSbom('a.json', '{"hello":1}')).toThrow(/neither a CycloneDX JSON SBOM/);
   });
 
+  it('says what a file is when it is another SBOM format than JSON 2.x / CycloneDX, or empty, rather than quoting a JSON parser', () => {
+    const cdxXml = '<?xml version="1.0" encoding="UTF-8"?>\n<bom xmlns="http://cyclonedx.org/schema/bom/1.5" version="1"><components/></bom>';
+    expect(() => parseSbom('bom.xml', cdxXml)).toThrow('bom.xml: is XML (a CycloneDX XML or SPDX RDF/XML SBOM?); only JSON SBOMs are read: write it as CycloneDX or SPDX JSON');
+    expect(() => parseSbom('bom.xml', `\uFEFF  ${cdxXml.slice(cdxXml.indexOf('<bom'))}`)).toThrow('bom.xml: is XML');
+    const tagValue = 'SPDXVersion: SPDX-2.3\nDataLicense: CC0-1.0\nSPDXID: SPDXRef-DOCUMENT\n';
+    expect(() => parseSbom('sbom.spdx', tagValue)).toThrow('sbom.spdx: is an SPDX tag-value document; only SPDX JSON is read: write it as SPDX JSON');
+    expect(() => parseSbom('sbom.spdx', `## Document Information\n\n${tagValue}`)).toThrow('sbom.spdx: is an SPDX tag-value document');
+    const spdx3 = JSON.stringify({ '@context': 'https://spdx.org/rdf/3.0.1/spdx-context.jsonld', '@graph': [{ type: 'SpdxDocument', spdxId: 'urn:x' }] });
+    expect(() => parseSbom('sbom.spdx3.json', spdx3)).toThrow('sbom.spdx3.json: is an SPDX 3 (JSON-LD) document; SPDX 2.2 and 2.3 JSON are read');
+    for (const empty of ['', '  \n', '\uFEFF']) expect(() => parseSbom('empty.json', empty)).toThrow(/^empty\.json: is empty \(expected a CycloneDX or SPDX JSON SBOM\)$/);
+    // A JSON file that merely starts with spaces is read as before.
+    expect(parseSbom('a.json', ' \n{"bomFormat":"CycloneDX","specVersion":"1.6"}').components).toEqual([]);
+  });
+
   it('reads components nested deeper than the call stack goes, in the file order', () => {
     // 20,000 levels: a RangeError (Maximum call stack size exceeded) with a stack before.
     const depth = 20_000;
