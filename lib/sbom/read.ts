@@ -221,12 +221,28 @@ async function decompressed(file: string, bytes: Uint8Array): Promise<Uint8Array
   }
 }
 
-export async function readSbom(file: string): Promise<Sbom> {
+/** The file name that means standard input, as for most tools (`syft … -o cyclonedx-json | vulnintel scan -`). */
+export const STDIN = '-';
+
+/** How messages name the SBOM: its path, or `standard input`. */
+export function sbomName(file: string): string {
+  return file === STDIN ? 'standard input' : file;
+}
+
+async function readAll(stream: AsyncIterable<Uint8Array | string>): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  return Buffer.concat(chunks);
+}
+
+/** `file`, or `stdin` when it is `-` (it was opened as a file named `-`: ENOENT). */
+export async function readSbom(file: string, stdin: AsyncIterable<Uint8Array | string> = process.stdin): Promise<Sbom> {
+  const name = sbomName(file);
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(file);
+    bytes = file === STDIN ? await readAll(stdin) : await readFile(file);
   } catch (err) {
-    throw new SbomFormatError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new SbomFormatError(name, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  return parseSbom(file, sbomText(file, await decompressed(file, bytes)));
+  return parseSbom(name, sbomText(name, await decompressed(name, bytes)));
 }

@@ -5,6 +5,7 @@
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -147,6 +148,14 @@ describe('reading SBOMs', () => {
     } finally {
       decode.mockRestore();
     }
+  });
+
+  it('reads the SBOM from standard input when the file is "-" (`syft … -o cyclonedx-json | vulnintel scan -`): it was a file named "-", ENOENT', async () => {
+    const bytes = await readFile(CDX);
+    const sbom = await readSbom('-', Readable.from([bytes.subarray(0, 100), bytes.subarray(100)]));
+    expect(sbom.components).toEqual((await readSbom(CDX)).components);
+    expect((await readSbom('-', Readable.from([gzipSync(bytes)]))).components).toHaveLength(sbom.components.length);
+    await expect(readSbom('-', Readable.from([]))).rejects.toThrow('standard input: is empty (expected a CycloneDX or SPDX JSON SBOM)');
   });
 
   it('reads a gzip-compressed SBOM (sbom.cdx.json.gz, as CI jobs keep them): it was called Latin-1 text', async () => {
