@@ -186,7 +186,7 @@ program
 program
   .command('scan')
   .description('check a CycloneDX (1.2-1.7) or SPDX (2.2/2.3) JSON SBOM offline against the current snapshot')
-  .argument('<file>', 'SBOM file (JSON)')
+  .argument('<file>', 'SBOM file (JSON, or gzip-compressed JSON); - reads standard input')
   .addOption(dataOption('data folder'))
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'sarif']).default('table'))
   .addOption(new Option('--fail-on <level>', 'exit 1 when a finding is critical, high (or critical), or in CISA KEV').choices(['critical', 'high', 'kev']))

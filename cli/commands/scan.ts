@@ -13,7 +13,7 @@ import { CliError } from '../../lib/errors.ts';
 import { readServingManifest, readServingPackages, servingDir } from '../../lib/serving-layout.ts';
 import { readCurrentBuildId, snapshotsDir } from '../../lib/snapshot-layout.ts';
 import { PackageIndex, nameFilterSql } from '../../lib/packages/index.ts';
-import { readSbom, SbomFormatError } from '../../lib/sbom/read.ts';
+import { readSbom, SbomFormatError, sbomName } from '../../lib/sbom/read.ts';
 import { componentPurl, failsOn, scanComponents, type FailOn } from '../scan/scan.ts';
 import { renderJson, renderSarif, renderTable } from '../scan/render.ts';
 
@@ -34,8 +34,9 @@ export async function runScan(file: string, opts: ScanOptions): Promise<void> {
   const names = sbom.components.map(componentPurl).flatMap((p) => (typeof p === 'string' ? [] : [p.name]));
   const { index, buildId } = await loadIndex(resolve(opts.data), names);
   const result = scanComponents(index, sbom.components);
-  const ctx = { file, buildId, format: `${sbom.format} ${sbom.specVersion}` };
   const render = opts.format === 'json' ? renderJson : opts.format === 'sarif' ? renderSarif : renderTable;
+  // The table names standard input in words; JSON and SARIF keep the argument as given.
+  const ctx = { file: render === renderTable ? sbomName(file) : file, buildId, format: `${sbom.format} ${sbom.specVersion}` };
   process.stdout.write(render(result, ctx));
   if (failsOn(result.findings, opts.failOn)) {
     process.stderr.write(`vulnintel scan: findings at or above --fail-on ${opts.failOn}\n`);

@@ -97,22 +97,65 @@ export function artifactUri(file: string): string {
   return file.split(sep).map(encodeURIComponent).join('/');
 }
 
+/** The rule's figures in words: severity, score (or that nobody rated it), risk, KEV, EPSS. */
+function ruleFigures(f: ScanFinding): string {
+  const score = f.score_assessed ? `service score ${f.service_score.toFixed(1)} of 10` : 'not rated by any source yet';
+  return `${f.service_severity}, ${score}, service risk ${f.service_risk.toFixed(1)}${f.kev ? ', in CISA KEV' : ''}${f.epss_score === null ? '' : `, EPSS ${f.epss_score}`}`;
+}
+
+/**
+ * A rule's help (GitHub code scanning requires `help.text` and `fullDescription.text` of every
+ * rule, and shows them as the alert's description): the figures, each package of the SBOM the
+ * advisory was found in with its fix, the advisories, and the page to read more. Plain text:
+ * the package names come from the SBOM, and markdown would render what a crafted one holds.
+ */
+function ruleHelp(id: string, findings: readonly ScanFinding[], uri: string): { fullDescription: string; help: string } {
+  const f = findings[0]!;
+  const packages = [...new Set(findings.map((x) => `${x.ecosystem} ${x.package_name}: ${x.fixed_in === null ? 'no fix on record' : `fixed in ${x.fixed_in}`}`))];
+  const advisories = [...new Set(findings.flatMap((x) => x.advisory_ids))];
+  const names = [...new Set(findings.map((x) => `${x.ecosystem} ${x.package_name}`))];
+  return {
+    fullDescription: `${id} (${ruleFigures(f)}) affects ${names.join(', ')}.`,
+    help: [
+      `${id}: ${ruleFigures(f)}.`,
+      '',
+      'Affected packages in this SBOM:',
+      ...packages.map((p) => `  ${p}`),
+      ...(advisories.length > 0 ? ['', `Advisories: ${advisories.join(', ')}`] : []),
+      '',
+      `Details: ${uri}`,
+    ].join('\n'),
+  };
+}
+
 export function renderSarif(r: ScanResult, ctx: ScanContext): string {
   const uri = artifactUri(ctx.file);
-  const rules: Record<string, unknown>[] = [];
-  const ruleIndex = new Map<string, number>();
+  const byId = new Map<string, ScanFinding[]>();
   for (const f of r.findings) {
     const id = findingId(f);
-    if (ruleIndex.has(id)) continue;
+    const same = byId.get(id);
+    if (same) same.push(f);
+    else byId.set(id, [f]);
+  }
+  const rules: Record<string, unknown>[] = [];
+  const ruleIndex = new Map<string, number>();
+  for (const [id, findings] of byId) {
+    const f = findings[0]!;
     ruleIndex.set(id, rules.length);
+    // An advisory that names no CVE: its OSV page (OSV.dev serves GHSA and every OSV database).
+    const helpUri = f.cve_id === null ? `https://osv.dev/vulnerability/${encodeURIComponent(id)}` : `https://www.cve.org/CVERecord?id=${id}`;
+    const { fullDescription, help } = ruleHelp(id, findings, helpUri);
     rules.push({
       id,
       name: id.replaceAll('-', ''),
       shortDescription: { text: `${id} (${f.service_severity}${f.kev ? ', in CISA KEV' : ''})` },
-      // An advisory that names no CVE: its OSV page (OSV.dev serves GHSA and every OSV database).
-      helpUri: f.cve_id === null ? `https://osv.dev/vulnerability/${encodeURIComponent(id)}` : `https://www.cve.org/CVERecord?id=${id}`,
+      fullDescription: { text: fullDescription },
+      help: { text: help },
+      helpUri,
       defaultConfiguration: { level: LEVEL[f.service_severity] ?? 'warning' },
-      properties: { 'security-severity': f.service_score.toFixed(1), tags: ['security', 'vulnerability', ...(f.kev ? ['kev'] : [])] },
+      // A CVE nobody has rated has the score 0 as a placeholder (score_assessed false): as a
+      // security-severity, GitHub would show it as harmless where it is unknown.
+      properties: { ...(f.score_assessed ? { 'security-severity': f.service_score.toFixed(1) } : {}), tags: ['security', 'vulnerability', ...(f.kev ? ['kev'] : [])] },
     });
   }
   const results = r.findings.map((f) => {
@@ -126,7 +169,9 @@ export function renderSarif(r: ScanResult, ctx: ScanContext): string {
       },
       locations: [
         {
-          physicalLocation: { artifactLocation: { uri } },
+          // GitHub code scanning requires a region's startLine; a finding is about the whole
+          // SBOM (a compact one is one line), so its first line, as Trivy and Grype write.
+          physicalLocation: { artifactLocation: { uri }, region: { startLine: 1 } },
           logicalLocations: [{ name: componentLabel(f), fullyQualifiedName: f.component.ref, kind: 'package' }],
         },
       ],

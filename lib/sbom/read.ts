@@ -5,7 +5,10 @@
  * with or without a purl, so the scan can list what it could not judge. A file that is not
  * one of these formats is refused with a message naming the file and what is wrong.
  */
+import { constants } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { withoutBom } from '../bom.ts';
 import type { SourcePackage } from '../packages/purl.ts';
 
@@ -142,14 +145,35 @@ function spdx(file: string, doc: Record<string, unknown>): Sbom {
   return { format: 'SPDX', specVersion: spec, components };
 }
 
+/**
+ * What a file that is no JSON is instead, when it is another SBOM format or nothing: the JSON
+ * parser's "Unexpected token '<'" told the holder of a CycloneDX XML file that it was broken
+ * JSON, not that XML is not read. Null for anything else (the parser's message then).
+ */
+function notJson(text: string): string | null {
+  const start = text.trimStart();
+  if (start === '') return 'is empty (expected a CycloneDX or SPDX JSON SBOM)';
+  if (start.startsWith('<')) return 'is XML (a CycloneDX XML or SPDX RDF/XML SBOM?); only JSON SBOMs are read: write it as CycloneDX or SPDX JSON';
+  if (/^SPDXVersion:/m.test(start.slice(0, 4096))) return 'is an SPDX tag-value document; only SPDX JSON is read: write it as SPDX JSON';
+  return null;
+}
+
+/** An SPDX 3 document: JSON-LD with SPDX 3's context, no `spdxVersion`. */
+function isSpdx3(doc: Record<string, unknown>): boolean {
+  const context = Array.isArray(doc['@context']) ? doc['@context'] : [doc['@context']];
+  return context.some((c) => typeof c === 'string' && /^https?:\/\/spdx\.org\/rdf\/3\./.test(c));
+}
+
 export function parseSbom(file: string, json: string): Sbom {
+  const text = withoutBom(json);
   let doc: unknown;
   try {
-    doc = JSON.parse(withoutBom(json));
+    doc = JSON.parse(text);
   } catch (err) {
-    throw new SbomFormatError(file, `not valid JSON (${(err as Error).message})`);
+    throw new SbomFormatError(file, notJson(text) ?? `not valid JSON (${(err as Error).message})`);
   }
   if (!isObject(doc)) throw new SbomFormatError(file, 'the SBOM must be a JSON object');
+  if (isSpdx3(doc)) throw new SbomFormatError(file, `is an SPDX 3 (JSON-LD) document; SPDX ${SPDX_VERSIONS.map((v) => v.slice(5)).join(' and ')} JSON are read`);
   if (doc.bomFormat === 'CycloneDX') return cycloneDx(file, doc);
   if (typeof doc.spdxVersion === 'string') return spdx(file, doc);
   throw new SbomFormatError(file, 'neither a CycloneDX JSON SBOM ("bomFormat": "CycloneDX") nor an SPDX JSON SBOM ("spdxVersion")');
@@ -181,12 +205,44 @@ export function sbomText(file: string, bytes: Uint8Array): string {
   }
 }
 
-export async function readSbom(file: string): Promise<Sbom> {
+/**
+ * A gzip-compressed file's bytes decompressed (`sbom.cdx.json.gz`, as CI jobs and artifact
+ * stores keep SBOMs), any other file's as they are. Read as text, the compressed bytes were
+ * refused as "not UTF-8 text, e.g. Latin-1", which they are not. At most what one string can
+ * hold comes out (the text must become one), so a small crafted file cannot fill the memory.
+ */
+async function decompressed(file: string, bytes: Uint8Array): Promise<Uint8Array> {
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  try {
+    return await promisify(gunzip)(bytes, { maxOutputLength: constants.MAX_STRING_LENGTH });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new SbomFormatError(file, 'is gzip-compressed and decompresses to more text than can be read (ERR_STRING_TOO_LONG)');
+    throw new SbomFormatError(file, `is gzip-compressed but cannot be decompressed (${(err as Error).message})`);
+  }
+}
+
+/** The file name that means standard input, as for most tools (`syft … -o cyclonedx-json | vulnintel scan -`). */
+export const STDIN = '-';
+
+/** How messages name the SBOM: its path, or `standard input`. */
+export function sbomName(file: string): string {
+  return file === STDIN ? 'standard input' : file;
+}
+
+async function readAll(stream: AsyncIterable<Uint8Array | string>): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  return Buffer.concat(chunks);
+}
+
+/** `file`, or `stdin` when it is `-` (it was opened as a file named `-`: ENOENT). */
+export async function readSbom(file: string, stdin: AsyncIterable<Uint8Array | string> = process.stdin): Promise<Sbom> {
+  const name = sbomName(file);
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(file);
+    bytes = file === STDIN ? await readAll(stdin) : await readFile(file);
   } catch (err) {
-    throw new SbomFormatError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new SbomFormatError(name, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  return parseSbom(file, sbomText(file, bytes));
+  return parseSbom(name, sbomText(name, await decompressed(name, bytes)));
 }

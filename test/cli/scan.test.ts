@@ -5,6 +5,8 @@
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSnapshotViews } from '../../cli/commands/sql.ts';
@@ -83,6 +85,20 @@ describe('reading SBOMs', () => {
     expect(() => parseSbom('a.json', '{"hello":1}')).toThrow(/neither a CycloneDX JSON SBOM/);
   });
 
+  it('says what a file is when it is another SBOM format than JSON 2.x / CycloneDX, or empty, rather than quoting a JSON parser', () => {
+    const cdxXml = '<?xml version="1.0" encoding="UTF-8"?>\n<bom xmlns="http://cyclonedx.org/schema/bom/1.5" version="1"><components/></bom>';
+    expect(() => parseSbom('bom.xml', cdxXml)).toThrow('bom.xml: is XML (a CycloneDX XML or SPDX RDF/XML SBOM?); only JSON SBOMs are read: write it as CycloneDX or SPDX JSON');
+    expect(() => parseSbom('bom.xml', `\uFEFF  ${cdxXml.slice(cdxXml.indexOf('<bom'))}`)).toThrow('bom.xml: is XML');
+    const tagValue = 'SPDXVersion: SPDX-2.3\nDataLicense: CC0-1.0\nSPDXID: SPDXRef-DOCUMENT\n';
+    expect(() => parseSbom('sbom.spdx', tagValue)).toThrow('sbom.spdx: is an SPDX tag-value document; only SPDX JSON is read: write it as SPDX JSON');
+    expect(() => parseSbom('sbom.spdx', `## Document Information\n\n${tagValue}`)).toThrow('sbom.spdx: is an SPDX tag-value document');
+    const spdx3 = JSON.stringify({ '@context': 'https://spdx.org/rdf/3.0.1/spdx-context.jsonld', '@graph': [{ type: 'SpdxDocument', spdxId: 'urn:x' }] });
+    expect(() => parseSbom('sbom.spdx3.json', spdx3)).toThrow('sbom.spdx3.json: is an SPDX 3 (JSON-LD) document; SPDX 2.2 and 2.3 JSON are read');
+    for (const empty of ['', '  \n', '\uFEFF']) expect(() => parseSbom('empty.json', empty)).toThrow(/^empty\.json: is empty \(expected a CycloneDX or SPDX JSON SBOM\)$/);
+    // A JSON file that merely starts with spaces is read as before.
+    expect(parseSbom('a.json', ' \n{"bomFormat":"CycloneDX","specVersion":"1.6"}').components).toEqual([]);
+  });
+
   it('reads components nested deeper than the call stack goes, in the file order', () => {
     // 20,000 levels: a RangeError (Maximum call stack size exceeded) with a stack before.
     const depth = 20_000;
@@ -131,6 +147,28 @@ describe('reading SBOMs', () => {
       expect(() => sbomText('huge.json', new Uint8Array([0x7b, 0x7d]))).toThrow('huge.json: cannot be read (ERR_STRING_TOO_LONG)');
     } finally {
       decode.mockRestore();
+    }
+  });
+
+  it('reads the SBOM from standard input when the file is "-" (`syft … -o cyclonedx-json | vulnintel scan -`): it was a file named "-", ENOENT', async () => {
+    const bytes = await readFile(CDX);
+    const sbom = await readSbom('-', Readable.from([bytes.subarray(0, 100), bytes.subarray(100)]));
+    expect(sbom.components).toEqual((await readSbom(CDX)).components);
+    expect((await readSbom('-', Readable.from([gzipSync(bytes)]))).components).toHaveLength(sbom.components.length);
+    await expect(readSbom('-', Readable.from([]))).rejects.toThrow('standard input: is empty (expected a CycloneDX or SPDX JSON SBOM)');
+  });
+
+  it('reads a gzip-compressed SBOM (sbom.cdx.json.gz, as CI jobs keep them): it was called Latin-1 text', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vulnintel-sbom-'));
+    try {
+      const file = join(dir, 'sample.cdx.json.gz');
+      await writeFile(file, gzipSync(await readFile(CDX)));
+      expect(await readSbom(file)).toEqual(await readSbom(CDX));
+      // Cut short: named as a broken gzip file, not as JSON or text it is not.
+      await writeFile(file, gzipSync(await readFile(CDX)).subarray(0, 200));
+      await expect(readSbom(file)).rejects.toThrow(`${file}: is gzip-compressed but cannot be decompressed`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
@@ -236,6 +274,29 @@ describe('scanning', () => {
     const bumped = { ...result, findings: result.findings.map((f) => ({ ...f, version: `${f.version}-next` })) };
     const again = JSON.parse(renderSarif(bumped, { file: 'sample.cdx.json', buildId: 'b', format: 'CycloneDX 1.5' })).runs[0].results;
     expect(again.map((r: { partialFingerprints: Record<string, string> }) => r.partialFingerprints['vulnintelFinding/v1'])).toEqual(prints);
+  });
+  it('writes what GitHub code scanning requires of SARIF: rule descriptions and help text, a region on each location', () => {
+    // docs.github.com "SARIF support for code scanning": reportingDescriptor fullDescription.text
+    // and help.text, physicalLocation region.startLine are required; security-severity a string
+    // number 0.0-10.0.
+    const run0 = JSON.parse(renderSarif(result, { file: 'sample.cdx.json', buildId: 'b', format: 'CycloneDX 1.5' })).runs[0];
+    for (const rule of run0.tool.driver.rules) {
+      expect(rule.shortDescription.text).toMatch(/\S/);
+      expect(rule.fullDescription.text).toMatch(/\S/);
+      expect(rule.help.text).toContain(rule.id);
+      expect(rule.help.text).toContain(rule.helpUri);
+      expect(rule.properties['security-severity']).toMatch(/^(10|\d)\.\d$/);
+    }
+    const openssl = run0.tool.driver.rules.find((r: { id: string }) => r.id === 'CVE-2026-90116');
+    // One rule for every package it was found in, each named with its fix.
+    for (const text of ['Alpine:v3.20 openssl: fixed in 3.3.2-r1', 'Debian:12 openssl: fixed in 3.0.11-1~deb12u2']) expect(openssl.help.text).toContain(text);
+    for (const r of run0.results) expect(r.locations[0].physicalLocation.region).toEqual({ startLine: 1 });
+  });
+  it('gives no security-severity to a finding whose CVE nobody has rated: unknown, not 0.0', () => {
+    const unrated = { ...result, findings: [{ ...result.findings[0]!, score_assessed: false, service_score: 0, service_severity: 'NONE' }] };
+    const rule = JSON.parse(renderSarif(unrated, { file: 'sample.cdx.json', buildId: 'b', format: 'CycloneDX 1.5' })).runs[0].tool.driver.rules[0];
+    expect(rule.properties).not.toHaveProperty('security-severity');
+    expect(rule.fullDescription.text).toContain('not rated');
   });
   it('reports an advisory that names no CVE by its own id, in the findings, the SARIF rules and --fail-on', () => {
     const sbom = parseSbom('ua.cdx.json', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ name: 'ua-parser-js', purl: 'pkg:npm/ua-parser-js@0.7.29' }] }));
