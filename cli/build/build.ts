@@ -282,6 +282,10 @@ async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
       Object.assign(counts, manifest.counts);
       const writer = await instance.connect();
       cvesParquet = writeCvesParquet(writer, params).finally(() => writer.closeSync());
+      // Its failure (the disk full) is thrown where the serving step awaits it, minutes later at
+      // full scale: without a handler until then, Node ended the process on the unhandled
+      // rejection, the work folder and the build lock left behind (a poller died with it).
+      cvesParquet.catch(() => undefined);
       // The files a replica serves from (DESIGN §8.1), in the build's own database: the same
       // files a replica derives from the Parquet, without reading it back.
       const serving = await step('serving files (sql/11_serving.sql, sql/09_write_cves.sql beside it)', () => writeServingFiles(outDir, { build: instance, cvesStillRead: cvesParquet!, records: records ?? undefined }), (r) =>
