@@ -65,7 +65,7 @@ function runLane(input: StageWorkerInput, onMessage: (m: StageWorkerMessage) => 
       if (m.type === 'error') {
         settled = true;
         void worker.terminate();
-        reject(m.raw ? new RawFormatError(m.file ?? '?', m.record, m.detail ?? m.message) : new Error(m.message));
+        reject(m.raw ? new RawFormatError(m.file ?? '?', m.record, m.detail ?? m.message) : Object.assign(new Error(m.message), m.system));
         return;
       }
       if (m.type === 'finished') settled = true;

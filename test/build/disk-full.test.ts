@@ -5,7 +5,7 @@
  * injected failure (a tmpfs needs root) or by /dev/full, which refuses every write with ENOSPC.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -27,7 +27,8 @@ vi.mock('../../cli/build/sql-steps.ts', async (importOriginal) => {
   };
 });
 
-const { buildSnapshot } = await import('../../cli/build/build.ts');
+const { buildSnapshot, stageSources } = await import('../../cli/build/build.ts');
+const { STAGE_TABLES } = await import('../../cli/stage/tables.ts');
 const { resolveBuildOptions } = await import('../../cli/commands/build.ts');
 
 async function build(raw: string, data: string) {
@@ -70,5 +71,26 @@ describe('a build on a full disk', () => {
     failure.cvesParquet = null;
     const next = await build(raw, data);
     expect(await readCurrentBuildId(data)).toBe(next.buildId);
+  });
+});
+
+describe.runIf(existsSync('/dev/full'))('staging on a full disk', () => {
+  it('the staging workers\' ENOSPC reaches the build as a file system error naming the staged file', async () => {
+    const raw = await writeCorpus({
+      nvd: [{ id: 'CVE-2025-30002', metrics: [{ version: '3.1', source: NVD, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', score: 9.8 }] }],
+    });
+    // The NVD rows' staged file is /dev/full, which refuses each write with ENOSPC.
+    const stage = await mkdtemp(join(tmpdir(), 'vulnintel-full-stage-'));
+    for (const table of STAGE_TABLES) await mkdir(join(stage, table));
+    const full = join(stage, 'nvd_cve', 'lane0.ndjson');
+    await symlink('/dev/full', full);
+    const failed = (await stageSources(raw, stage).catch((e: unknown) => e)) as NodeJS.ErrnoException;
+    // It was "EBADF: bad file descriptor, close" (the worker closed its files twice), and a
+    // worker's error reached the build as a plain Error: the CLI printed a stack, no file named.
+    expect(failed).toBeInstanceOf(Error);
+    expect(failed.code).toBe('ENOSPC');
+    expect(failed.syscall).toBe('write');
+    expect(failed.path).toBe(full);
+    expect(failed.message).toBe(`ENOSPC: no space left on device, write '${full}'`);
   });
 });
