@@ -288,7 +288,7 @@ async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
       cvesParquet.catch(() => undefined);
       // The files a replica serves from (DESIGN §8.1), in the build's own database: the same
       // files a replica derives from the Parquet, without reading it back.
-      const serving = await step('serving files (sql/11_serving.sql, sql/09_write_cves.sql beside it)', () => writeServingFiles(outDir, { build: instance, cvesStillRead: cvesParquet!, records: records ?? undefined }), (r) =>
+      const serving = await step('serving files (sql/11_serving.sql, sql/09_write_cves.sql beside it)', () => duckDbWork('serving files', () => writeServingFiles(outDir, { build: instance, cvesStillRead: cvesParquet!, records: records ?? undefined })), (r) =>
         `${formatCount(r.manifest.cves)} records, ${(r.manifest.record_bytes / 1e6).toFixed(0)} MB`);
       stepSeconds[SERVING_STEP] = serving.manifest.seconds;
       stepSeconds[CVES_PARQUET_STEP] = await cvesParquet;

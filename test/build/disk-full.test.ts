@@ -16,7 +16,16 @@ import { writeCorpus, NVD } from '../helpers/raw-corpus.ts';
 process.env.VULNINTEL_QUIET = '1';
 
 /** When set, the CVEs' Parquet fails at once, as DuckDB's COPY does when the disk is full. */
-const failure = vi.hoisted(() => ({ cvesParquet: null as Error | null }));
+const failure = vi.hoisted(() => ({ cvesParquet: null as Error | null, serving: null as Error | null }));
+
+vi.mock('../../cli/build/serving.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../cli/build/serving.ts')>();
+  return {
+    ...original,
+    writeServingFiles: (...args: Parameters<typeof original.writeServingFiles>) =>
+      failure.serving ? Promise.reject(failure.serving) : original.writeServingFiles(...args),
+  };
+});
 
 vi.mock('../../cli/build/sql-steps.ts', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../cli/build/sql-steps.ts')>();
@@ -37,6 +46,7 @@ async function build(raw: string, data: string) {
 
 afterEach(() => {
   failure.cvesParquet = null;
+  failure.serving = null;
 });
 
 describe('a build on a full disk', () => {
@@ -71,6 +81,22 @@ describe('a build on a full disk', () => {
     failure.cvesParquet = null;
     const next = await build(raw, data);
     expect(await readCurrentBuildId(data)).toBe(next.buildId);
+  });
+
+
+  it('DuckDB failing to write the serving files is a one-line error naming the file, the disk full', async () => {
+    const raw = await writeCorpus({ nvd: [{ id: 'CVE-2025-30003' }] });
+    const data = await mkdtemp(join(tmpdir(), 'vulnintel-full-'));
+    const good = await build(raw, data);
+    // DuckDB's words when serving.duckdb cannot be written (a 40 MB tmpfs, 3 MB free): it
+    // escaped the build as an uncaught Error, with a stack.
+    const file = join(data, '.build-x', 'x', 'serving.tmp-1', 'serving.duckdb');
+    failure.serving = new Error(`IO Error: Detached database 'serving', but CHECKPOINT during DETACH failed. \nCheckpoint failed for database "serving". The database has been invalidated. Original error: Could not write file "${file}": No space left on device`);
+    const refused = await build(raw, data).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CliError);
+    expect((refused as Error).message).toBe(`serving files failed: Checkpoint failed for database "serving". The database has been invalidated. Original error: Could not write file "${file}": No space left on device`);
+    expect(await readCurrentBuildId(data)).toBe(good.buildId);
+    expect((await readdir(data)).filter((n) => n.startsWith('.build-') || n === '_build.lock')).toEqual([]);
   });
 });
 
