@@ -9,12 +9,13 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 
 export class LineWriter {
   private readonly fd: number;
+  private closed = false;
   private buffer: Buffer;
   private used = 0;
   private lastStart = 0;
 
   /** Creates (or truncates) `path`; `bufferBytes` is what is held before a write. */
-  constructor(path: string, bufferBytes: number) {
+  constructor(private readonly path: string, bufferBytes: number) {
     this.fd = openSync(path, 'w');
     this.buffer = Buffer.allocUnsafe(bufferBytes);
   }
@@ -41,12 +42,28 @@ export class LineWriter {
   }
 
   private flush(): void {
-    for (let at = 0; at < this.used; ) at += writeSync(this.fd, this.buffer, at, this.used - at);
+    try {
+      for (let at = 0; at < this.used; ) at += writeSync(this.fd, this.buffer, at, this.used - at);
+    } catch (err) {
+      // Node's write error names no file ("ENOSPC: no space left on device, write"): the disk
+      // full was reported without saying which one. Named as Node names an open's.
+      const failure = err as NodeJS.ErrnoException;
+      if (failure.path === undefined) {
+        failure.path = this.path;
+        failure.message = `${failure.message} '${this.path}'`;
+      }
+      throw failure;
+    }
     this.used = 0;
   }
 
-  /** Writes what the buffer holds and closes the file. */
+  /**
+   * Writes what the buffer holds and closes the file. A second call does nothing: a writer
+   * closed again after a failed write closed the closed descriptor, and EBADF hid the failure.
+   */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     try {
       this.flush();
     } finally {

@@ -65,7 +65,7 @@ function runLane(input: StageWorkerInput, onMessage: (m: StageWorkerMessage) => 
       if (m.type === 'error') {
         settled = true;
         void worker.terminate();
-        reject(m.raw ? new RawFormatError(m.file ?? '?', m.record, m.detail ?? m.message) : new Error(m.message));
+        reject(m.raw ? new RawFormatError(m.file ?? '?', m.record, m.detail ?? m.message) : Object.assign(new Error(m.message), m.system));
         return;
       }
       if (m.type === 'finished') settled = true;
@@ -282,9 +282,13 @@ async function buildLocked(opts: BuildOptions): Promise<BuildResult> {
       Object.assign(counts, manifest.counts);
       const writer = await instance.connect();
       cvesParquet = writeCvesParquet(writer, params).finally(() => writer.closeSync());
+      // Its failure (the disk full) is thrown where the serving step awaits it, minutes later at
+      // full scale: without a handler until then, Node ended the process on the unhandled
+      // rejection, the work folder and the build lock left behind (a poller died with it).
+      cvesParquet.catch(() => undefined);
       // The files a replica serves from (DESIGN §8.1), in the build's own database: the same
       // files a replica derives from the Parquet, without reading it back.
-      const serving = await step('serving files (sql/11_serving.sql, sql/09_write_cves.sql beside it)', () => writeServingFiles(outDir, { build: instance, cvesStillRead: cvesParquet!, records: records ?? undefined }), (r) =>
+      const serving = await step('serving files (sql/11_serving.sql, sql/09_write_cves.sql beside it)', () => duckDbWork('serving files', () => writeServingFiles(outDir, { build: instance, cvesStillRead: cvesParquet!, records: records ?? undefined })), (r) =>
         `${formatCount(r.manifest.cves)} records, ${(r.manifest.record_bytes / 1e6).toFixed(0)} MB`);
       stepSeconds[SERVING_STEP] = serving.manifest.seconds;
       stepSeconds[CVES_PARQUET_STEP] = await cvesParquet;

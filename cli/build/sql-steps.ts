@@ -44,8 +44,17 @@ export async function duckDbWork<T>(what: string, work: () => Promise<T>): Promi
     return await work();
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError(`${what} failed: ${firstLineOf(err)}`);
+    throw new CliError(`${what} failed: ${diskFullLine(err) ?? firstLineOf(err)}`);
   }
+}
+
+/**
+ * DuckDB's line saying the disk is full, naming the file, when there is one: a failed
+ * checkpoint's first line says only that ("Detached database 'serving', but CHECKPOINT during
+ * DETACH failed."), the file and "No space left on device" come on the next.
+ */
+function diskFullLine(err: unknown): string | undefined {
+  return ((err as Error).message ?? '').split('\n').find((line) => /no space left on device/i.test(line))?.trim();
 }
 
 /**

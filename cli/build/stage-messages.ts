@@ -14,4 +14,13 @@ export type StageWorkerMessage =
   | { type: 'tick'; records: number }
   | { type: 'done'; key: RawSourceKey; result: StageResult; ms: number }
   | { type: 'finished' }
-  | { type: 'error'; message: string; file?: string; record?: string; detail?: string; raw: boolean };
+  | {
+      type: 'error';
+      message: string;
+      file?: string;
+      record?: string;
+      detail?: string;
+      raw: boolean;
+      /** A file system error's code, call and path (ENOSPC writing a staged file), so the CLI reports it as one. */
+      system?: { code: string; syscall: string; path: string };
+    };

@@ -51,8 +51,13 @@ try {
   writer.close();
   post({ type: 'finished' });
 } catch (err) {
-  writer.close();
+  // Its files closed, what they hold no longer matters; a second failure (the same full disk)
+  // must not hide the first.
+  try {
+    writer.close();
+  } catch {}
   const raw = err instanceof RawFormatError ? err : null;
+  const { code, syscall, path } = err as NodeJS.ErrnoException;
   post({
     type: 'error',
     message: (err as Error).message,
@@ -60,5 +65,6 @@ try {
     record: raw?.record,
     detail: raw?.detail,
     raw: raw !== null,
+    system: typeof code === 'string' && typeof syscall === 'string' && typeof path === 'string' ? { code, syscall, path } : undefined,
   });
 }
