@@ -190,3 +190,28 @@ export async function valuesBrokenOverLines(page: Page): Promise<string[]> {
     return found;
   })()`)) as string[];
 }
+
+/**
+ * CVSS vectors (the `code` of a vector panel, an advisory's) whose parts are drawn over more
+ * than one line: a vector may break after a slash ("…/PR:L/" over "UI:N/…"), but "I" over
+ * ":H/A:H" splits a metric from its value.
+ */
+export async function vectorsBrokenMidPart(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const found = [];
+    for (const code of document.querySelectorAll('main code')) {
+      if (!/^(CVSS:|AV:)/.test((code.textContent || '').trim())) continue;
+      const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const m of (node.textContent || '').matchAll(/[^\\/]+/g)) {
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+          if (lines.size > 1) found.push(m[0] + ' (in "' + (code.textContent || '').trim() + '") over ' + lines.size + ' lines');
+        }
+      }
+    }
+    return found;
+  })()`)) as string[];
+}

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startOn, type SampleServer } from '../api/server-harness.ts';
-import { launchChromium, navigateBy, screenshot, selectsCutOff, seriousAxeViolations, spillingElements, valuesBrokenOverLines, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
+import { launchChromium, navigateBy, screenshot, selectsCutOff, seriousAxeViolations, spillingElements, valuesBrokenOverLines, vectorsBrokenMidPart, widerThanWindow, wordsBrokenMidWord, type RealBrowser } from './browser.ts';
 import { buildPulseCorpus, MARKUP_CVE, MARKUP_DESCRIPTION } from './corpus.ts';
 
 /** A CVE of the sample with a fixed version per distribution (long version strings). */
@@ -189,6 +189,30 @@ describe('/pulse in Chromium', () => {
     const pairs = await vector.locator('dt').evaluateAll((dts) => dts.map((dt) => `${dt.textContent}=${dt.nextElementSibling?.textContent}`));
     expect(pairs).toEqual(expect.arrayContaining(['Attack Vector=Network', 'User Interaction=Required', 'Scope=Changed', 'Availability Impact=None']));
     await page.close();
+  });
+
+  it('a CVSS vector on a phone breaks after a slash, never inside a metric (a CVE page drew "…/C:H/I" over ":H/A:H", an advisory\'s "…/I" over ":L/A:N")', async () => {
+    type Vectors = { cve_id: string; cvss_v2_vector: string | null; cvss_v3_vector: string | null; cvss_v4_vector: string | null };
+    const cves = (await api.json<{ cves: Vectors[] }>('/api/v1/public/cves?limit=200')).body.cves.filter((c) => c.cvss_v3_vector || c.cvss_v4_vector).slice(0, 5);
+    // The list carries no vector: the advisories with a CVSS score, whose pages may show one.
+    const advisories = (await api.json<{ advisories: { vendor: string; advisory_id: string; cvss_score: number | null }[] }>('/api/v1/public/vendor-advisories?limit=200')).body.advisories.filter((a) => a.cvss_score !== null);
+    expect(cves.length, 'CVEs of the corpus with a vector').toBeGreaterThan(0);
+    const paths = [...cves.map((c) => `/pulse/cves/${c.cve_id}`), ...advisories.map((a) => `/pulse/advisories/${encodeURIComponent(a.vendor)}/${encodeURIComponent(a.advisory_id)}`)];
+    const broken: string[] = [];
+    let advisoryVectors = 0;
+    for (const path of paths) {
+      const { page } = await open(path, { width: 375 });
+      broken.push(...(await vectorsBrokenMidPart(page)).map((b) => `${path}: ${b}`));
+      // The vector reads as it was published (a copy of it too): the breaks add no character.
+      for (const code of await page.locator('main code').allTextContents()) {
+        if (!/^(CVSS:|AV:)/.test(code)) continue;
+        expect(code).not.toMatch(/\s/);
+        if (path.startsWith('/pulse/advisories/')) advisoryVectors++;
+      }
+      await page.close();
+    }
+    expect(advisoryVectors, 'advisory pages of the corpus showing a vector').toBeGreaterThan(0);
+    expect(broken).toEqual([]);
   });
 
   it('a description holding markup is shown as text, and runs nothing', async () => {

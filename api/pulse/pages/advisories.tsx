@@ -1,6 +1,7 @@
 /** `/pulse/advisories` and `/pulse/advisories/{vendor}/{id}`: vendor advisories, with or without a CVE. */
 import type { AdvisoryDetail } from '../../queries/advisories.ts';
 import { VendorExploitedBadge } from '../components/badges.tsx';
+import { Breakable } from '../components/breakable.tsx';
 import { advisoryPath, counted, cvePath, day, fixed, safeHref } from '../format.ts';
 import { Layout } from '../layout.tsx';
 import type { AdvisoryListView } from '../load/advisories.ts';
@@ -135,7 +136,9 @@ export function AdvisoryPage({ advisory: a, buildId }: { advisory: AdvisoryDetai
           {a.cvss_vector ? (
             <>
               {' '}
-              <code>{a.cvss_vector}</code>
+              <code>
+                <Breakable text={a.cvss_vector} />
+              </code>
             </>
           ) : null}
         </dd>

@@ -3,6 +3,7 @@ import type { RelatedEntry } from '../../queries/related.ts';
 import { KevBadge, SeverityBadge } from '../components/badges.tsx';
 import { decodeVector } from '../components/cvss.ts';
 import { AffectedPackages } from '../components/affected-packages.tsx';
+import { Breakable } from '../components/breakable.tsx';
 import { ChangeHistory } from '../components/history.tsx';
 import { ScoreBreakdown } from '../components/score-breakdown.tsx';
 import { advisoryPath, cvePath, day, fixed, percent, safeHref } from '../format.ts';
@@ -24,7 +25,10 @@ function Vector({ label, score, vector, severity }: { label: string; score: numb
         {label}: {fixed(score)} {severity ? <SeverityBadge severity={severity} /> : null}
       </h3>
       <p>
-        <code>{vector}</code>
+        {/* Broken after its slashes on a phone, never inside a metric ("…/I" over ":H/A:H"). */}
+        <code>
+          <Breakable text={vector} />
+        </code>
       </p>
       {decoded ? (
         <dl class="facts">
