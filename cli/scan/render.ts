@@ -57,7 +57,7 @@ export function renderTable(r: ScanResult, ctx: ScanContext): string {
     lines.push('', 'No known vulnerability in the judged components.');
   }
   if (r.unjudged.length > 0) {
-    lines.push('', `Not judged (${r.unjudged.length} components):`);
+    lines.push('', `Not judged (${r.unjudged.length} component${r.unjudged.length === 1 ? '' : 's'}):`);
     for (const u of r.unjudged) lines.push(printable(`  ${u.component.purl ?? u.component.name}${u.component.version ? ` ${u.component.version}` : ''}: ${u.reason}`));
   }
   if (r.unjudged_advisories.length > 0) {

@@ -429,7 +429,7 @@ describe('vulnintel scan (the command)', () => {
     const failing = await cli(['scan', CDX, '--data', dataDir, '--fail-on', 'kev']);
     expect(failing.code).toBe(1);
     expect(failing.stdout).toMatch(/CVE-2026-90104 .*KEV|KEV .*CVE-2026-90104/);
-    expect(failing.stdout).toContain('Not judged (3 components)');
+    expect(failing.stdout).toContain('Not judged (3 components):');
     const spdx = await cli(['scan', SPDX, '--data', dataDir, '--format', 'json']);
     expect(spdx.code).toBe(0);
     expect(JSON.parse(spdx.stdout)).toMatchObject({ format: 'SPDX SPDX-2.3', components: 9 });
@@ -438,12 +438,14 @@ describe('vulnintel scan (the command)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'vulnintel-sbom-'));
     const crafted = join(dir, 'crafted.cdx.json');
     // Cursor up and erase line: printed raw, the line above (a finding) would vanish.
-    const name = 'left-pad\u001b[1A\u001b[2K\r\nlooks clean';
+    const name = 'left-pad\u001b[1A\u001b[2K\r\nlooks clean\u202e1.0.0';
     await writeFile(crafted, JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ type: 'library', name, version: '1.0.0' }] }));
     const r = await cli(['scan', crafted, '--data', dataDir]);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-    expect(r.stdout).toContain('left-pad\\u001b[1A\\u001b[2K\\u000d\\u000alooks clean');
+    expect(r.stdout).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(r.stdout).toContain('left-pad\\u001b[1A\\u001b[2K\\u000d\\u000alooks clean\\u202e1.0.0');
+    expect(r.stdout).toContain('Not judged (1 component):');
     // JSON is for tools: the name as the SBOM has it.
     const json = await cli(['scan', crafted, '--data', dataDir, '--format', 'json']);
     expect((JSON.parse(json.stdout) as ScanResult).unjudged[0]!.component.name).toBe(name);
