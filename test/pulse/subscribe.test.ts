@@ -459,6 +459,11 @@ describe('subscribing in the browser', () => {
   });
 });
 
+/** The values a datalist offers, in order. */
+function offered(page: import('playwright-core').Page, list: string): Promise<string[]> {
+  return page.locator(`${list} option`).evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+}
+
 describe('Enter in the subscribe form', () => {
   // Every field where Enter submits a form (text, e-mail, URL); the choices (boxes, radios, selects) after them.
   const TEXT_FIELDS = ['s-vendor', 's-product', 's-ecosystem', 's-package', 's-cwe', 's-search', 's-min-risk', 's-email', 's-url'];
@@ -545,6 +550,65 @@ describe('Enter in the subscribe form', () => {
     await page.keyboard.press('Shift+Tab');
     expect(await page.evaluate(`!!document.activeElement.closest('#subscribe-form')`)).toBe(false);
     await checkLooks(page, 'subscribe-enter');
+    await page.close();
+  });
+});
+
+describe('suggestions as typed (pulse.js)', () => {
+  it('fill a field\'s list from /pulse/suggest', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    const answered = page.waitForResponse((r) => r.url().includes('/pulse/suggest?'));
+    await page.locator('#s-vendor').pressSequentially('cis');
+    const body = (await (await answered).json()) as { values: { value: string }[] };
+    expect(body.values.map((v) => v.value)).toContain('cisco');
+    await expect.poll(() => offered(page, '#s-vendor-list')).toEqual(body.values.map((v) => v.value));
+    await page.close();
+  });
+
+  it('show the answer for the latest text: a slow answer for "ci" does not replace the one for "cisco" (it did)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let lateHandled!: Promise<void>;
+    const qOf = (url: string) => new URL(url).searchParams.get('q');
+    await page.route(/\/pulse\/suggest\?/, async (route) => {
+      const q = qOf(route.request().url());
+      const answer = () => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ field: 'vendor', values: [{ value: `${q}-answer`, label: `for ${q}` }] }) }).catch(() => {});
+      if (q !== 'ci') return answer();
+      // The first request answered late, after the second's answer is shown.
+      lateHandled = released.then(answer);
+      return lateHandled;
+    });
+    const vendor = page.locator('#s-vendor');
+    await Promise.all([page.waitForRequest((r) => r.url().includes('/pulse/suggest?') && qOf(r.url()) === 'ci'), vendor.pressSequentially('ci')]);
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/pulse/suggest?') && qOf(r.url()) === 'cisco'), vendor.pressSequentially('sco')]);
+    await expect.poll(() => offered(page, '#s-vendor-list')).toEqual(['cisco-answer']);
+    release();
+    await lateHandled;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await offered(page, '#s-vendor-list')).toEqual(['cisco-answer']);
+    await page.close();
+  });
+
+  it('offer the products of the vendor now in the form (they stayed those of the vendor typed first)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.route(/\/pulse\/suggest\?/, (route) => {
+      const sent = new URL(route.request().url()).searchParams;
+      const value = `${sent.get('scope') ?? '(none)'}/${sent.get('q')}`;
+      return route.fulfill({ contentType: 'application/json', body: JSON.stringify({ field: sent.get('field'), values: [{ value, label: value }] }) });
+    });
+    await page.locator('#s-vendor').fill('cisco');
+    await page.locator('#s-product').pressSequentially('asa');
+    await expect.poll(() => offered(page, '#s-product-list')).toEqual(['cisco/asa']);
+    await page.locator('#s-vendor').fill('apache');
+    await expect.poll(() => offered(page, '#s-product-list')).toEqual(['apache/asa']);
+    // Typing on in the product asks for that vendor's.
+    await page.locator('#s-product').press('End');
+    await page.locator('#s-product').pressSequentially('x');
+    await expect.poll(() => offered(page, '#s-product-list')).toEqual(['apache/asax']);
     await page.close();
   });
 });
