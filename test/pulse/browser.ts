@@ -26,7 +26,8 @@ const ARGS = [
 
 export interface RealBrowser {
   context: BrowserContext;
-  newPage(opts?: { width?: number; height?: number; dark?: boolean }): Promise<Page>;
+  /** `javaScript: false`: the page runs no script of its own (as a browser with JavaScript off). */
+  newPage(opts?: { width?: number; height?: number; dark?: boolean; javaScript?: boolean }): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -47,6 +48,8 @@ export async function launchChromium(): Promise<RealBrowser> {
       const page = await context.newPage();
       await page.setViewportSize({ width: opts.width ?? 1280, height: opts.height ?? 900 });
       if (opts.dark) await page.emulateMedia({ colorScheme: 'dark' });
+      // What Playwright's javaScriptEnabled: false does, for one page of the shared profile.
+      if (opts.javaScript === false) await (await context.newCDPSession(page)).send('Emulation.setScriptExecutionDisabled', { value: true });
       return page;
     },
     async close() {

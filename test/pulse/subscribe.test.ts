@@ -32,8 +32,9 @@ beforeAll(async () => {
     rateLimit: false,
     logger: pino({ level: 'silent' }),
     snapshot: { threads: 1, memoryLimit: '512MB', poolSize: 2 },
-    // The webhook receiver listens on 127.0.0.1.
-    pulse: { smtp: smtp.url, publicUrl: PUBLIC, pulseAllowPrivateWebhooks: true },
+    // The webhook receiver listens on 127.0.0.1. Every test subscribes from 127.0.0.1: more
+    // than the 10 an hour one caller may create by default.
+    pulse: { smtp: smtp.url, publicUrl: PUBLIC, pulseAllowPrivateWebhooks: true, limits: { createsPerCallerPerHour: 100 } },
   });
   browser = await launchChromium();
 }, 240_000);
@@ -454,6 +455,160 @@ describe('subscribing in the browser', () => {
     const target = await page.getByRole('link', { name: 'Go to Known exploited only', exact: true }).getAttribute('href');
     expect(await page.locator(target!).count(), target!).toBe(1);
     expect(await page.locator(target!).getAttribute('aria-invalid')).toBe('true');
+    await page.close();
+  });
+});
+
+/** The values a datalist offers, in order. */
+function offered(page: import('playwright-core').Page, list: string): Promise<string[]> {
+  return page.locator(`${list} option`).evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+}
+
+describe('Enter in the subscribe form', () => {
+  // Every field where Enter submits a form (text, e-mail, URL); the choices (boxes, radios, selects) after them.
+  const TEXT_FIELDS = ['s-vendor', 's-product', 's-ecosystem', 's-package', 's-cwe', 's-search', 's-min-risk', 's-email', 's-url'];
+
+  for (const javaScript of [true, false]) {
+    it(`subscribes from every field, ${javaScript ? 'with' : 'without'} JavaScript (it previewed: the browser submits with the form's first button, Preview)`, async () => {
+      const page = await browser.newPage({ javaScript });
+      await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
+      // Scripts on or off as said: pulse.js asks for suggestions as a field is typed in, or not.
+      let suggestions = 0;
+      page.on('request', (r) => void (r.url().includes('/pulse/suggest?') && suggestions++));
+      await page.locator('#s-cwe').pressSequentially('CWE');
+      await expect.poll(() => suggestions, { timeout: 2_000 }).toBeGreaterThan(0).catch(() => undefined);
+      expect(suggestions > 0).toBe(javaScript);
+      // Each submission's intent, answered 204 (the page stays, nothing is created).
+      const intents: string[] = [];
+      await page.route(`${server.url}/pulse/subscribe`, (route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        intents.push(new URLSearchParams(route.request().postData() ?? '').get('intent') ?? '(none)');
+        return route.fulfill({ status: 204 });
+      });
+      for (const [i, id] of TEXT_FIELDS.entries()) {
+        await page.locator(`#${id}`).press('Enter');
+        await expect.poll(() => intents.length, { message: id }).toBe(i + 1);
+        expect(intents[i], id).toBe('subscribe');
+      }
+      for (const choice of await page.locator('#subscribe-form input:not([type="text"], [type="email"], [type="url"]), #subscribe-form select').all()) await choice.press('Enter');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(new Set(intents)).toEqual(new Set(['subscribe']));
+      await page.close();
+    });
+  }
+
+  it('in the e-mail address subscribes it (JavaScript on), in the webhook URL the webhook (JavaScript off)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.getByLabel('Vendor (a whole vendor)').fill('cisco');
+    await page.getByLabel('E-mail address').fill('enter@example.org');
+    await navigateBy(page, () => page.getByLabel('E-mail address').press('Enter'));
+    expect(page.url()).toMatch(/\/pulse\/subscribed\/[A-Za-z0-9_-]{22}$/);
+    expect(await page.locator('h1').textContent()).toBe('Check your mail');
+    expect(await mailsTo('enter@example.org')).toBe(1);
+    await page.close();
+
+    const noScript = await browser.newPage({ javaScript: false });
+    await noScript.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
+    await noScript.getByLabel('Webhook (Slack, Teams or your own endpoint)').check();
+    await noScript.getByLabel('Webhook URL').fill(hooks.url('/hook-enter'));
+    await navigateBy(noScript, () => noScript.getByLabel('Webhook URL').press('Enter'));
+    expect(await noScript.locator('h1').textContent()).toBe('Webhook subscribed');
+    await screenshot(noScript, 'subscribe-enter-webhook');
+    await noScript.close();
+  });
+
+  it('leaves Preview where it was, one Subscribe and one Preview button, in a sensible Tab order', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe?vendor=cisco&preview=1`);
+    // One of each for a screen reader (the default button Enter uses is hidden from it).
+    expect(await page.getByRole('button', { name: 'Subscribe' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Preview' }).count()).toBe(1);
+    // Preview right after the filter's fields, Subscribe after the channel's; nothing unseen.
+    await page.locator('#s-vendor').focus();
+    const order: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const at = (await page.evaluate(`(() => {
+        const el = document.activeElement;
+        if (!el || !el.closest('#subscribe-form')) return null;
+        const box = el.getBoundingClientRect();
+        return (el.id || el.tagName.toLowerCase() + ':' + el.textContent.trim()) + (box.width < 2 || box.height < 2 || el.closest('[aria-hidden="true"]') ? ' (unseen)' : '');
+      })()`)) as string | null;
+      if (at === null) break;
+      order.push(at);
+      await page.keyboard.press('Tab');
+    }
+    expect(order.filter((o) => o.includes('(unseen)'))).toEqual([]);
+    const preview = order.indexOf('button:Preview');
+    const subscribe = order.indexOf('button:Subscribe');
+    expect(preview).toBeGreaterThan(order.indexOf('s-min-risk'));
+    expect(preview).toBeLessThan(order.indexOf('s-channel-email'));
+    expect(subscribe).toBe(order.length - 1);
+    expect(subscribe).toBeGreaterThan(order.indexOf('s-cadence'));
+    // Shift+Tab from the first field leaves the form (no button before it).
+    await page.locator('#s-vendor').focus();
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(`!!document.activeElement.closest('#subscribe-form')`)).toBe(false);
+    await checkLooks(page, 'subscribe-enter');
+    await page.close();
+  });
+});
+
+describe('suggestions as typed (pulse.js)', () => {
+  it('fill a field\'s list from /pulse/suggest', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    const answered = page.waitForResponse((r) => r.url().includes('/pulse/suggest?'));
+    await page.locator('#s-vendor').pressSequentially('cis');
+    const body = (await (await answered).json()) as { values: { value: string }[] };
+    expect(body.values.map((v) => v.value)).toContain('cisco');
+    await expect.poll(() => offered(page, '#s-vendor-list')).toEqual(body.values.map((v) => v.value));
+    await page.close();
+  });
+
+  it('show the answer for the latest text: a slow answer for "ci" does not replace the one for "cisco" (it did)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let lateHandled!: Promise<void>;
+    const qOf = (url: string) => new URL(url).searchParams.get('q');
+    await page.route(/\/pulse\/suggest\?/, async (route) => {
+      const q = qOf(route.request().url());
+      const answer = () => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ field: 'vendor', values: [{ value: `${q}-answer`, label: `for ${q}` }] }) }).catch(() => {});
+      if (q !== 'ci') return answer();
+      // The first request answered late, after the second's answer is shown.
+      lateHandled = released.then(answer);
+      return lateHandled;
+    });
+    const vendor = page.locator('#s-vendor');
+    await Promise.all([page.waitForRequest((r) => r.url().includes('/pulse/suggest?') && qOf(r.url()) === 'ci'), vendor.pressSequentially('ci')]);
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/pulse/suggest?') && qOf(r.url()) === 'cisco'), vendor.pressSequentially('sco')]);
+    await expect.poll(() => offered(page, '#s-vendor-list')).toEqual(['cisco-answer']);
+    release();
+    await lateHandled;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await offered(page, '#s-vendor-list')).toEqual(['cisco-answer']);
+    await page.close();
+  });
+
+  it('offer the products of the vendor now in the form (they stayed those of the vendor typed first)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/pulse/subscribe`);
+    await page.route(/\/pulse\/suggest\?/, (route) => {
+      const sent = new URL(route.request().url()).searchParams;
+      const value = `${sent.get('scope') ?? '(none)'}/${sent.get('q')}`;
+      return route.fulfill({ contentType: 'application/json', body: JSON.stringify({ field: sent.get('field'), values: [{ value, label: value }] }) });
+    });
+    await page.locator('#s-vendor').fill('cisco');
+    await page.locator('#s-product').pressSequentially('asa');
+    await expect.poll(() => offered(page, '#s-product-list')).toEqual(['cisco/asa']);
+    await page.locator('#s-vendor').fill('apache');
+    await expect.poll(() => offered(page, '#s-product-list')).toEqual(['apache/asa']);
+    // Typing on in the product asks for that vendor's.
+    await page.locator('#s-product').press('End');
+    await page.locator('#s-product').pressSequentially('x');
+    await expect.poll(() => offered(page, '#s-product-list')).toEqual(['apache/asax']);
     await page.close();
   });
 });

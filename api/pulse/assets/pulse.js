@@ -121,38 +121,52 @@
   }
 
   // ── Suggestions ───────────────────────────────────────────────────────────────────────────
+  // A field's list is the answer for what it holds now, for the vendor (ecosystem) the form
+  // holds now: each request aborts the one before and an answer that is not the latest is
+  // dropped (a slow answer for "ci" replaced the one for "cisco"), and a change of the scope
+  // field asks again for the fields scoped by it (a product's list stayed the first vendor's).
   function startSuggest() {
+    var refreshers = {};
     var inputs = document.querySelectorAll('input[data-suggest]');
     Array.prototype.forEach.call(inputs, function (input) {
       var list = document.getElementById(input.getAttribute('list'));
       if (!list) return;
+      var scope = document.getElementById(input.getAttribute('data-suggest-scope') || '');
       var timer = null;
-      var last = '';
-      input.addEventListener('input', function () {
+      var last = null;
+      var latest = 0;
+      var pending = null;
+      function show(values) {
+        while (list.firstChild) list.removeChild(list.firstChild);
+        values.forEach(function (v) {
+          var opt = el('option', null, { value: v.value });
+          if (v.label) opt.textContent = plain(v.label);
+          list.appendChild(opt);
+        });
+      }
+      function ask() {
+        var params = new URLSearchParams({ field: input.getAttribute('data-suggest'), q: input.value.trim() });
+        if (scope && scope.value.trim()) params.set('scope', scope.value.trim());
+        var key = params.toString();
+        if (key === last) return;
+        last = key;
+        var mine = ++latest;
+        if (pending) pending.abort();
+        pending = typeof AbortController === 'undefined' ? null : new AbortController();
+        fetch('/pulse/suggest?' + key, { headers: { Accept: 'application/json' }, signal: pending ? pending.signal : undefined })
+          .then(function (r) { return r.ok ? r.json() : { values: [] }; })
+          .then(function (body) { if (mine === latest) show(body.values || []); })
+          .catch(function () { if (mine === latest) last = null; });
+      }
+      function later() {
         clearTimeout(timer);
-        timer = setTimeout(function () {
-          var q = input.value.trim();
-          if (q === last) return;
-          last = q;
-          var params = new URLSearchParams({ field: input.getAttribute('data-suggest'), q: q });
-          var scope = input.getAttribute('data-suggest-scope');
-          if (scope) {
-            var other = document.getElementById(scope);
-            if (other && other.value) params.set('scope', other.value);
-          }
-          fetch('/pulse/suggest?' + params.toString(), { headers: { Accept: 'application/json' } })
-            .then(function (r) { return r.ok ? r.json() : { values: [] }; })
-            .then(function (body) {
-              while (list.firstChild) list.removeChild(list.firstChild);
-              (body.values || []).forEach(function (v) {
-                var opt = el('option', null, { value: v.value });
-                if (v.label) opt.textContent = plain(v.label);
-                list.appendChild(opt);
-              });
-            })
-            .catch(function () {});
-        }, 150);
-      });
+        timer = setTimeout(ask, 150);
+      }
+      input.addEventListener('input', later);
+      if (scope) (refreshers[scope.id] = refreshers[scope.id] || []).push(later);
+    });
+    Object.keys(refreshers).forEach(function (id) {
+      document.getElementById(id).addEventListener('input', function () { refreshers[id].forEach(function (f) { f(); }); });
     });
   }
 

@@ -160,10 +160,20 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
           ) : null}
         </div>
       ) : null}
-      {/* One form: Preview and Subscribe post the filter as it stands on screen (Preview first:
-          Enter in a field previews, it never subscribes). Without a subscription service the
-          form previews by GET (no channel to post). */}
+      {/* One form: Preview and Subscribe post the filter as it stands on screen. Without a
+          subscription service the form previews by GET (no channel to post). */}
       <form method={canSubscribe ? 'post' : 'get'} action="/pulse/subscribe" id="subscribe-form" aria-label="Subscribe">
+        {canSubscribe ? (
+          // Enter in a field submits with the form's first submit button, which was Preview (in
+          // step 1, before the channel's fields): Enter in the e-mail address previewed. This
+          // Subscribe comes first for Enter alone, with or without JavaScript: out of sight, out
+          // of the Tab order and of the accessibility tree; the buttons seen and announced are
+          // the two below. Drawn (not display:none): WebKit skips an undrawn default button and
+          // would submit with the next, Preview, again.
+          <button type="submit" name="intent" value="subscribe" class="enter-default" tabindex={-1} aria-hidden="true">
+            Subscribe
+          </button>
+        ) : null}
         <section aria-labelledby="filter-h">
           <h2 id="filter-h">1. What to watch</h2>
           <div class="filters" id="filter-fields">
