@@ -141,7 +141,12 @@ export function registerPulseLinkPages(app: ApiApp, config: ApiConfig, opts: Lin
       const posted = await formOf(c);
       form = typedFilterForm(posted);
       channel = channelOf(posted);
-      intent = first(posted, 'intent') === 'preview' ? 'preview' : 'subscribe';
+      // `enter`: Enter pressed in a field (the form's default button, pages/subscribe.tsx). It
+      // subscribes once the channel's address is typed; before, it previews the filter being
+      // chosen (a subscription without an address could only be refused).
+      const asked = first(posted, 'intent');
+      const addressTyped = (channel.channel === 'webhook' ? channel.url : channel.email).trim() !== '';
+      intent = asked === 'preview' || (asked === 'enter' && !addressTyped) ? 'preview' : 'subscribe';
       const strict = filterFormOf(posted);
       const filter = filterOfForm(strict);
       if (intent === 'preview') {

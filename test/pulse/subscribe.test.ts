@@ -469,7 +469,7 @@ describe('Enter in the subscribe form', () => {
   const TEXT_FIELDS = ['s-vendor', 's-product', 's-ecosystem', 's-package', 's-cwe', 's-search', 's-min-risk', 's-email', 's-url'];
 
   for (const javaScript of [true, false]) {
-    it(`subscribes from every field, ${javaScript ? 'with' : 'without'} JavaScript (it previewed: the browser submits with the form's first button, Preview)`, async () => {
+    it(`submits with the form's default button from every field, ${javaScript ? 'with' : 'without'} JavaScript (it was Preview, the form's first button: Enter in the e-mail address previewed)`, async () => {
       const page = await browser.newPage({ javaScript });
       await page.goto(`${server.url}/pulse/subscribe?vendor=cisco`);
       // Scripts on or off as said: pulse.js asks for suggestions as a field is typed in, or not.
@@ -488,14 +488,26 @@ describe('Enter in the subscribe form', () => {
       for (const [i, id] of TEXT_FIELDS.entries()) {
         await page.locator(`#${id}`).press('Enter');
         await expect.poll(() => intents.length, { message: id }).toBe(i + 1);
-        expect(intents[i], id).toBe('subscribe');
+        expect(intents[i], id).toBe('enter');
       }
       for (const choice of await page.locator('#subscribe-form input:not([type="text"], [type="email"], [type="url"]), #subscribe-form select').all()) await choice.press('Enter');
       await new Promise((r) => setTimeout(r, 500));
-      expect(new Set(intents)).toEqual(new Set(['subscribe']));
+      expect(new Set(intents)).toEqual(new Set(['enter']));
       await page.close();
     });
   }
+
+  it('before an address is typed, previews the filter (nothing to subscribe yet)', async () => {
+    for (const javaScript of [true, false]) {
+      const page = await browser.newPage({ javaScript });
+      await page.goto(`${server.url}/pulse/subscribe`);
+      await page.getByLabel('Vendor (a whole vendor)').fill('cisco');
+      await navigateBy(page, () => page.getByLabel('Vendor (a whole vendor)').press('Enter'));
+      expect(page.url(), `JavaScript ${javaScript}`).toMatch(/\/pulse\/subscribe\?vendor=cisco&preview=1#preview-h$/);
+      expect(await page.locator('.notice, [role="alert"]').count()).toBe(0);
+      await page.close();
+    }
+  });
 
   it('in the e-mail address subscribes it (JavaScript on), in the webhook URL the webhook (JavaScript off)', async () => {
     const page = await browser.newPage();

@@ -166,11 +166,13 @@ export function SubscribePage({ view, buildId, notice, channel = DEFAULT_CHANNEL
         {canSubscribe ? (
           // Enter in a field submits with the form's first submit button, which was Preview (in
           // step 1, before the channel's fields): Enter in the e-mail address previewed. This
-          // Subscribe comes first for Enter alone, with or without JavaScript: out of sight, out
-          // of the Tab order and of the accessibility tree; the buttons seen and announced are
-          // the two below. Drawn (not display:none): WebKit skips an undrawn default button and
-          // would submit with the next, Preview, again.
-          <button type="submit" name="intent" value="subscribe" class="enter-default" tabindex={-1} aria-hidden="true">
+          // button comes first for Enter alone, with or without JavaScript (`intent=enter`: it
+          // subscribes once the channel's address is typed, and previews the filter before, as
+          // someone still choosing it means); out of sight, out of the Tab order and of the
+          // accessibility tree: the buttons seen and announced are the two below. Drawn (not
+          // display:none): WebKit skips an undrawn default button and would submit with the
+          // next, Preview, again.
+          <button type="submit" name="intent" value="enter" class="enter-default" tabindex={-1} aria-hidden="true">
             Subscribe
           </button>
         ) : null}
