@@ -4,9 +4,10 @@
  *     changes, newest first, one entry per change linking to its /pulse page;
  *   - `GET /pulse/stream?<filters>`: Server-Sent Events. Each time the replica swaps to a new
  *     snapshot it sends the matching changes recorded since the last one it sent (event id =
- *     change_id, data = the change as the JSON API shows it); `Last-Event-ID` resumes after
- *     that change from the snapshot's history; an SSE comment every 25 s keeps the connection
- *     open; a caller holds a bounded number of streams (429 beyond).
+ *     change_id, data = the change as the JSON API shows it), then an id-only block naming the
+ *     build it has caught up to (positionBlock; sent when the stream opens too); `Last-Event-ID`
+ *     resumes after that change or build from the snapshot's history; an SSE comment every 25 s
+ *     keeps the connection open; a caller holds a bounded number of streams (429 beyond).
  * The filters are those of `/api/v1/public/changes` (change-params.ts). A stream retains a
  * snapshot only while it reads from it, so an open stream never pins an old snapshot.
  */
@@ -162,6 +163,38 @@ function endOfBuild(buildId: string): ChangePosition {
   return { build_id: buildId, change_id: '~' };
 }
 
+/** A build id as the build writes one (newBuildId): the time it was built, then a random tail. */
+const BUILD_ID = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-[0-9a-f]{4}$/;
+
+/** Days of history a snapshot carries (sql/10_changes.sql, PULSE §2). */
+const HISTORY_DAYS = 90;
+
+function isAfter(a: ChangePosition, b: ChangePosition): boolean {
+  return a.build_id > b.build_id || (a.build_id === b.build_id && a.change_id > b.change_id);
+}
+
+/**
+ * Whether every change recorded after build `buildId` is still in `snapshot`'s history: the
+ * history keeps the builds of the last 90 days before the snapshot's, and the builds after
+ * `buildId` are no older than it.
+ */
+function historyReaches(snapshot: ServingSnapshot, buildId: string): boolean {
+  const m = BUILD_ID.exec(buildId)!;
+  const builtAt = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+  return builtAt >= Date.parse(snapshot.manifest.built_at) - HISTORY_DAYS * 86_400_000;
+}
+
+/**
+ * An SSE block holding only an `id` field: an EventSource dispatches no event for it, but takes
+ * the id as its last event ID (WHATWG HTML, interpreting an event stream), and sends it back as
+ * `Last-Event-ID` when it reconnects. A stream sends the build it has caught up to this way, so
+ * that a client dropped before the next event, or after changes its filter left out, resumes
+ * where the stream was, not after whatever build its new connection finds served.
+ */
+function positionBlock(buildId: string): string {
+  return `id: ${buildId}\n\n`;
+}
+
 function retainOrNull(snapshot: ServingSnapshot): (() => void) | null {
   try {
     return snapshot.retain();
@@ -203,7 +236,7 @@ const streamRoute = createRoute({
   responses: {
     200: {
       description:
-        'An event stream (`text/event-stream`): one event per matching change (`id` its change_id, `data` the change as in `/changes`), a `: heartbeat` comment every 25 s; resumes after `Last-Event-ID` from the served history. At most 5 open streams per caller (then 429).',
+        'An event stream (`text/event-stream`): one event per matching change (`id` its change_id, `data` the change as in `/changes`); when it opens and after each build it has caught up to, a block with only an `id` (that build\'s id, no event), so that a reconnecting EventSource resumes after that build even when no change matched; a `: heartbeat` comment every 25 s. Resumes after `Last-Event-ID` (a change_id or a build id) from the served history; a build newer than the served snapshot is not sent again. At most 5 open streams per caller (then 429).',
       content: { 'text/event-stream': { schema: z.string() } },
     },
     ...errorResponses(400, 503),
@@ -256,10 +289,18 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
   const release = config.streams.open(caller, () => end());
   if (!release) throw streamBoundRefusal(config.streams.maxPerCaller);
 
-  // Resume after Last-Event-ID from the current snapshot's history, else start after its build.
+  // Last-Event-ID is a change (an event's id) or a build (a position block's, positionBlock).
+  // A change resumes after it, found in the current snapshot's history; a build resumes after
+  // it, that snapshot's history permitting; a build newer than the snapshot is where the client
+  // already is (it came from a replica serving a newer snapshot): nothing up to it is sent. A
+  // change the history does not hold may be one of a newer build too, so it is looked for in the
+  // next snapshot swapped in (`unresolved`), and no position is sent before (it would replace
+  // the client's). Otherwise: after the current build.
   const lastEventId = c.req.header('last-event-id')?.trim();
   let position = endOfBuild(current.buildId);
   let resumeFrom: ChangePosition | null = null;
+  let unresolved: string | null = null;
+  let note: string | null = null;
   if (lastEventId && /^[0-9a-f]{24}$/.test(lastEventId)) {
     const releaseCurrent = retainOrNull(current);
     try {
@@ -267,13 +308,33 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
     } finally {
       releaseCurrent?.();
     }
+    if (!resumeFrom) {
+      unresolved = lastEventId;
+      note = `Last-Event-ID is not in the 90-day history of snapshot ${current.buildId}; sending new changes only (after it, if a newer snapshot holds it)`;
+    }
+  } else if (lastEventId && BUILD_ID.test(lastEventId)) {
+    if (lastEventId >= current.buildId) {
+      position = endOfBuild(lastEventId);
+      if (lastEventId > current.buildId) note = `resuming after build ${lastEventId}, newer than this replica's snapshot: its changes are not sent again`;
+    } else if (historyReaches(current, lastEventId)) {
+      resumeFrom = endOfBuild(lastEventId);
+    } else {
+      note = 'Last-Event-ID is not in the 90-day history; sending new changes only';
+    }
   }
 
   // streamSSE sets SSE_HEADERS itself (a Cache-Control set before it would be overwritten).
   c.header('X-Accel-Buffering', 'no');
   return streamSSE(c, async (stream) => {
     let work = Promise.resolve();
-    /** Sends what `snapshot` holds after the stream's position, oldest first. */
+    /** The build of the last position block sent (the client's Last-Event-ID until an event). */
+    let positionSent: string | null = null;
+    const sendPosition = async () => {
+      if (position.change_id !== '~' || position.build_id === positionSent || !BUILD_ID.test(position.build_id)) return;
+      await stream.write(positionBlock(position.build_id));
+      positionSent = position.build_id;
+    };
+    /** Sends what `snapshot` holds after the stream's position, oldest first, then the position. */
     const catchUp = (snapshot: ServingSnapshot) => {
       work = work.then(async () => {
         try {
@@ -287,6 +348,14 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
             if (!releaseSnapshot) return;
             let batch: ChangeRow[];
             try {
+              if (unresolved) {
+                // Looked for in the first snapshot swapped in only: not there either, it has aged
+                // out (or is of a build further on, which a replica reaches in one swap unless
+                // builds are published faster than it opens them).
+                const found = await positionOfChange(snapshot, unresolved);
+                unresolved = null;
+                if (found && isAfter(found, position)) position = found;
+              }
               batch = await changesInStreamOrder(snapshot, filter, { after: position }, STREAM_BATCH);
             } finally {
               releaseSnapshot();
@@ -297,8 +366,9 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
             }
             if (batch.length < STREAM_BATCH) break;
           }
-          // Past everything this snapshot holds, matched or not.
-          if (snapshot.buildId > position.build_id) position = endOfBuild(snapshot.buildId);
+          // Past everything this snapshot holds, matched or not; the client is told so.
+          if (snapshot.buildId >= position.build_id) position = endOfBuild(snapshot.buildId);
+          await sendPosition();
         } catch (err) {
           config.logger.warn({ err: (err as Error).message, buildId: snapshot.buildId }, 'change stream could not read the snapshot');
         }
@@ -309,11 +379,13 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
     stream.onAbort(() => end());
     try {
       await stream.write(`: stream of changes after snapshot ${current.buildId}\nretry: 10000\n\n`);
+      if (note) await stream.write(`: ${note}\n\n`);
       if (resumeFrom) {
         position = resumeFrom;
         catchUp(current);
-      } else if (lastEventId) {
-        await stream.write(': Last-Event-ID is not in the 90-day history; sending new changes only\n\n');
+      } else if (!unresolved) {
+        // The position at once: a client dropped before the first event resumes from it.
+        await sendPosition();
       }
       // A swap between the request and this point is caught up too.
       if (store.current && store.current !== current) catchUp(store.current);

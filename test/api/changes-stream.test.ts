@@ -20,18 +20,30 @@ interface SseEvent {
   comment?: string;
 }
 
-/** A minimal EventSource over fetch: collects events and comments as they arrive. */
+/**
+ * A minimal EventSource over fetch, interpreting the stream as the WHATWG HTML standard's
+ * "Interpreting an event stream" says (§9.2.6): lines end at CRLF, LF or CR; a line starting
+ * with ':' is a comment; `id` sets the last event ID buffer (unless it holds NUL); `data`
+ * appends to the data buffer; a blank line dispatches: the source's last event ID becomes the
+ * buffer's, then an event is dispatched only if there is data (an id-only block moves the last
+ * event ID and dispatches nothing). `events` holds the dispatched events (id = the last event ID
+ * at dispatch) and the comments, in order; `lastEventId` is what a reconnection would send.
+ */
 class SseClient {
   readonly events: SseEvent[] = [];
   status = 0;
   body: unknown;
+  /** The source's last event ID string: sent as `Last-Event-ID` when it reconnects. */
+  lastEventId = '';
   private readonly abort = new AbortController();
   private waiters: Array<() => void> = [];
   ended = false;
 
-  static async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+  /** Opens a stream; `lastEventId` as a reconnecting EventSource sends it (nothing when empty). */
+  static async open(url: string, headers: Record<string, string> = {}, lastEventId = ''): Promise<SseClient> {
     const client = new SseClient();
-    const res = await fetch(url, { headers, signal: client.abort.signal });
+    client.lastEventId = lastEventId;
+    const res = await fetch(url, { headers: { ...headers, ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) }, signal: client.abort.signal });
     client.status = res.status;
     // Checked against the served document like any answer the harness receives: the stream's
     // headers (its body is not read), a refusal's body too (a 429 must be the RateLimited answer
@@ -46,30 +58,44 @@ class SseClient {
   }
 
   private async read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
+    const decoder = new TextDecoder(); // UTF-8, a leading BOM dropped
+    let pending = '';
+    let data = '';
+    let idBuffer = this.lastEventId;
+    const line = (text: string) => {
+      if (text === '') {
+        this.lastEventId = idBuffer;
+        if (data === '') return;
+        this.events.push({ id: this.lastEventId, data: data.endsWith('\n') ? data.slice(0, -1) : data });
+        data = '';
+        return;
+      }
+      if (text.startsWith(':')) {
+        this.events.push({ comment: text.slice(1).trim() });
+        return;
+      }
+      const colon = text.indexOf(':');
+      const field = colon === -1 ? text : text.slice(0, colon);
+      let value = colon === -1 ? '' : text.slice(colon + 1);
+      if (value.startsWith(' ')) value = value.slice(1);
+      if (field === 'data') data += `${value}\n`;
+      else if (field === 'id' && !value.includes('\0')) idBuffer = value;
+    };
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const event: SseEvent = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) event.comment = (event.comment ? `${event.comment}\n` : '') + line.slice(1).trim();
-            else if (line.startsWith('id: ')) event.id = line.slice(4);
-            else if (line.startsWith('data: ')) event.data = (event.data ? `${event.data}\n` : '') + line.slice(6);
-          }
-          this.events.push(event);
-        }
+        pending += decoder.decode(value, { stream: true });
+        // A CR at the very end may be the first half of a CRLF: kept until more arrives.
+        const lines = pending.split(/\r\n|\r(?!$)|\n/);
+        pending = lines.pop()!;
+        for (const text of lines) line(text);
         this.wake();
       }
     } catch {
       // aborted
     }
+    // The end of the stream: an incomplete event is discarded (not dispatched).
     this.ended = true;
     this.wake();
   }
@@ -97,7 +123,7 @@ class SseClient {
   }
 
   changes(): Array<{ change_id: string; kind: string; build_id: string; in_kev: boolean | null }> {
-    return this.events.filter((e) => e.id !== undefined).map((e) => JSON.parse(e.data!));
+    return this.events.filter(isChange).map((e) => JSON.parse(e.data!));
   }
 
   close(): void {
@@ -112,7 +138,8 @@ async function publishCopy(corpus: ChangesCorpus, buildId: string, dataDir: stri
   await publishSnapshot(dataDir, join(staging, buildId), buildId);
 }
 
-const isChange = (e: SseEvent) => e.id !== undefined;
+const isChange = (e: SseEvent) => e.data !== undefined;
+const heartbeats = (n: number) => (events: SseEvent[]) => events.filter((e) => e.comment === 'heartbeat').length >= n;
 
 describe('GET /pulse/stream', () => {
   let corpus: ChangesCorpus;
@@ -120,6 +147,9 @@ describe('GET /pulse/stream', () => {
   let all: SseClient;
   let kevOnly: SseClient;
   let expectedIds: string[];
+  /** What an EventSource dropped before any event holds: the ids it would reconnect with. */
+  let droppedAll: string;
+  let droppedKev: string;
 
   beforeAll(async () => {
     corpus = await buildChangesCorpus();
@@ -150,6 +180,25 @@ describe('GET /pulse/stream', () => {
     product.close();
     expect(product.status).toBe(400);
     expect(product.body).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'product' });
+  });
+
+  it('gives a stream its position when it opens, as an id-only block (no event)', async () => {
+    // A client that reconnected before any event sent no Last-Event-ID and started after the
+    // build served then: the build swapped in meanwhile was never sent to it.
+    for (const filter of ['', '?kev_only=true']) {
+      const early = await SseClient.open(`${api.base}/pulse/stream${filter}`);
+      try {
+        await early.until(heartbeats(1), 5_000);
+        expect(early.events.filter(isChange)).toEqual([]);
+        // The first build's snapshot holds no change at all: the position is its build.
+        expect(early.lastEventId).toBe(corpus.first.buildId);
+        if (filter) droppedKev = early.lastEventId;
+        else droppedAll = early.lastEventId;
+      } finally {
+        early.close();
+      }
+    }
+    await new Promise((r) => setTimeout(r, 200)); // the server notices the closed streams
   });
 
   it('sends nothing before a swap but heartbeats, and is bounded per caller', async () => {
@@ -192,18 +241,89 @@ describe('GET /pulse/stream', () => {
   it('resumes after Last-Event-ID with the changes after that one, from history', async () => {
     all.close();
     await new Promise((r) => setTimeout(r, 200)); // the server notices the closed stream
-    const resumed = await SseClient.open(`${api.base}/pulse/stream`, { 'Last-Event-ID': expectedIds[4]! });
+    const resumed = await SseClient.open(`${api.base}/pulse/stream`, {}, expectedIds[4]!);
     expect(resumed.status).toBe(200);
     await resumed.until((events) => events.filter(isChange).length >= 10);
     expect(resumed.events.filter(isChange).map((e) => e.id)).toEqual(expectedIds.slice(5));
     resumed.close();
 
     await new Promise((r) => setTimeout(r, 200));
-    const unknown = await SseClient.open(`${api.base}/pulse/stream`, { 'Last-Event-ID': 'ffffffffffffffffffffffff' });
+    const unknown = await SseClient.open(`${api.base}/pulse/stream`, {}, 'ffffffffffffffffffffffff');
     await unknown.until((events) => events.some((e) => e.comment?.includes('not in the 90-day history')));
     await unknown.until((events) => events.some((e) => e.comment === 'heartbeat'), 5_000);
     expect(unknown.events.filter(isChange)).toEqual([]);
+    // No position replaces the client's id: it may be of a build this replica has not served yet.
+    expect(unknown.lastEventId).toBe('ffffffffffffffffffffffff');
     unknown.close();
+
+    // A build older than the history: what came after it may have aged out.
+    await new Promise((r) => setTimeout(r, 200));
+    const aged = await SseClient.open(`${api.base}/pulse/stream`, {}, '20000101T000000Z-0000');
+    await aged.until((events) => events.some((e) => e.comment?.includes('not in the 90-day history')));
+    await aged.until(heartbeats(1), 5_000);
+    expect(aged.events.filter(isChange)).toEqual([]);
+    expect(aged.lastEventId).toBe(corpus.second.buildId);
+    aged.close();
+  }, 60_000);
+
+  it('sends a client dropped before any event the build published meanwhile, once', async () => {
+    await new Promise((r) => setTimeout(r, 200));
+    const again = await SseClient.open(`${api.base}/pulse/stream`, {}, droppedAll);
+    await again.until((events) => events.filter(isChange).length >= 15);
+    await again.until(heartbeats(2), 5_000);
+    expect(again.events.filter(isChange).map((e) => e.id)).toEqual(expectedIds);
+    // Past everything the served snapshot holds: reconnecting with that sends nothing again.
+    expect(again.lastEventId).toBe(corpus.second.buildId);
+    again.close();
+
+    await new Promise((r) => setTimeout(r, 200));
+    const kev = await SseClient.open(`${api.base}/pulse/stream?kev_only=true`, {}, droppedKev);
+    await kev.until((events) => events.filter(isChange).length >= 4);
+    await kev.until(heartbeats(2), 5_000);
+    expect(kev.changes().map((c) => c.kind).sort()).toEqual(['kev_added', 'risk_changed', 'score_changed', 'ssvc_changed']);
+    // The snapshot's newest changes do not match this filter; its position is past them all the same.
+    expect(kev.lastEventId).toBe(corpus.second.buildId);
+    kev.close();
+
+    for (const filter of ['', '?kev_only=true']) {
+      await new Promise((r) => setTimeout(r, 200));
+      const resumed = await SseClient.open(`${api.base}/pulse/stream${filter}`, {}, corpus.second.buildId);
+      await resumed.until(heartbeats(2), 5_000);
+      expect(resumed.events.filter(isChange)).toEqual([]);
+      expect(resumed.lastEventId).toBe(corpus.second.buildId);
+      resumed.close();
+    }
+  }, 60_000);
+
+  it('resumes a client coming from a replica a build ahead without sending that build again', async () => {
+    // A load balancer moved the client to a replica still serving the first build: its
+    // Last-Event-ID (the second build's position, or a change of it when it dropped mid-build)
+    // is not in this replica's history, and the second build was sent again on its swap.
+    const dataDir = await emptyDataDir();
+    await publishCopy(corpus, corpus.first.buildId, dataDir);
+    const behind = await startOn(dataDir, corpus.first.buildId, { pulseStream: { heartbeatMs: 300, maxPerCaller: 2 } });
+    try {
+      const atEnd = await SseClient.open(`${behind.base}/pulse/stream`, {}, corpus.second.buildId);
+      const midway = await SseClient.open(`${behind.base}/pulse/stream`, {}, expectedIds[9]!);
+      await atEnd.until(heartbeats(1), 5_000);
+      await midway.until(heartbeats(1), 5_000);
+      expect(atEnd.lastEventId).toBe(corpus.second.buildId);
+      expect(midway.lastEventId).toBe(expectedIds[9]);
+
+      await publishCopy(corpus, corpus.second.buildId, dataDir);
+      await midway.until((events) => events.filter(isChange).length >= 5);
+      const swapped = atEnd.events.length;
+      await atEnd.until((events) => events.slice(swapped).filter((e) => e.comment === 'heartbeat').length >= 2, 5_000);
+      await midway.until(heartbeats(midway.events.filter((e) => e.comment === 'heartbeat').length + 2), 5_000);
+      expect(behind.server.store.current?.buildId).toBe(corpus.second.buildId);
+      expect(atEnd.events.filter(isChange)).toEqual([]);
+      expect(midway.events.filter(isChange).map((e) => e.id)).toEqual(expectedIds.slice(10));
+      expect(midway.lastEventId).toBe(corpus.second.buildId);
+      atEnd.close();
+      midway.close();
+    } finally {
+      await behind.server.close();
+    }
   }, 60_000);
 
   it('ends open streams when the server closes', async () => {
