@@ -201,12 +201,16 @@ DROP TABLE osv_branches;
 DROP TABLE record_packages;
 
 -- Vendor/product pairs (CPE and CNA/ADP `affected[]`), with normalised keys for matching:
--- lower case, spaces as underscores, as CPE spells names.
+-- lower case, spaces as underscores, as CPE spells names. "Spaces" are what JavaScript's \s
+-- holds, as the API folds a caller's text (productKey, api/routes/cves.ts): RE2's \s is ASCII
+-- only, so a CNA's `Pixcor\u00a0Labs` (a name pasted from a web page) kept its no-break space in
+-- the key, which /vendors served and /cves/match, folding it to `_`, never found.
+CREATE MACRO product_key_of(name) AS regexp_replace(lower(trim(name)), '[\s\v\p{Z}\x{FEFF}]+', '_', 'g');
 CREATE TABLE products AS
 SELECT
   cve_id,
-  regexp_replace(lower(trim(vendor)), '\s+', '_', 'g') AS vendor_key,
-  regexp_replace(lower(trim(product)), '\s+', '_', 'g') AS product_key,
+  product_key_of(vendor) AS vendor_key,
+  product_key_of(product) AS product_key,
   -- The spellings a key gathers (CPE's `pixcor_labs`, the CNA's `pixcor labs`; the parsers
   -- lower-case both): the least, so every build names it alike (a space sorts before an
   -- underscore: the CNA's, where it differs).

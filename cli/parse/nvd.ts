@@ -138,10 +138,17 @@ function stageWeaknesses(weaknesses: unknown, cveId: string, file: string, sink:
   }
 }
 
-/** Vulnerable CPE matches only: `vulnerable: false` entries are the platform a product runs on. */
+/**
+ * Vulnerable CPE matches only: `vulnerable: false` entries are the platform a product runs on,
+ * and a negated node's (or configuration's) entries are what must be absent (CPE Applicability
+ * Language, NISTIR 7698: it holds when none of them is there), so never the vulnerable part,
+ * whatever their flag.
+ */
 function stageConfigurations(configurations: unknown, cveId: string, file: string, sink: StageSink): void {
   for (const config of objects(configurations)) {
+    if (config.negate === true) continue;
     for (const node of objects(config.nodes)) {
+      if (node.negate === true) continue;
       for (const match of objects(node.cpeMatch)) {
         if (match.vulnerable !== true) continue;
         const criteria = stringOrNull(match.criteria);

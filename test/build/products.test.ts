@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readCurrentBuildId, snapshotsDir, tableReader } from '../../lib/snapshot-layout.ts';
+import { productKey } from '../../api/routes/cves.ts';
 import { buildCorpus } from '../helpers/sample-snapshot.ts';
 import { writeCorpus, type Corpus } from '../helpers/raw-corpus.ts';
 
@@ -22,6 +23,8 @@ const corpus: Corpus = {
   ],
   cve5: [
     { id: 'CVE-2024-20001', cnaDateUpdated: '2024-05-01T00:00:00.000Z', affected: { vendor: 'Pixcor Labs', product: 'Pixcor CMS' } },
+    // Names pasted from a web page: a no-break space, a narrow one, a vertical tab.
+    { id: 'CVE-2024-20004', cnaDateUpdated: '2024-05-01T00:00:00.000Z', affected: { vendor: 'Pixcor\u00a0Labs', product: 'Pixcor\u202fCMS\u000bPro' } },
   ],
 };
 
@@ -53,13 +56,25 @@ describe('products', () => {
     expect(rows.map((r) => [r.cve_id, r.vendor_key, r.product_key, r.feeds, r.cpes])).toEqual([
       ['CVE-2024-20001', 'pixcor_labs', 'pixcor_cms', ['cve5', 'nvd'], [CPE]],
       ['CVE-2024-20002', 'pixcor_labs', 'pixcor_cms', ['nvd'], [CPE]],
+      ['CVE-2024-20004', 'pixcor_labs', 'pixcor_cms_pro', ['cve5'], null],
     ]);
+  });
+
+  it('folds every white space the API folds: a key is found by the name as typed and by the key itself', () => {
+    // /cves/match, the pulse filters and /vendors normalise the caller's text with JavaScript's
+    // \s; the keys were made with DuckDB's, which is ASCII only: `pixcor\u00a0labs` was served by
+    // /vendors and could not be found by /cves/match, not even by that key.
+    const row = rows.find((r) => r.cve_id === 'CVE-2024-20004')!;
+    expect(row.vendor_key).toBe(productKey('Pixcor\u00a0Labs'));
+    expect(productKey(row.vendor_key)).toBe(row.vendor_key);
+    expect(row.product_key).toBe(productKey('pixcor cms pro'));
   });
 
   it('names a key with the least of its spellings: the CNA one where it has one, else the CPE one', () => {
     expect(rows.map((r) => [r.vendor, r.product])).toEqual([
       ['pixcor labs', 'pixcor cms'],
       ['pixcor_labs', 'pixcor_cms'],
+      ['pixcor\u00a0labs', 'pixcor\u202fcms\u000bpro'],
     ]);
   });
 });

@@ -193,6 +193,26 @@ describe('NVD record fields', () => {
     expect(rows.product.some((r) => r.product === 'windows_10_1507')).toBe(false);
     expect(rows.product[0]).toMatchObject({ vendor: 'microsoft', product: 'server_message_block', cpe: 'cpe:2.3:a:microsoft:server_message_block:1.0:*:*:*:*:*:*:*' });
   });
+
+  it('a negated node names what must be absent: its matches are never affected products, whatever their flag', () => {
+    // CPE Applicability Language (NISTIR 7698): a negated test is true when its CPEs are absent,
+    // so what it names cannot be the vulnerable part of the configuration. Hand-made from the
+    // real CVE-2025-29927: Next.js, where not running on Vercel's own hosting.
+    const rec = sample('CVE-2025-29927.json') as { configurations: Array<Record<string, unknown>> };
+    rec.configurations = [{
+      operator: 'AND',
+      nodes: [
+        { operator: 'OR', negate: false, cpeMatch: [{ vulnerable: true, criteria: 'cpe:2.3:a:vercel:next.js:*:*:*:*:*:node.js:*:*', versionEndExcluding: '12.3.5', matchCriteriaId: '0' }] },
+        { operator: 'OR', negate: true, cpeMatch: [{ vulnerable: true, criteria: 'cpe:2.3:a:vercel:vercel:-:*:*:*:*:*:*:*', matchCriteriaId: '1' }] },
+      ],
+    }, {
+      negate: true,
+      nodes: [{ operator: 'OR', negate: false, cpeMatch: [{ vulnerable: true, criteria: 'cpe:2.3:a:vercel:turbo:-:*:*:*:*:*:*:*', matchCriteriaId: '2' }] }],
+    }];
+    const sink = new MemoryStageSink();
+    stageNvdDocument(rec, 'raw/nvd/CVE-2025-29927.json', sink);
+    expect(sink.rows.product.map((r) => `${r.vendor}/${r.product}`)).toEqual(['vercel/next.js']);
+  });
 });
 
 describe('NVD response pages', () => {
