@@ -13,7 +13,7 @@ import { quoted, RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssScore, servableCvssVector, optionalText, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
-import { AFFECTED, FIXED, productIdsIn, productNames } from './csaf-products.ts';
+import { AFFECTED, ANY_STATUS, FIXED, productIdsIn, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromProse, severityFromWord, severityTaxonomy, type VendorSeverity } from './vendor-severity.ts';
 
@@ -244,6 +244,7 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   const names = productNames(json.product_tree);
   const affectedIds = new Set<string>();
   const fixedIds = new Set<string>();
+  let statusGiven = false;
   const remediations: VendorAdvisoryRow['remediations'] = [];
   const seenRemediations = new Set<string>();
   const cves: VendorAdvisoryCveRow[] = [];
@@ -256,6 +257,7 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
     if (!isObject(v)) continue;
     for (const id of productIdsIn(v, AFFECTED)) affectedIds.add(id);
     for (const id of productIdsIn(v, FIXED)) fixedIds.add(id);
+    if (productIdsIn(v, ANY_STATUS).length > 0) statusGiven = true;
     for (const r of objectsOf(v.remediations)) {
       if (typeof r.category !== 'string') continue;
       const rem = { category: r.category, details: stringOrNull(r.details), url: stringOrNull(r.url) };
@@ -296,10 +298,12 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   // "Converter 1.0.0-rc2" beside the five affected versions before it), never an affected one;
   // a document that marks nothing affected but names what it fixes (a Red Hat advisory lists
   // only `fixed`: the product streams it ships fixes for) names its products so. Informational
-  // documents have no vulnerabilities: then every product the tree declares.
+  // documents give no product a status: then every product the tree declares. A VEX that says
+  // only known_not_affected or under_investigation names no product: its tree is the products it
+  // is NOT (or not known to be) affecting, and listing them said the opposite.
   const productIds = affectedIds.size > 0 ? affectedIds : fixedIds;
   let products = [...productIds].map((id) => names.get(id)).filter((n): n is string => n !== undefined);
-  if (productIds.size === 0) products = [...names.values()];
+  if (productIds.size === 0 && !statusGiven) products = [...names.values()];
   products = [...new Set(products)];
 
   const references: VendorAdvisoryRow['references'] = [];
