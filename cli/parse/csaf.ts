@@ -185,10 +185,16 @@ function exploitedEvidence(vulnerability: Record<string, unknown>): string | nul
   return null;
 }
 
-function noteText(notes: unknown, categories: string[]): string | null {
+/**
+ * The text of the first note of `categories` (in that order of preference). A note that only
+ * repeats `title` says nothing the title does not: SUSE's summary note ("Title of the patch")
+ * is its document.title word for word, and its description note says what the update fixes.
+ */
+function noteText(notes: unknown, categories: string[], title: string | null = null): string | null {
   const list = objectsOf(notes);
+  const repeatsTitle = (text: string) => title !== null && text.trim() === title.trim();
   for (const category of categories) {
-    const hit = list.find((n) => n.category === category && typeof n.text === 'string');
+    const hit = list.find((n) => n.category === category && typeof n.text === 'string' && !repeatsTitle(n.text));
     if (hit) return hit.text as string;
   }
   return null;
@@ -312,12 +318,13 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   }
   const severity = stated ?? highestThreat;
 
+  // The text fields CSAF requires as strings: anything else is a broken document.
+  const title = optionalText(doc.title, 'document.title', file, advisoryId);
   const advisory: VendorAdvisoryRow = {
     vendor,
     advisory_id: advisoryId,
-    // The text fields CSAF requires as strings: anything else is a broken document.
-    title: optionalText(doc.title, 'document.title', file, advisoryId),
-    description: noteText(doc.notes, ['summary', 'description']) ?? soleVulnerabilityText(vulnerabilities),
+    title,
+    description: noteText(doc.notes, ['summary', 'description'], title) ?? soleVulnerabilityText(vulnerabilities),
     publisher: optionalText(publisher.name, 'document.publisher.name', file, advisoryId),
     category: optionalText(doc.category, 'document.category', file, advisoryId),
     tlp,

@@ -188,6 +188,18 @@ describe('CSAF documents: CISA, BSI, VEX', () => {
     expect(ui.advisory.products).toEqual([]);
   });
 
+  it("describes a SUSE update by its description note, not by a summary note that only repeats the title", () => {
+    // SUSE's CSAF shape (as data/sample/csaf/suse/…): "Title of the patch" (summary) repeats
+    // document.title; "Description of the patch" (description) says what the update fixes.
+    const notes = [
+      { category: 'summary', text: 'Security update for glibc', title: 'Title of the patch' },
+      { category: 'description', text: 'This update for glibc fixes the following issues:\n\n- CVE-2026-90161: heap overflow in __vsyslog_internal', title: 'Description of the patch' },
+      { category: 'legal_disclaimer', text: 'CSAF 2.0 data is provided by SUSE under the Creative Commons License 4.0 with Attribution (CC-BY-4.0).', title: 'Terms of use' },
+    ];
+    const rows = parseCsafDocument(csafDoc({ title: 'Security update for glibc', notes }), 'x/s.json', 'suse')!;
+    expect(rows.advisory.description).toBe('This update for glibc fixes the following issues:\n\n- CVE-2026-90161: heap overflow in __vsyslog_internal');
+  });
+
   it('reads a minimal VEX without distribution', () => {
     const { advisory, cves } = parseFixture('example/2022-evd-uc-01-a-001.json');
     expect(advisory).toMatchObject({ vendor: 'example', tlp: null, cve_ids: ['CVE-2021-44228'], products: ['Example Company DEF 1.0'] });
