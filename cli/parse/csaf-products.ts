@@ -39,6 +39,9 @@ export const AFFECTED = ['first_affected', 'known_affected', 'last_affected'] as
 /** Categories of a product that holds the fix: a fixed version, not an affected one. */
 export const FIXED = ['first_fixed', 'fixed'] as const;
 
+/** Every `product_status` category of CSAF 2.0 §3.2.3.9. */
+export const ANY_STATUS = [...AFFECTED, ...FIXED, 'known_not_affected', 'recommended', 'under_investigation'] as const;
+
 /** Product ids a vulnerability puts in any of `categories`, in document order. */
 export function productIdsIn(vulnerability: Record<string, unknown>, categories: readonly string[]): string[] {
   const status = vulnerability.product_status;

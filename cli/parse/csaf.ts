@@ -13,7 +13,7 @@ import { quoted, RawFormatError } from '../../lib/errors.ts';
 import type { VendorAdvisoryCveRow, VendorAdvisoryRow } from '../stage/tables.ts';
 import { documentSelection, parseJsonDocument, readDocuments } from '../raw/documents.ts';
 import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId, optionalCvssScore, servableCvssVector, optionalText, optionalTimestamp, servableAdvisoryId, stringOrNull } from './common.ts';
-import { AFFECTED, FIXED, productIdsIn, productNames } from './csaf-products.ts';
+import { AFFECTED, ANY_STATUS, FIXED, productIdsIn, productNames } from './csaf-products.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromProse, severityFromWord, severityTaxonomy, type VendorSeverity } from './vendor-severity.ts';
 
@@ -185,10 +185,16 @@ function exploitedEvidence(vulnerability: Record<string, unknown>): string | nul
   return null;
 }
 
-function noteText(notes: unknown, categories: string[]): string | null {
+/**
+ * The text of the first note of `categories` (in that order of preference). A note that only
+ * repeats `title` says nothing the title does not: SUSE's summary note ("Title of the patch")
+ * is its document.title word for word, and its description note says what the update fixes.
+ */
+function noteText(notes: unknown, categories: string[], title: string | null = null): string | null {
   const list = objectsOf(notes);
+  const repeatsTitle = (text: string) => title !== null && text.trim() === title.trim();
   for (const category of categories) {
-    const hit = list.find((n) => n.category === category && typeof n.text === 'string');
+    const hit = list.find((n) => n.category === category && typeof n.text === 'string' && !repeatsTitle(n.text));
     if (hit) return hit.text as string;
   }
   return null;
@@ -244,6 +250,7 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   const names = productNames(json.product_tree);
   const affectedIds = new Set<string>();
   const fixedIds = new Set<string>();
+  let statusGiven = false;
   const remediations: VendorAdvisoryRow['remediations'] = [];
   const seenRemediations = new Set<string>();
   const cves: VendorAdvisoryCveRow[] = [];
@@ -256,6 +263,7 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
     if (!isObject(v)) continue;
     for (const id of productIdsIn(v, AFFECTED)) affectedIds.add(id);
     for (const id of productIdsIn(v, FIXED)) fixedIds.add(id);
+    if (productIdsIn(v, ANY_STATUS).length > 0) statusGiven = true;
     for (const r of objectsOf(v.remediations)) {
       if (typeof r.category !== 'string') continue;
       const rem = { category: r.category, details: stringOrNull(r.details), url: stringOrNull(r.url) };
@@ -296,10 +304,12 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   // "Converter 1.0.0-rc2" beside the five affected versions before it), never an affected one;
   // a document that marks nothing affected but names what it fixes (a Red Hat advisory lists
   // only `fixed`: the product streams it ships fixes for) names its products so. Informational
-  // documents have no vulnerabilities: then every product the tree declares.
+  // documents give no product a status: then every product the tree declares. A VEX that says
+  // only known_not_affected or under_investigation names no product: its tree is the products it
+  // is NOT (or not known to be) affecting, and listing them said the opposite.
   const productIds = affectedIds.size > 0 ? affectedIds : fixedIds;
   let products = [...productIds].map((id) => names.get(id)).filter((n): n is string => n !== undefined);
-  if (productIds.size === 0) products = [...names.values()];
+  if (productIds.size === 0 && !statusGiven) products = [...names.values()];
   products = [...new Set(products)];
 
   const references: VendorAdvisoryRow['references'] = [];
@@ -308,12 +318,13 @@ export function parseCsafDocument(json: unknown, file: string, vendor: string): 
   }
   const severity = stated ?? highestThreat;
 
+  // The text fields CSAF requires as strings: anything else is a broken document.
+  const title = optionalText(doc.title, 'document.title', file, advisoryId);
   const advisory: VendorAdvisoryRow = {
     vendor,
     advisory_id: advisoryId,
-    // The text fields CSAF requires as strings: anything else is a broken document.
-    title: optionalText(doc.title, 'document.title', file, advisoryId),
-    description: noteText(doc.notes, ['summary', 'description']) ?? soleVulnerabilityText(vulnerabilities),
+    title,
+    description: noteText(doc.notes, ['summary', 'description'], title) ?? soleVulnerabilityText(vulnerabilities),
     publisher: optionalText(publisher.name, 'document.publisher.name', file, advisoryId),
     category: optionalText(doc.category, 'document.category', file, advisoryId),
     tlp,

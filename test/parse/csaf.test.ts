@@ -176,6 +176,30 @@ describe('CSAF documents: CISA, BSI, VEX', () => {
     expect(parseFixture('cisa/2024/va-24-262-01.json').advisory.description).toMatch(/^The Planet Fitness Workouts iOS and Android mobile apps are vulnerable/);
   });
 
+  it('names no product of a VEX that only marks it known_not_affected (OASIS 2022-EVD-UC-01-NA-001)', () => {
+    // The real example says ABC 4.2 is NOT affected by Log4Shell: listing it among the
+    // advisory's products (the whole tree, as for an informational document) said the opposite.
+    const { advisory, cves } = parseFixture('example/2022-evd-uc-01-na-001.json');
+    expect(advisory).toMatchObject({ advisory_id: '2022-EVD-UC-01-NA-001', category: 'csaf_vex', cve_ids: ['CVE-2021-44228'], products: [] });
+    expect(cves).toHaveLength(1);
+    // Only products under investigation: not known to be affected either.
+    const tree = { full_product_names: [{ name: 'Acme Widget 1.0', product_id: 'P1' }] };
+    const ui = parseCsafDocument(csafDoc({}, [{ cve: 'CVE-2024-4446', product_status: { under_investigation: ['P1'] } }], tree), 'x/u.json', 'acme')!;
+    expect(ui.advisory.products).toEqual([]);
+  });
+
+  it("describes a SUSE update by its description note, not by a summary note that only repeats the title", () => {
+    // SUSE's CSAF shape (as data/sample/csaf/suse/…): "Title of the patch" (summary) repeats
+    // document.title; "Description of the patch" (description) says what the update fixes.
+    const notes = [
+      { category: 'summary', text: 'Security update for glibc', title: 'Title of the patch' },
+      { category: 'description', text: 'This update for glibc fixes the following issues:\n\n- CVE-2026-90161: heap overflow in __vsyslog_internal', title: 'Description of the patch' },
+      { category: 'legal_disclaimer', text: 'CSAF 2.0 data is provided by SUSE under the Creative Commons License 4.0 with Attribution (CC-BY-4.0).', title: 'Terms of use' },
+    ];
+    const rows = parseCsafDocument(csafDoc({ title: 'Security update for glibc', notes }), 'x/s.json', 'suse')!;
+    expect(rows.advisory.description).toBe('This update for glibc fixes the following issues:\n\n- CVE-2026-90161: heap overflow in __vsyslog_internal');
+  });
+
   it('reads a minimal VEX without distribution', () => {
     const { advisory, cves } = parseFixture('example/2022-evd-uc-01-a-001.json');
     expect(advisory).toMatchObject({ vendor: 'example', tlp: null, cve_ids: ['CVE-2021-44228'], products: ['Example Company DEF 1.0'] });
@@ -378,18 +402,19 @@ describe('csafParser.stage', () => {
   it('stages every advisory of the fixture tree and skips the listings', async () => {
     const sink = new MemoryStageSink();
     const result = await csafParser.stage(DIR, sink, noProgress);
-    expect(result).toEqual({ files: 10, records: 8 });
+    expect(result).toEqual({ files: 11, records: 9 });
     expect(sink.rows.vendor_advisory.map((a) => `${a.vendor}/${a.advisory_id}`).sort()).toEqual([
       'bsi/BSI-2022-0001',
       'cisa/ICSA-24-060-01',
       'cisa/ICSA-24-081-01',
       'cisa/VA-24-262-01',
       'example/2022-EVD-UC-01-A-001',
+      'example/2022-EVD-UC-01-NA-001',
       'redhat/RHSA-2019:1862',
       'redhat/RHSA-2021:5217',
       'redhat/RHSA-2024:6163',
     ]);
-    expect(sink.rows.vendor_advisory_cve).toHaveLength(7);
+    expect(sink.rows.vendor_advisory_cve).toHaveLength(8);
   });
 
   it('takes the vendor of a document outside a vendor folder from its publisher namespace', async () => {
