@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fixture, routes, startServer, tempRaw, testConfig, testHttp, type TestServer } from './helpers.ts';
 
-/** File names (their ends) whose writes fail as on a full disk. */
-const full = vi.hoisted(() => ({ suffixes: [] as string[] }));
+/** Files (their names' ends, or patterns) whose writes fail as on a full disk. */
+const full = vi.hoisted(() => ({ suffixes: [] as (string | RegExp)[] }));
 
 function enospc(): NodeJS.ErrnoException {
   return Object.assign(new Error('ENOSPC: no space left on device, write'), { errno: -28, code: 'ENOSPC', syscall: 'write' });
@@ -21,7 +21,8 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs/promises')>();
   const open = async (...args: Parameters<typeof real.open>) => {
     const handle = await real.open(...args);
-    if (!full.suffixes.some((s) => String(args[0]).endsWith(s))) return handle;
+    const path = String(args[0]);
+    if (!full.suffixes.some((s) => (typeof s === 'string' ? path.endsWith(s) : s.test(path)))) return handle;
     return new Proxy(handle, {
       get(target, key) {
         if (key === 'write' || key === 'writeFile') return async () => Promise.reject(enospc());
@@ -36,6 +37,8 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 const { fetchSources } = await import('../../cli/fetch/run.ts');
 const { readSourceStatuses } = await import('../../cli/fetch/status.ts');
 const { acquireFetchLock } = await import('../../cli/fetch/lock.ts');
+const { healthPath, runPoller } = await import('../../cli/fetch/poller.ts');
+const { defaultBuildOptions } = await import('../../cli/fetch/build-step.ts');
 
 describe('fetch on a full disk', () => {
   let raw: string;
@@ -100,5 +103,51 @@ describe('fetch on a full disk', () => {
     const lock = join(raw, '_fetch.lock');
     await expect(acquireFetchLock(raw)).rejects.toMatchObject({ code: 'ENOSPC', path: lock, message: expect.stringContaining(`'${lock}'`) });
     expect(existsSync(lock)).toBe(false);
+  });
+
+  it('the poller survives its health file becoming unwritable: it goes on polling, and releases the fetch lock', async () => {
+    const cve = { cve: JSON.parse((await fixture('nvd/CVE-2024-3400.json')).toString()) };
+    const nvd = await startServer(() => ({ body: JSON.stringify({ resultsPerPage: 1, startIndex: 0, totalResults: 1, vulnerabilities: [cve] }) }));
+    await mkdir(join(raw, 'nvd'), { recursive: true });
+    await writeFile(join(raw, 'nvd', '_state.json'), JSON.stringify({ watermark: new Date(Date.now() - 3_600_000).toISOString() }));
+    const controller = new AbortController();
+    let builds = 0;
+    let polls = 0;
+    let clock = Date.now();
+    try {
+      const health = await runPoller({
+        rawDir: raw,
+        dataDir: raw,
+        intervalMs: 1000,
+        once: false,
+        config: await testConfig({ sources: { nvd: { url: `${nvd.base}/nvd` } } }),
+        buildOptions: defaultBuildOptions(raw, raw),
+        // The disk fills during the first build: every later health write fails.
+        build: async () => {
+          builds++;
+          await writeFile(join(raw, 'CURRENT'), `b${builds}\n`);
+          full.suffixes = [/\.poller-health\.json\.[^/]*\.tmp$/];
+          return { buildId: `b${builds}`, snapshotDir: '', published: true, counts: {}, seconds: 1 };
+        },
+        signal: controller.signal,
+        now: () => new Date(clock),
+        sleep: async (ms, signal) => {
+          signal?.throwIfAborted();
+          clock += ms;
+          if (++polls === 3) controller.abort();
+        },
+        heartbeatMs: 60_000,
+        http: testHttp().http,
+      });
+      // It threw at the first health write after the disk filled: the poller ended there.
+      expect(builds).toBeGreaterThanOrEqual(2);
+      expect(health).toMatchObject({ status: 'stopped', polls_ok: builds });
+      // Taken at each poll and released: nothing holds it now.
+      await (await acquireFetchLock(raw)).release();
+      // What the file says is the last state it could write (the first poll under way).
+      expect(JSON.parse(await readFile(healthPath(raw), 'utf8'))).toMatchObject({ status: 'building' });
+    } finally {
+      await nvd.close();
+    }
   });
 });
