@@ -69,3 +69,18 @@ export class CliError extends Error {
 export function firstLineOf(err: unknown): string {
   return ((err as Error).message.split('\n')[0] ?? '').trim();
 }
+
+/**
+ * `err` naming `path` when it is a file system error that names no file: Node's write and
+ * fsync errors do not ("ENOSPC: no space left on device, write"), so a full disk was reported
+ * without saying which file, and the CLI, which prints a file system error naming its path as
+ * one line, printed a stack. Named as Node names an open's. Returns `err`.
+ */
+export function namingPath(err: unknown, path: string): unknown {
+  const failure = err as NodeJS.ErrnoException;
+  if (failure instanceof Error && typeof failure.code === 'string' && failure.path === undefined) {
+    failure.path = path;
+    failure.message = `${failure.message} '${path}'`;
+  }
+  return failure;
+}

@@ -6,6 +6,7 @@
  * through it.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { namingPath } from './errors.ts';
 
 export class LineWriter {
   private readonly fd: number;
@@ -45,14 +46,8 @@ export class LineWriter {
     try {
       for (let at = 0; at < this.used; ) at += writeSync(this.fd, this.buffer, at, this.used - at);
     } catch (err) {
-      // Node's write error names no file ("ENOSPC: no space left on device, write"): the disk
-      // full was reported without saying which one. Named as Node names an open's.
-      const failure = err as NodeJS.ErrnoException;
-      if (failure.path === undefined) {
-        failure.path = this.path;
-        failure.message = `${failure.message} '${this.path}'`;
-      }
-      throw failure;
+      // Node's write error names no file: the disk full was reported without saying which one.
+      throw namingPath(err, this.path);
     }
     this.used = 0;
   }

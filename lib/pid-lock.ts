@@ -10,7 +10,7 @@
  */
 import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { CliError } from './errors.ts';
+import { CliError, namingPath } from './errors.ts';
 
 /** Refused: another live process holds the lock (`pid`; 0 when it is still writing its pid). */
 export class LockBusyError extends CliError {
@@ -86,7 +86,8 @@ export async function acquirePidLock(file: string, busy: (owner: string) => stri
       await handle.writeFile(`${process.pid}\n`);
     } catch (err) {
       await release();
-      throw err;
+      // The disk full: Node's write error names no file, and the command stopped with a stack.
+      throw namingPath(err, file);
     } finally {
       await handle.close();
     }

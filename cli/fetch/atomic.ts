@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { namingPath } from '../../lib/errors.ts';
 
 /** A temporary path in the same folder as `dest` (same filesystem, so rename is atomic). */
 export function tempPathFor(dest: string): string {
@@ -20,6 +21,9 @@ export async function writeFileAtomic(dest: string, data: string | Uint8Array): 
     try {
       await handle.writeFile(data);
       await handle.sync();
+    } catch (err) {
+      // The disk full: Node's write error names no file (a status or a cursor not saved).
+      throw namingPath(err, tmp);
     } finally {
       await handle.close();
     }

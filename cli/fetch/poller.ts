@@ -127,6 +127,20 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
     health.lag_seconds = health.nvd_watermark ? Math.max(0, Math.round((t.getTime() - Date.parse(health.nvd_watermark)) / 1000)) : null;
     await writeJsonAtomic(healthPath(opts.dataDir), health);
   };
+  // Past the first write: a health file that cannot be written (the disk full) is said once,
+  // never fatal. Thrown, it ended the poller the moment the disk filled (its comment below
+  // promised it survives a full disk), and one thrown just after taking the fetch lock left
+  // the lock held by the live process, refusing every later poll and the nightly update.
+  let healthFailing = false;
+  const keepHealth = async () => {
+    try {
+      await write();
+      healthFailing = false;
+    } catch (err) {
+      if (!healthFailing) info(`! poller health not written (the poller goes on): ${describeError(err)}`);
+      healthFailing = true;
+    }
+  };
   const fail = (message: string) => {
     health.last_poll_ok = false;
     health.last_error = message;
@@ -154,12 +168,12 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
     health.status = 'polling';
     health.last_poll_at = now().toISOString();
     health.next_poll_at = null;
-    await write();
     // A first full pull or a build takes minutes: keep `updated_at` fresh meanwhile, so a
     // monitor can tell a busy poller from a dead one.
-    const beat = setInterval(() => void write().catch(() => {}), heartbeat);
+    const beat = setInterval(() => void keepHealth(), heartbeat);
     beat.unref();
     try {
+      await keepHealth();
       const [result] = await fetchSources({
         rawDir: opts.rawDir,
         config: opts.config,
@@ -183,7 +197,7 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
       // Nothing new, nothing pending and a snapshot already served: rebuilding would change nothing.
       if (changes > 0 || built.length > 0 || !existsSync(currentPointer(opts.dataDir))) {
         health.status = 'building';
-        await write();
+        await keepHealth();
         try {
           const result = await opts.build(opts.buildOptions);
           if (!result.published) return fail(`build ${result.buildId} finished but did not publish`);
@@ -214,25 +228,25 @@ export async function runPoller(opts: PollerOptions): Promise<PollerHealth> {
         // Whatever went wrong (disk full, a bug), the poller survives to try again next time.
         if (!opts.signal.aborted) fail(describeError(err));
       }
-      await write();
+      await keepHealth();
       if (opts.once || opts.signal.aborted) break;
       const next = now().getTime() + opts.intervalMs;
       health.status = 'idle';
       health.next_poll_at = new Date(next).toISOString();
-      await write();
+      await keepHealth();
       while (!opts.signal.aborted && now().getTime() < next) {
         try {
           await sleep(Math.min(heartbeat, next - now().getTime()), opts.signal);
         } catch {
           break; // aborted
         }
-        await write();
+        await keepHealth();
       }
     }
   } finally {
     health.status = 'stopped';
     health.next_poll_at = null;
-    await write();
+    await keepHealth();
   }
   return health;
 }

@@ -240,8 +240,16 @@ export async function runNotify(opts: NotifyOptions): Promise<NotifySummary> {
     const at = now();
     const digestPeriod = ownPeriod(sub, delivery);
     if (outcome.ok) {
-      await store.finishDelivery(delivery.id, { status: 'sent', at: at.toISOString(), cursorAt: delivery.rangeTo, lastPeriod: digestPeriod });
       summary.sent++;
+      try {
+        await store.finishDelivery(delivery.id, { status: 'sent', at: at.toISOString(), cursorAt: delivery.rangeTo, lastPeriod: digestPeriod });
+      } catch (err) {
+        // Sent: only the ledger could not say so (the store's disk full). It was counted as a
+        // failed delivery and logged with the store's words ("nothing was changed"), though the
+        // message had gone; the row stays `sending`, and past the lease a later run sends it
+        // again, under the same delivery id and Message-ID (receivers can tell it is the same).
+        info(`  ! ${sub.id}: sent, but the store could not record it (${(err as Error).message}); a run after ${SENDING_LEASE_MS / 60_000} minutes sends it again, with the same delivery id`);
+      }
     } else if (outcome.gone) {
       await store.finishDelivery(delivery.id, {
         status: 'abandoned',

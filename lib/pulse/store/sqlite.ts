@@ -8,6 +8,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { PulseUnavailableError } from '../errors.ts';
 import type { Queryable, Row, SqlDriver, SqlValue } from './driver.ts';
 
 /**
@@ -26,6 +27,27 @@ function loadSqlite(): typeof import('node:sqlite') {
   } finally {
     process.emitWarning = emit;
   }
+}
+
+/**
+ * SQLite's result codes (the primary code, the low byte of node:sqlite's `errcode`) that say the
+ * file cannot be written for now, not that a statement is wrong: the disk full (SQLITE_FULL),
+ * an I/O error (SQLITE_IOERR), another process holding the lock past busy_timeout (SQLITE_BUSY),
+ * a file or folder made read-only (SQLITE_READONLY). Nothing was changed: the transaction is
+ * rolled back, and the store's file stays whole.
+ */
+const UNAVAILABLE_CODES: Record<number, string> = { 5: 'it is locked by another process', 8: 'its file is read-only', 10: 'its file cannot be written', 13: 'its disk is full' };
+
+/**
+ * A write the store cannot take for now (UNAVAILABLE_CODES) as the service's "unavailable": a 503
+ * saying so to callers, as the PostgreSQL store answers when its server cannot be reached. It
+ * was a 500 "Internal error" for a subscription created while the disk was full.
+ */
+export function asUnavailable(err: unknown): unknown {
+  const errcode = (err as { errcode?: unknown }).errcode;
+  const why = typeof errcode === 'number' ? UNAVAILABLE_CODES[errcode & 0xff] : undefined;
+  if ((err as { code?: unknown }).code !== 'ERR_SQLITE_ERROR' || why === undefined) return err;
+  return new PulseUnavailableError(`The subscription store cannot take changes right now (${why}); nothing was changed. Try again in a few minutes.`, { cause: err });
 }
 
 /** `$1` → `?1`: SQLite's numbered parameters, so one SQL text serves both databases. */
@@ -73,19 +95,31 @@ export class SqliteDriver implements SqlDriver {
   }
 
   query(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
-    return this.#enqueue(async () => this.#run(sql, params));
+    return this.#enqueue(async () => {
+      try {
+        return this.#run(sql, params);
+      } catch (err) {
+        throw asUnavailable(err);
+      }
+    });
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.#enqueue(async () => {
-      this.#db.exec('BEGIN IMMEDIATE');
       try {
-        const result = await fn({ query: async (sql, params = []) => this.#run(sql, params) });
-        this.#db.exec('COMMIT');
-        return result;
+        this.#db.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await fn({ query: async (sql, params = []) => this.#run(sql, params) });
+          this.#db.exec('COMMIT');
+          return result;
+        } catch (err) {
+          // SQLite may have rolled it back itself (a full disk, an I/O error): a second ROLLBACK
+          // would fail with "no transaction is active" in place of the error that says why.
+          if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+          throw err;
+        }
       } catch (err) {
-        this.#db.exec('ROLLBACK');
-        throw err;
+        throw asUnavailable(err);
       }
     });
   }
