@@ -13,6 +13,7 @@ import { cvssBaseScore, cvssVersionOf, isObject, normalizeCveId, normalizeCweId,
 import type { CvssPick, VendorAdvisoryRows } from './csaf.ts';
 import type { SourceParser } from './source.ts';
 import { higherSeverity, severityFromWord, type VendorSeverity } from './vendor-severity.ts';
+import { textOfHtml } from './html-text.ts';
 
 const VENDOR = 'microsoft';
 
@@ -145,7 +146,8 @@ export function parseMsrcDocument(json: unknown, file: string): VendorAdvisoryRo
   const notes = objectsOf(json.DocumentNotes);
   let description: string | null = null;
   for (const type of DESCRIPTION_NOTE_TYPES) {
-    description = stringOrNull(notes.find((n) => n.Type === type && typeof n.Value === 'string')?.Value);
+    const html = stringOrNull(notes.find((n) => n.Type === type && typeof n.Value === 'string')?.Value);
+    description = html === null ? null : textOfHtml(html) || null;
     if (description) break;
   }
   const references: VendorAdvisoryRow['references'] = [];

@@ -35,7 +35,8 @@ describe('MSRC CVRF documents', () => {
       cve_ids: ['CVE-2024-21412', 'CVE-2024-21351', 'CVE-2024-21413'],
       url: 'https://api.msrc.microsoft.com/cvrf/v3.0/cvrf/2024-Feb',
     });
-    expect(advisory.description).toMatch(/^<p>The February 2024 security release/);
+    // The note is HTML (`<p>…</p>`): served as its text, as every description is.
+    expect(advisory.description).toBe('The February 2024 security release consists of security updates for the following products, features and roles.');
     expect(advisory.products).toEqual([
       'Windows 11 Version 23H2 for x64-based Systems',
       'Windows Server 2022, 23H2 Edition (Server Core installation)',
@@ -44,6 +45,14 @@ describe('MSRC CVRF documents', () => {
     // KB5034765 fixes two CVEs for the same product: listed once.
     expect(advisory.remediations.map((r) => r.details)).toEqual(['5034765', '5034770', 'Click to Run']);
     expect(advisory.remediations.every((r) => r.category === 'vendor_fix')).toBe(true);
+  });
+
+  it('serves an HTML note as text: entities decoded, lists and links kept readable, scripts dropped', () => {
+    const doc = JSON.parse(readFileSync(FILE, 'utf8')) as { DocumentNotes: { Value: string }[] };
+    doc.DocumentNotes[0]!.Value =
+      '<p>Fixes &amp; updates:</p><ul><li>Windows</li><li>Office</li></ul><p>See <a href="https://learn.example/guide">the guide</a>.<br>Next line</p><script>alert(1)</script>';
+    const { advisory } = parseMsrcDocument(doc, FILE)!;
+    expect(advisory.description).toBe('Fixes & updates:\n\n * Windows\n * Office\n\nSee the guide [https://learn.example/guide].\nNext line');
   });
 
   it('reads per-CVE severity (highest over products), Exploited:Yes and the highest CVSS', () => {
