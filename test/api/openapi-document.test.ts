@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRateLimitConfig } from '../../api/ratelimit/index.ts';
-import { patternProblems } from '../helpers/openapi-validator.ts';
+import { patternProblems, type OpenApiValidator } from '../helpers/openapi-validator.ts';
 import { emptyDataDir, startOn, startSampleServer, type SampleServer } from './server-harness.ts';
 
 interface Parameter {
@@ -78,6 +78,17 @@ function exampleOf(op: Operation, name: string): unknown {
   return p?.example ?? p?.schema.example;
 }
 
+/** What the served document finds wrong in CVE-2024-3400's record with `changed` members put in. */
+function recordProblems(validator: OpenApiValidator, record: Record<string, unknown>, changed: Record<string, unknown>) {
+  return validator.check({
+    method: 'GET',
+    url: `${s.base}/api/v1/public/cves/CVE-2024-3400`,
+    status: 200,
+    headers: new Headers({ 'Content-Type': 'application/json', ETag: '"x"', 'X-Snapshot': 'x', 'Cache-Control': 'x' }),
+    body: JSON.stringify({ ...record, ...changed }),
+  });
+}
+
 describe('the document', () => {
   it('covers at least the endpoints of the contract', () => {
     expect(operations.length).toBeGreaterThanOrEqual(16);
@@ -131,14 +142,7 @@ describe('the document', () => {
   it('describes the CVE record as the contract does (2.1, 2.2): ranges, bands, the unassessed reason only when not assessed, the score_factors members', async () => {
     const validator = await s.validator();
     const record = (await s.json<Record<string, unknown>>('/api/v1/public/cves/CVE-2024-3400')).body;
-    const problems = (changed: Record<string, unknown>) =>
-      validator.check({
-        method: 'GET',
-        url: `${s.base}/api/v1/public/cves/CVE-2024-3400`,
-        status: 200,
-        headers: new Headers({ 'Content-Type': 'application/json', ETag: '"x"', 'X-Snapshot': 'x', 'Cache-Control': 'x' }),
-        body: JSON.stringify({ ...record, ...changed }),
-      });
+    const problems = (changed: Record<string, unknown>) => recordProblems(validator, record, changed);
     expect(problems({})).toEqual([]);
     const factors = record.score_factors as Record<string, unknown>;
     const offContract: Record<string, unknown>[] = [
@@ -169,14 +173,7 @@ describe('the document', () => {
     const sent = new Set(page.cves.flatMap((record) => Object.keys(record)));
     expect([...sent].filter((member) => !declared.includes(member))).toEqual([]);
     const record = (await s.json<Record<string, unknown>>('/api/v1/public/cves/CVE-2024-3400')).body;
-    const problems = (changed: Record<string, unknown>) =>
-      validator.check({
-        method: 'GET',
-        url: `${s.base}/api/v1/public/cves/CVE-2024-3400`,
-        status: 200,
-        headers: new Headers({ 'Content-Type': 'application/json', ETag: '"x"', 'X-Snapshot': 'x', 'Cache-Control': 'x' }),
-        body: JSON.stringify({ ...record, ...changed }),
-      });
+    const problems = (changed: Record<string, unknown>) => recordProblems(validator, record, changed);
     const offType: Record<string, unknown>[] = [
       { title: 5 },
       { cwe_ids: 'CWE-20' },
