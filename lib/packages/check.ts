@@ -135,7 +135,9 @@ function rowsAsked(index: PackageIndex, q: PackageQuery): PackageRow[] {
   return index.rowsOf(q.ecosystem, q.name).filter((r) => ecosystemMatches(q.ecosystem, r.ecosystem));
 }
 
-const UNRANGED_REASON = 'no version ranges on record: the package is named by the CVE record only';
+// Not "no ranges on record": a CVE record often gives ranges (`affected[].versions`, CPE bounds),
+// in version schemes of its own that the service does not compare; no advisory gives any.
+const UNRANGED_REASON = 'no advisory version ranges: the package is named by the CVE record only, whose version data is not compared';
 
 /**
  * What of a package does not depend on the version asked, worked out once per package and

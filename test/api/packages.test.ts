@@ -44,7 +44,7 @@ describe('GET /packages/{ecosystem}/{name}', () => {
     expect(body).toMatchObject({ affected: false, vulnerabilities: [], not_comparable: [], not_affected_count: 0 });
     expect(body.undetermined).toEqual([
       {
-        reason: 'no version ranges on record: the package is named by the CVE record only',
+        reason: 'no advisory version ranges: the package is named by the CVE record only, whose version data is not compared',
         ecosystem: 'Go',
         package_name: 'github.com/ollama/ollama',
         cves: [{ cve_id: 'CVE-2026-90305', service_risk: expect.any(Number), service_severity: 'HIGH', kev: false, epss_score: expect.any(Number), advisory_ids: [] }],

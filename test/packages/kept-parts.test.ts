@@ -40,7 +40,7 @@ describe('answers from kept per-package parts', async () => {
   it('groups the kept undetermined rows and those of the version by reason, each by risk then row order, the groups by their riskiest', () => {
     const answer = checkVersion(index, { ecosystem: 'PyPI', name: 'demo', version: '1.5' });
     expect(answer.undetermined.map((g) => [g.reason.slice(0, 24), g.package_name, g.cves.map((c) => c.cve_id)])).toEqual([
-      ['no version ranges on rec', 'demo', ['CVE-2000-0004', 'CVE-2000-0001', 'CVE-2000-0003', 'CVE-2000-0005']],
+      ['no advisory version rang', 'demo', ['CVE-2000-0004', 'CVE-2000-0001', 'CVE-2000-0003', 'CVE-2000-0005']],
       ['the advisory\'s bound "no', 'demo', ['CVE-2000-0003', 'CVE-2000-0008']],
     ]);
     expect(answer.undetermined[1]!.cves[0]).toEqual({ cve_id: 'CVE-2000-0003', service_risk: 50, service_severity: 'HIGH', kev: false, epss_score: null, advisory_ids: ['GHSA-CVE-2000-0003'] });
@@ -88,13 +88,13 @@ describe('the scan groups the advisories it cannot compare', async () => {
     // Below 1.0 the unreadable fix of CVE-2000-0008 is never reached: the same reason, fewer CVEs, another group.
     const result = scanComponents(index, [component('a', '1.5'), component('b', '0.5'), component('c', '1.6'), component('d', '0.5')]);
     expect(result.unjudged_advisories.map((g) => [g.reason.slice(0, 24), g.components, g.cves.map((c) => c.cve_id)])).toEqual([
-      ['no version ranges on rec', ['a', 'b', 'c', 'd'], ['CVE-2000-0004', 'CVE-2000-0001', 'CVE-2000-0003', 'CVE-2000-0005']],
+      ['no advisory version rang', ['a', 'b', 'c', 'd'], ['CVE-2000-0004', 'CVE-2000-0001', 'CVE-2000-0003', 'CVE-2000-0005']],
       ['the advisory\'s bound "no', ['a', 'c'], ['CVE-2000-0003', 'CVE-2000-0008']],
       ['the advisory\'s bound "no', ['b', 'd'], ['CVE-2000-0003']],
     ]);
     const table = renderTable(result, { file: 'sbom.json', buildId: 'b', format: 'CycloneDX 1.6' });
     expect(table).toContain('Advisories that could not be compared (7, in 3 groups');
-    expect(table).toContain('demo (PyPI, 4 components): 4 CVEs (CVE-2000-0004, CVE-2000-0001, CVE-2000-0003, CVE-2000-0005) — no version ranges on record');
+    expect(table).toContain('demo (PyPI, 4 components): 4 CVEs (CVE-2000-0004, CVE-2000-0001, CVE-2000-0003, CVE-2000-0005) — no advisory version ranges');
   });
 });
 
