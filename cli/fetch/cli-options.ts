@@ -54,7 +54,20 @@ export function resolveDirs(opts: { raw?: string; data: string }): { rawDir: str
   return { dataDir, rawDir: resolve(opts.raw ?? defaultRawDir(dataDir)) };
 }
 
-/** Aborts on the first SIGTERM/SIGINT (the current request stops, cursors stay saved). */
+/**
+ * What a signal does once a command's work is done and the process only winds down (closing its
+ * database, flushing its output): it ends the process at once with the status the command set
+ * (0 when it set none). Without a handler then, the signal killed it, and cron or systemd saw
+ * "killed by SIGTERM" (143), a failure, from an update that had published.
+ */
+function windDown(): void {
+  process.exit(process.exitCode ?? 0);
+}
+
+/**
+ * Aborts on the first SIGTERM/SIGINT (the current request stops, cursors stay saved). `dispose`
+ * hands the signals over to windDown (installed once per process).
+ */
 export function abortOnSignals(onSignal?: (signal: NodeJS.Signals) => void): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const handler = (sig: NodeJS.Signals) => {
@@ -70,6 +83,8 @@ export function abortOnSignals(onSignal?: (signal: NodeJS.Signals) => void): { s
     dispose() {
       process.off('SIGTERM', handler);
       process.off('SIGINT', handler);
+      if (!process.listeners('SIGTERM').includes(windDown)) process.on('SIGTERM', windDown);
+      if (!process.listeners('SIGINT').includes(windDown)) process.on('SIGINT', windDown);
     },
   };
 }

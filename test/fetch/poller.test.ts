@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BuildOptions, BuildResult } from '../../cli/build/options.ts';
@@ -190,15 +192,38 @@ describe('poller plumbing', () => {
     expect(() => parseDuration('367d')).toThrow(/longer than a year/);
   });
 
-  it('SIGTERM aborts the run instead of killing the process; dispose removes the handlers', () => {
-    const before = process.listenerCount('SIGTERM');
+  it('SIGTERM aborts the run instead of killing the process; dispose removes the run\'s handlers', () => {
     const seen: string[] = [];
     const s = abortOnSignals((sig) => seen.push(sig));
-    expect(process.listenerCount('SIGTERM')).toBe(before + 1);
     process.emit('SIGTERM', 'SIGTERM');
     expect(s.signal.aborted).toBe(true);
     expect(seen).toEqual(['SIGTERM']);
     s.dispose();
-    expect(process.listenerCount('SIGTERM')).toBe(before);
+    const after = process.listenerCount('SIGTERM');
+    // A later run's handlers go as they came: nothing piles up run after run (a poller).
+    const later = abortOnSignals((sig) => seen.push(sig));
+    expect(process.listenerCount('SIGTERM')).toBe(after + 1);
+    later.dispose();
+    expect(process.listenerCount('SIGTERM')).toBe(after);
+    expect(later.signal.aborted).toBe(false);
   });
+
+  it('a signal once the work is done ends the process with the command\'s status, not "killed by SIGTERM"', async () => {
+    // As `update` after publishing, winding down: the handlers disposed, the process still open.
+    const script = join(await mkdtemp(join(tmpdir(), 'vulnintel-wind-down-')), 'wind-down.mts');
+    const module = new URL('../../cli/fetch/cli-options.ts', import.meta.url).href;
+    await writeFile(script, `import { abortOnSignals } from ${JSON.stringify(module)};
+abortOnSignals().dispose();
+if (process.argv[2]) process.exitCode = Number(process.argv[2]);
+setTimeout(() => {}, 20_000);
+process.stdout.write('ready\\n');
+`);
+    for (const status of [undefined, 3]) {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, ...(status === undefined ? [] : [String(status)])], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve()));
+      child.kill('SIGTERM');
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, sig) => resolve([c, sig])));
+      expect([code, signal]).toEqual([status ?? 0, null]);
+    }
+  }, 30_000);
 });
