@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { CliError, RawFormatError } from '../lib/errors.ts';
+import { CliError, fileSystemFacts, RawFormatError } from '../lib/errors.ts';
 import { printable } from '../lib/terminal-text.ts';
 import { sourcesHelp } from './fetch/source-summaries.ts';
 
@@ -229,9 +229,7 @@ try {
 } catch (err) {
   // A file system refusal (no permission, disk full, a file where a folder goes) is about this
   // machine, not a bug: its message names the path and the call; a stack would add nothing.
-  const system = err as NodeJS.ErrnoException;
-  const fileSystem = err instanceof Error && typeof system.code === 'string' && typeof system.syscall === 'string' && typeof system.path === 'string';
-  if (err instanceof CliError || err instanceof RawFormatError || fileSystem) {
+  if (err instanceof CliError || err instanceof RawFormatError || fileSystemFacts(err) !== null) {
     process.stderr.write(`vulnintel: ${shown((err as Error).message)}\n`);
     process.exit(err instanceof CliError ? err.exitCode : 1);
   }

@@ -84,3 +84,14 @@ export function namingPath(err: unknown, path: string): unknown {
   }
   return failure;
 }
+
+/**
+ * What makes `err` a file system refusal (no permission, the disk full, a file where a folder
+ * goes): its code, the call and the path, as Node gives them; null for anything else. The CLI
+ * shows such an error as its one line (it names the path and the call), never a stack; a
+ * staging worker passes these on so the build's thread can rebuild it as one.
+ */
+export function fileSystemFacts(err: unknown): { code: string; syscall: string; path: string } | null {
+  const { code, syscall, path } = (err ?? {}) as NodeJS.ErrnoException;
+  return err instanceof Error && typeof code === 'string' && typeof syscall === 'string' && typeof path === 'string' ? { code, syscall, path } : null;
+}

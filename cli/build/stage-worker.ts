@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
-import { RawFormatError } from '../../lib/errors.ts';
+import { fileSystemFacts, RawFormatError } from '../../lib/errors.ts';
 import type { Progress } from '../../lib/log.ts';
 import { RAW_SOURCES } from '../../lib/raw-layout.ts';
 import { PARSERS } from '../parse/index.ts';
@@ -57,7 +57,6 @@ try {
     writer.close();
   } catch {}
   const raw = err instanceof RawFormatError ? err : null;
-  const { code, syscall, path } = err as NodeJS.ErrnoException;
   post({
     type: 'error',
     message: (err as Error).message,
@@ -65,6 +64,6 @@ try {
     record: raw?.record,
     detail: raw?.detail,
     raw: raw !== null,
-    system: typeof code === 'string' && typeof syscall === 'string' && typeof path === 'string' ? { code, syscall, path } : undefined,
+    system: fileSystemFacts(err) ?? undefined,
   });
 }
