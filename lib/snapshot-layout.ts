@@ -22,6 +22,19 @@ export function currentPointer(dataDir: string): string {
  */
 const BUILD_ID = /^[0-9A-Za-z][0-9A-Za-z._-]*$/;
 
+/** A build id as newBuildId (cli/build/build.ts) writes one: the UTC time it was built, then a random tail. */
+const WRITTEN_BUILD_ID = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-[0-9a-f]{4}$/;
+
+/**
+ * When a build id as the build writes one (`20261121T031500Z-3fa9`) was built, in ms since the
+ * epoch; null for any other id (a test's own snapshot name, a client's guess). The change
+ * feed's cursor and the stream's position carry such ids, and read them with this.
+ */
+export function buildTimeOf(buildId: string): number | null {
+  const m = WRITTEN_BUILD_ID.exec(buildId);
+  return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : null;
+}
+
 /**
  * The published build id, or null when nothing is published yet. CURRENT holding anything but
  * a build id (a path, `..`, a stray second line, a damaged write) names no snapshot: it is an

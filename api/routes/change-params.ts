@@ -20,6 +20,7 @@ import {
 } from '../../lib/changes/model.ts';
 import { firstIssue, invalidParameter } from '../http/errors.ts';
 import { booleanParam, enumListParam, enumParam, integerParam, numberParam, queryParam, timestampParam } from '../http/params.ts';
+import { buildTimeOf } from '../../lib/snapshot-layout.ts';
 import type { ChangePosition } from '../queries/changes.ts';
 
 /** A filter text parameter (see filterTextProblem; searchTextProblem for search): used trimmed. */
@@ -62,8 +63,8 @@ export function encodeCursor(position: ChangePosition): string {
 
 export function decodeCursor(raw: string): ChangePosition {
   const text = Buffer.from(raw, 'base64url').toString('utf8');
-  const m = /^(\d{8}T\d{6}Z-[0-9a-f]{4})\|([0-9a-f]{24})$/.exec(text);
-  if (!m) throw new Error('not a cursor this API returned (pass next_cursor as it is)');
+  const m = /^([^|]+)\|([0-9a-f]{24})$/.exec(text);
+  if (!m || buildTimeOf(m[1]!) === null) throw new Error('not a cursor this API returned (pass next_cursor as it is)');
   return { build_id: m[1]!, change_id: m[2]! };
 }
 

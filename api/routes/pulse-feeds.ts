@@ -17,6 +17,7 @@ import { streamSSE } from 'hono/streaming';
 import { whyQuotesTitle, type ChangeFilter, type ChangeRow } from '../../lib/changes/model.ts';
 import { withoutBidiControls } from '../../lib/html.ts';
 import { advisoryPath, cvePath } from '../../lib/pulse/links.ts';
+import { buildTimeOf } from '../../lib/snapshot-layout.ts';
 import type { ApiApp, ApiConfig, ApiEnv, RouteModule } from '../http/context.ts';
 import { noSnapshot } from '../http/errors.ts';
 import { streamBoundRefusal } from '../http/streams.ts';
@@ -163,9 +164,6 @@ function endOfBuild(buildId: string): ChangePosition {
   return { build_id: buildId, change_id: '~' };
 }
 
-/** A build id as the build writes one (newBuildId): the time it was built, then a random tail. */
-const BUILD_ID = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-[0-9a-f]{4}$/;
-
 /** Days of history a snapshot carries (sql/10_changes.sql, PULSE §2). */
 const HISTORY_DAYS = 90;
 
@@ -174,13 +172,11 @@ function isAfter(a: ChangePosition, b: ChangePosition): boolean {
 }
 
 /**
- * Whether every change recorded after build `buildId` is still in `snapshot`'s history: the
- * history keeps the builds of the last 90 days before the snapshot's, and the builds after
- * `buildId` are no older than it.
+ * Whether every change recorded after the build built at `builtAt` is still in `snapshot`'s
+ * history: the history keeps the builds of the last 90 days before the snapshot's, and the
+ * builds after that one are no older than it.
  */
-function historyReaches(snapshot: ServingSnapshot, buildId: string): boolean {
-  const m = BUILD_ID.exec(buildId)!;
-  const builtAt = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+function historyReaches(snapshot: ServingSnapshot, builtAt: number): boolean {
   return builtAt >= Date.parse(snapshot.manifest.built_at) - HISTORY_DAYS * 86_400_000;
 }
 
@@ -312,11 +308,11 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
       unresolved = lastEventId;
       note = `Last-Event-ID is not in the 90-day history of snapshot ${current.buildId}; sending new changes only (after it, if a newer snapshot holds it)`;
     }
-  } else if (lastEventId && BUILD_ID.test(lastEventId)) {
+  } else if (lastEventId && buildTimeOf(lastEventId) !== null) {
     if (lastEventId >= current.buildId) {
       position = endOfBuild(lastEventId);
       if (lastEventId > current.buildId) note = `resuming after build ${lastEventId}, newer than this replica's snapshot: its changes are not sent again`;
-    } else if (historyReaches(current, lastEventId)) {
+    } else if (historyReaches(current, buildTimeOf(lastEventId)!)) {
       resumeFrom = endOfBuild(lastEventId);
     } else {
       note = 'Last-Event-ID is not in the 90-day history; sending new changes only';
@@ -330,7 +326,7 @@ async function openStream(c: Context<ApiEnv>, config: ApiConfig): Promise<Respon
     /** The build of the last position block sent (the client's Last-Event-ID until an event). */
     let positionSent: string | null = null;
     const sendPosition = async () => {
-      if (position.change_id !== '~' || position.build_id === positionSent || !BUILD_ID.test(position.build_id)) return;
+      if (position.change_id !== '~' || position.build_id === positionSent || buildTimeOf(position.build_id) === null) return;
       await stream.write(positionBlock(position.build_id));
       positionSent = position.build_id;
     };
